@@ -1,0 +1,402 @@
+"""The write side: an eventsourcing Application whose commands validate and
+append events.
+
+Each command either appends its events in one transaction or raises a
+LedgerError and appends nothing. Aggregates are tiny (a ladder's rulesets, one
+player, one game), so a command reads only the few events it needs.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+from collections.abc import Sequence
+from datetime import UTC, date, datetime
+from typing import Any, ClassVar
+from uuid import UUID
+
+import msgspec
+from eventsourcing.application import Application
+from eventsourcing.persistence import IntegrityError, Mapper, StoredEvent, Transcoder
+from eventsourcing.utils import get_topic
+
+from ledger import events as ev
+from ledger.errors import Conflict, Invalid, NotFound
+from ledger.identity import (
+    adjustment_id,
+    game_id,
+    ladder_id,
+    name_key,
+    player_id,
+    season_id,
+    short,
+)
+from projections.families.base import Family, FamilyError
+from projections.families.registry import family_class, load_family
+
+
+class MsgspecMapper(Mapper):
+    """Stores events as msgspec JSON under their explicit TOPIC."""
+
+    def to_stored_event(self, domain_event: Any) -> StoredEvent:
+        return StoredEvent(
+            originator_id=domain_event.originator_id,
+            originator_version=domain_event.originator_version,
+            topic=domain_event.TOPIC,
+            state=ev.encode(domain_event),
+        )
+
+    def to_domain_event(self, stored_event: StoredEvent) -> Any:
+        return ev.decode(stored_event.topic, stored_event.state)
+
+
+class NullTranscoder(Transcoder):
+    """The mapper encodes whole events itself; no transcoder is needed."""
+
+    def encode(self, obj: Any) -> bytes:  # pragma: no cover - never called
+        raise NotImplementedError
+
+    def decode(self, data: bytes) -> Any:  # pragma: no cover - never called
+        raise NotImplementedError
+
+
+def current_user(explicit: str | None = None) -> str:
+    """Who records: ``--by``, else ``LEDGER_USER``, else the OS user."""
+    if explicit:
+        return explicit
+    if os.environ.get("LEDGER_USER"):
+        return os.environ["LEDGER_USER"]
+    try:
+        return getpass.getuser()
+    except Exception:  # noqa: BLE001 - no passwd entry in some containers
+        return "unknown"
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+BEGINNING = date(1, 1, 1)
+
+
+class Ruleset(msgspec.Struct, frozen=True):
+    family: str
+    params: dict[str, Any]
+    effective: date
+
+
+class LadderState(msgspec.Struct):
+    id: UUID
+    name: str
+    version: int
+    rulesets: list[Ruleset]
+
+    def ruleset_on(self, on: date) -> Ruleset:
+        """The ruleset in force on a date (the latest adopted on or before)."""
+        current = self.rulesets[0]
+        for rs in sorted(self.rulesets, key=lambda r: r.effective):
+            if rs.effective <= on:
+                current = rs
+        return current
+
+
+class GameState(msgspec.Struct):
+    id: UUID
+    version: int
+    facts: ev.GameFacts
+    voided: bool
+
+
+class PlayerState(msgspec.Struct):
+    id: UUID
+    version: int
+    name: str
+    merged_into: UUID | None
+
+
+class LedgerApplication(Application):
+    """The ledger's event store and its commands."""
+
+    name = "ledger"
+    env: ClassVar[dict[str, str]] = {
+        "MAPPER_TOPIC": get_topic(MsgspecMapper),
+        "TRANSCODER_TOPIC": get_topic(NullTranscoder),
+    }
+
+    # -- reading small aggregates ---------------------------------------------
+    def _events(self, aggregate: UUID) -> list[Any]:
+        return list(self.events.get(aggregate))
+
+    def ladder(self, name_or_id: str | UUID) -> LadderState:
+        lid = name_or_id if isinstance(name_or_id, UUID) else ladder_id(name_or_id)
+        events = self._events(lid)
+        if not events:
+            raise NotFound(f"unknown ladder {name_or_id!r} (see 'ledger ladder list')")
+        state = LadderState(id=lid, name=events[0].name, version=0, rulesets=[])
+        for e in events:
+            state.version = e.originator_version
+            if isinstance(e, ev.RulesetAdopted):
+                state.rulesets.append(Ruleset(e.family, e.params, e.effective))
+        return state
+
+    def game(self, gid: UUID) -> GameState:
+        events = self._events(gid)
+        if not events:
+            raise NotFound(f"unknown game {short(gid)}")
+        state = GameState(id=gid, version=0, facts=events[0].game, voided=False)
+        for e in events:
+            state.version = e.originator_version
+            if isinstance(e, ev.GameCorrected):
+                state.facts = e.game
+            elif isinstance(e, ev.GameVoided):
+                state.voided = True
+        return state
+
+    def player(self, pid: UUID) -> PlayerState:
+        events = self._events(pid)
+        if not events:
+            raise NotFound(f"unknown player id {pid}")
+        state = PlayerState(id=pid, version=0, name=events[0].name, merged_into=None)
+        for e in events:
+            state.version = e.originator_version
+            if isinstance(e, ev.PlayerRenamed):
+                state.name = e.name
+            elif isinstance(e, ev.PlayerMerged):
+                state.merged_into = e.into
+        return state
+
+    def _append(self, *events: Any) -> None:
+        """Append events in one transaction; a duplicate id is a Conflict."""
+        try:
+            self.save(*events)
+        except IntegrityError as exc:
+            raise Conflict(f"already recorded (a concurrent or repeated command): {exc}") from None
+
+    @staticmethod
+    def _meta(by: str, version: int, aggregate: UUID, **kw: Any) -> dict[str, Any]:
+        return dict(
+            originator_id=aggregate,
+            originator_version=version,
+            recorded_at=now(),
+            recorded_by=by,
+            **kw,
+        )
+
+    # -- ladders -----------------------------------------------------------------
+    def open_ladder(self, name: str, family: str, params: dict[str, Any], by: str) -> Family:
+        """Open a ladder with its first ruleset (in force from the beginning)."""
+        if not name_key(name):
+            raise Invalid("a ladder needs a name")
+        fam = _family(family, params)
+        lid = ladder_id(name)
+        if self._events(lid):
+            raise Conflict(f"ladder {name!r} already exists")
+        self._append(
+            ev.LadderOpened(**self._meta(by, 1, lid), name=name),
+            ev.RulesetAdopted(
+                **self._meta(by, 2, lid),
+                family=family,
+                params=fam.params_dict(),
+                effective=BEGINNING,
+            ),
+        )
+        return fam
+
+    def change_rules(
+        self,
+        ladder: str,
+        overrides: dict[str, Any],
+        effective: date,
+        reason: str,
+        by: str,
+        family: str | None = None,
+    ) -> Family:
+        """Adopt a ruleset from ``effective``: the parameters in force on that
+        date with ``overrides`` applied (or a new family's defaults)."""
+        _require_reason(reason)
+        state = self.ladder(ladder)
+        base = state.ruleset_on(effective)
+        name = family or base.family
+        params = dict(overrides) if family else {**base.params, **overrides}
+        fam = _family(name, params)
+        self._append(
+            ev.RulesetAdopted(
+                **self._meta(by, state.version + 1, state.id, reason=reason),
+                family=name,
+                params=fam.params_dict(),
+                effective=effective,
+            )
+        )
+        return fam
+
+    # -- players -----------------------------------------------------------------
+    def add_player(self, name: str, by: str, source: ev.Source | None = None) -> UUID:
+        if not name_key(name):
+            raise Invalid("a player needs a name")
+        pid = player_id(name)
+        if self._events(pid):
+            raise Conflict(f"player {name!r} already exists")
+        self._append(ev.PlayerRegistered(**self._meta(by, 1, pid, source=source), name=name))
+        return pid
+
+    def new_player_event(self, name: str, by: str, source: ev.Source | None) -> Any:
+        """The registration event for a new player (appended with an import)."""
+        return ev.PlayerRegistered(**self._meta(by, 1, player_id(name), source=source), name=name)
+
+    def rename_player(self, pid: UUID, name: str, by: str, reason: str | None = None) -> None:
+        state = self.player(pid)
+        if not name_key(name):
+            raise Invalid("a player needs a name")
+        self._append(
+            ev.PlayerRenamed(**self._meta(by, state.version + 1, pid, reason=reason), name=name)
+        )
+
+    def merge_players(self, source: UUID, into: UUID, reason: str, by: str) -> None:
+        """Record that ``source`` is the same person as ``into``."""
+        _require_reason(reason)
+        if source == into:
+            raise Invalid("cannot merge a player into themselves")
+        state = self.player(source)
+        target = self.player(into)
+        if state.merged_into is not None:
+            raise Conflict(f"{state.name!r} is already merged")
+        if target.merged_into is not None:
+            raise Conflict(f"{target.name!r} is itself merged into another player")
+        self._append(
+            ev.PlayerMerged(**self._meta(by, state.version + 1, source, reason=reason), into=into)
+        )
+
+    # -- games -------------------------------------------------------------------
+    def game_event(
+        self,
+        ladder: LadderState,
+        facts: ev.GameFacts,
+        by: str,
+        source: ev.Source | None = None,
+    ) -> ev.GameRecorded:
+        """Validate a game against the ruleset in force on its date and return
+        the event that records it (not yet appended)."""
+        facts = self.check_game(ladder, facts)
+        players = [p for side in facts.sides for p in side]
+        gid = game_id(ladder.id, facts.date, facts.event, facts.round, facts.table, players)
+        return ev.GameRecorded(**self._meta(by, 1, gid, source=source), game=facts)
+
+    def check_game(self, ladder: LadderState, facts: ev.GameFacts) -> ev.GameFacts:
+        """Validate a game; return it with its result in normalised form."""
+        seen: set[UUID] = set()
+        for side in facts.sides:
+            if not side:
+                raise Invalid("every side needs at least one player", field="side")
+            for p in side:
+                if p in seen:
+                    raise Invalid("the same player appears twice in one game", field="side")
+                seen.add(p)
+        ruleset = ladder.ruleset_on(facts.date)
+        fam = _family(ruleset.family, ruleset.params)
+        try:
+            result = fam.parse_result(facts.result, len(facts.sides))
+        except FamilyError as exc:
+            raise Invalid(str(exc), field=exc.field or "result") from None
+        # Store the normalised result so a replay reads exactly what was checked.
+        return msgspec.structs.replace(facts, result=msgspec.to_builtins(result))
+
+    def record_game(self, ladder: str, facts: ev.GameFacts, by: str) -> UUID:
+        state = self.ladder(ladder)
+        for side in facts.sides:
+            for p in side:
+                self.player(p)
+        event = self.game_event(state, facts, by)
+        if self._events(event.originator_id):
+            raise Conflict(
+                f"this game is already recorded as {short(event.originator_id)} "
+                "(same date, event, round, table and players); use 'ledger correct' "
+                "to change it, or give a different --table"
+            )
+        self._append(event)
+        return event.originator_id
+
+    def record_many(self, new: Sequence[Any]) -> None:
+        """Append prepared events (an import) in one transaction."""
+        if new:
+            self._append(*new)
+
+    def correct_game(self, gid: UUID, facts: ev.GameFacts, reason: str, by: str) -> None:
+        _require_reason(reason)
+        state = self.game(gid)
+        if state.voided:
+            raise Conflict(f"game {short(gid)} is voided; a voided game cannot be corrected")
+        ladder = self.ladder(facts.ladder)
+        facts = self.check_game(ladder, facts)
+        if facts == state.facts:
+            raise Invalid(f"the correction changes nothing in game {short(gid)}")
+        self._append(
+            ev.GameCorrected(**self._meta(by, state.version + 1, gid, reason=reason), game=facts)
+        )
+
+    def void_game(self, gid: UUID, reason: str, by: str) -> None:
+        _require_reason(reason)
+        state = self.game(gid)
+        if state.voided:
+            raise Conflict(f"game {short(gid)} is already voided")
+        self._append(ev.GameVoided(**self._meta(by, state.version + 1, gid, reason=reason)))
+
+    # -- seasons and adjustments ------------------------------------------------
+    def close_season(self, ladder: str, label: str, start: date, end: date, by: str) -> UUID:
+        state = self.ladder(ladder)
+        if end < start:
+            raise Invalid(f"the season ends ({end}) before it starts ({start})")
+        sid = season_id(state.id, label)
+        if self._events(sid):
+            raise Conflict(f"season {label!r} of ladder {state.name!r} is already closed")
+        self._append(
+            ev.SeasonClosed(
+                **self._meta(by, 1, sid), ladder=state.id, label=label, start=start, end=end
+            )
+        )
+        return sid
+
+    def adjust_rating(
+        self,
+        ladder: str,
+        player: UUID,
+        effective: date,
+        reason: str,
+        by: str,
+        to: float | None = None,
+        shift: float | None = None,
+    ) -> UUID:
+        _require_reason(reason)
+        if (to is None) == (shift is None):
+            raise Invalid("give exactly one of --to (set) or --by (shift)")
+        state = self.ladder(ladder)
+        self.player(player)
+        what = f"to={to}" if to is not None else f"by={shift}"
+        aid = adjustment_id(state.id, player, effective, what, reason)
+        if self._events(aid):
+            raise Conflict("this adjustment is already recorded")
+        self._append(
+            ev.RatingAdjusted(
+                **self._meta(by, 1, aid, reason=reason),
+                ladder=state.id,
+                player=player,
+                effective=effective,
+                to=to,
+                by=shift,
+            )
+        )
+        return aid
+
+
+def _family(name: str, params: dict[str, Any]) -> Family:
+    try:
+        return load_family(name, params)
+    except FamilyError as exc:
+        raise Invalid(str(exc), field=exc.field) from None
+
+
+def _require_reason(reason: str | None) -> None:
+    if not reason or not reason.strip():
+        raise Invalid("a reason is required (--reason)")
+
+
+__all__ = ["LedgerApplication", "current_user", "family_class"]

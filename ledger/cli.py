@@ -1,0 +1,559 @@
+"""The ``ledger`` command line: parses, calls the application, formats.
+
+Every command that records something appends its events (or nothing, on any
+error) and then brings the views up to date, so the next query reads its own
+writes. Queries print ``--format table|json|csv``.
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Any, NoReturn
+from uuid import UUID
+
+import click
+import msgspec
+
+from ledger import __version__
+from ledger.application import LedgerApplication, current_user
+from ledger.errors import Invalid, LedgerError
+from ledger.game_input import GameInput, PlayerBook, build_facts, parse_date, parse_number
+from ledger.identity import short
+from ledger.importer import import_sheet
+from ledger.output import FORMATS, render
+from ledger.storage import resolve
+from projections import queries, views
+from projections.families.base import parse_param_value
+from projections.families.registry import BUILT_IN
+
+
+class Ledger:
+    """What every command shares: the storage, the application and the views,
+    opened on first use."""
+
+    def __init__(self, db: str | None, by: str | None) -> None:
+        self.db = db
+        self.by = current_user(by)
+        self._app: LedgerApplication | None = None
+        self._conn: Any = None
+
+    @property
+    def app(self) -> LedgerApplication:
+        if self._app is None:
+            storage = resolve(self.db)
+            self._app = LedgerApplication(env=storage.app_env())
+        return self._app
+
+    @property
+    def conn(self) -> Any:
+        if self._conn is None:
+            storage = resolve(self.db)
+            self.app  # noqa: B018 - the event store's tables exist before the views read them
+            self._conn = views.connect(storage.target)
+            views.catch_up(self._conn, self.app.recorder)
+        return self._conn
+
+    def caught_up(self) -> None:
+        """Bring the views up to the events just appended."""
+        views.catch_up(self.conn, self.app.recorder)
+
+
+def fail(message: str) -> NoReturn:
+    click.echo(f"Error: {message}", err=True)
+    sys.exit(1)
+
+
+class LedgerGroup(click.Group):
+    """Turns a refused command (LedgerError) into a clear message and exit 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except LedgerError as exc:
+            fail(str(exc))
+
+
+def date_option(value: str | None) -> date | None:
+    return None if value is None else parse_date(value)
+
+
+def parse_sets(pairs: tuple[str, ...]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise Invalid(f"--set takes KEY=VALUE, got {pair!r}")
+        out[key.strip()] = parse_param_value(value)
+    return out
+
+
+format_option = click.option(
+    "--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+    help="table for people; json or csv for scripts.",
+)  # fmt: skip
+pass_ledger = click.make_pass_decorator(Ledger)
+
+
+@click.group(cls=LedgerGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="ledger")
+@click.option(
+    "--db", envvar="LEDGER_DB", metavar="PATH|URL",
+    help="SQLite file (default ./ledger.db, created on first use) or postgresql:// URL. "
+    "Env: LEDGER_DB.",
+)  # fmt: skip
+@click.option(
+    "--by", "by", envvar="LEDGER_USER", metavar="NAME",
+    help="Who is recording (default: LEDGER_USER, else the OS user).",
+)  # fmt: skip
+@click.pass_context
+def main(ctx: click.Context, db: str | None, by: str | None) -> None:
+    """An event-sourced rating ledger for wargame and board-game communities.
+
+    Every result, correction, void, rule change and season close is an
+    append-only event; standings, histories and explanations are rebuilt from
+    those events, so anyone can audit why a rating is what it is.
+    """
+    ctx.obj = Ledger(db, by)
+
+
+# -- ladders -----------------------------------------------------------------
+@main.group()
+def ladder() -> None:
+    """Open ladders, change their rules, list and show them."""
+
+
+@ladder.command("open")
+@click.argument("name")
+@click.option(
+    "--family", required=True, metavar="FAMILY",
+    help=f"Rating family: {', '.join(sorted(BUILT_IN))}, or package.module:Class.",
+)  # fmt: skip
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="A family parameter.")
+@pass_ledger
+def ladder_open(led: Ledger, name: str, family: str, sets: tuple[str, ...]) -> None:
+    """Open ladder NAME with a rating family and its parameters."""
+    fam = led.app.open_ladder(name, family, parse_sets(sets), led.by)
+    led.caught_up()
+    click.echo(f"Opened ladder {name!r} ({fam.name}).")
+
+
+@ladder.command("rules")
+@click.argument("name")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="A parameter to change.")
+@click.option("--family", default=None, help="Switch to another family (its defaults + --set).")
+@click.option("--effective", required=True, metavar="DATE", help="First day the rules apply.")
+@click.option("--reason", required=True, help="Why the rules change (kept in the audit log).")
+@pass_ledger
+def ladder_rules(
+    led: Ledger, name: str, sets: tuple[str, ...], family: str | None, effective: str, reason: str
+) -> None:
+    """Change NAME's rules from a date; later history is replayed under them."""
+    if not sets and not family:
+        raise Invalid("nothing to change: give --set KEY=VALUE or --family")
+    on = parse_date(effective, "effective")
+    led.app.change_rules(name, parse_sets(sets), on, reason, led.by, family)
+    led.caught_up()
+    click.echo(f"Rules of {name!r} changed from {on}.")
+
+
+@ladder.command("list")
+@format_option
+@pass_ledger
+def ladder_list(led: Ledger, fmt: str) -> None:
+    """List the ladders."""
+    rows = queries.ladders(led.conn)
+    for r in rows:
+        r.rules = []
+    click.echo(render(rows, fmt, "Ladders", kind=queries.LadderInfo))
+
+
+@ladder.command("show")
+@click.argument("name")
+@format_option
+@pass_ledger
+def ladder_show(led: Ledger, name: str, fmt: str) -> None:
+    """Show NAME's family, the parameters in force and its rule history."""
+    info = queries.ladder_info(led.conn, name)
+    if fmt != "table":
+        click.echo(render(info, fmt))
+        return
+    click.echo(f"Ladder:   {info.name}\nFamily:   {info.family}\nPlayers:  {info.players}")
+    click.echo(f"Games:    {info.games}\nParameters in force:")
+    for key, value in info.params.items():
+        click.echo(f"  {key} = {msgspec.json.encode(value).decode()}")
+    click.echo("Rule history:")
+    for r in info.rules:
+        why = f" ({r['reason']})" if r["reason"] else ""
+        click.echo(f"  {r['effective']}: {r['family']} {msgspec.json.encode(r['params']).decode()}"
+                   f" by {r['by']} at {r['recorded_at']}{why}")  # fmt: skip
+
+
+# -- players -------------------------------------------------------------------
+@main.group()
+def player() -> None:
+    """Register, rename, merge and list players."""
+
+
+@player.command("add")
+@click.argument("names", nargs=-1, required=True)
+@pass_ledger
+def player_add(led: Ledger, names: tuple[str, ...]) -> None:
+    """Register one or more players."""
+    for name in names:
+        led.app.add_player(name, led.by)
+    led.caught_up()
+    click.echo(f"Added {len(names)} player(s).")
+
+
+@player.command("rename")
+@click.argument("old")
+@click.argument("new")
+@click.option("--reason", default=None, help="Why (kept in the audit log).")
+@pass_ledger
+def player_rename(led: Ledger, old: str, new: str, reason: str | None) -> None:
+    """Rename player OLD to NEW (history keeps following them)."""
+    pid = UUID(queries.player_by_name(led.conn, old, follow_merge=False))
+    try:
+        other = queries.player_by_name(led.conn, new, follow_merge=False)
+    except LedgerError:
+        other = None
+    if other is not None and other != str(pid):
+        raise Invalid(f"another player is already called {new!r}")
+    led.app.rename_player(pid, new, led.by, reason)
+    led.caught_up()
+    click.echo(f"Renamed {old!r} to {new!r}.")
+
+
+@player.command("merge")
+@click.argument("source", metavar="FROM")
+@click.argument("into", metavar="INTO")
+@click.option("--reason", required=True, help="Why they are the same person.")
+@pass_ledger
+def player_merge(led: Ledger, source: str, into: str, reason: str) -> None:
+    """Merge FROM into INTO: every game of FROM is replayed as INTO's."""
+    src = queries.player_by_name(led.conn, source, follow_merge=False)
+    dst = queries.player_by_name(led.conn, into)
+    together = led.conn.execute(
+        "SELECT a.entry FROM view_history a JOIN view_history b ON a.entry=b.entry "
+        "WHERE a.player=? AND b.player=? LIMIT 1",
+        (src, dst),
+    ).fetchone()
+    if together:
+        raise Invalid(f"{source!r} and {into!r} played in the same game; they are not one person")
+    led.app.merge_players(UUID(src), UUID(dst), reason, led.by)
+    led.caught_up()
+    click.echo(f"Merged {source!r} into {into!r}.")
+
+
+@player.command("list")
+@format_option
+@pass_ledger
+def player_list(led: Ledger, fmt: str) -> None:
+    """List registered players."""
+    click.echo(render(queries.players(led.conn), fmt, "Players", kind=queries.PlayerInfo))
+
+
+# -- recording games -------------------------------------------------------------
+def game_options(required: bool) -> Any:
+    """The options that describe a game (shared by record and correct)."""
+
+    def decorate(f: Any) -> Any:
+        options = [
+            click.option("--date", required=required, metavar="YYYY-MM-DD", help="Date played."),
+            click.option("--event", default=None, help="Tournament / event id."),
+            click.option("--round", "round_", default=None, type=int, help="Round in the event."),
+            click.option("--table", default=None, type=int,
+                         help="Table number (or order of play) within the round."),
+            click.option("--side", "sides", multiple=True, metavar="NAMES",
+                         help="A side's players, ';'-separated; repeat: first side is A."),
+            click.option("--result", default=None,
+                         help="Two-sided families: a (side A won), b (side B won) or draw."),
+            click.option("--margin", default=None,
+                         help="Winner's margin (battle-empire: marginal, decisive, overwhelming)."),
+            click.option("--ranks", default=None,
+                         help="bga: finishing ranks per side, e.g. 1,2,2,4 (ties share a rank)."),
+            click.option("--quit", "quitter", default=None,
+                         help="bga: the player who quit first."),
+            click.option("--bv", default=None, metavar="AS,AE,BS,BE",
+                         help="battletech: starting and ending BV of sides A and B."),
+            click.option("--field", "fields", multiple=True, metavar="KEY=JSON",
+                         help="Any other result field of the family (e.g. units=[...])."),
+            click.option("--neutral", is_flag=True, default=False,
+                         help="No first-player (home) advantage in this game."),
+            click.option("--attr", "attrs", multiple=True, metavar="NAME=NUMBER",
+                         help="An extra numeric attribute (points scored...)."),
+        ]  # fmt: skip
+        for option in reversed(options):
+            f = option(f)
+        return f
+
+    return decorate
+
+
+def result_fields(
+    result: str | None,
+    margin: str | None,
+    ranks: str | None,
+    quitter: str | None,
+    bv: str | None,
+    fields: tuple[str, ...],
+) -> dict[str, Any]:
+    raw: dict[str, Any] = {}
+    for key, value in (("result", result), ("margin", margin), ("ranks", ranks),
+                       ("quit", quitter)):  # fmt: skip
+        if value is not None:
+            raw[key] = value
+    if bv is not None:
+        raw["bv"] = [parse_number(v, "bv") for v in bv.split(",")]
+    raw.update(parse_sets(fields))
+    return raw
+
+
+def attributes(pairs: tuple[str, ...]) -> dict[str, Any]:
+    out = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise Invalid(f"--attr takes NAME=NUMBER, got {pair!r}", field="attr")
+        out[key.strip()] = value
+    return out
+
+
+def split_sides(sides: tuple[str, ...]) -> list[list[str]]:
+    return [[n.strip() for n in side.split(";") if n.strip()] for side in sides]
+
+
+@main.command()
+@click.argument("ladder_name", metavar="LADDER")
+@game_options(required=True)
+@click.option("--add-players", is_flag=True, help="Register players not yet known.")
+@pass_ledger
+def record(led: Ledger, ladder_name: str, add_players: bool, **opts: Any) -> None:
+    """Record one game of LADDER.
+
+    \b
+    elo, adlg:      --side Alice --side Bob --result a|b|draw
+    battle-empire:  ... --result a --margin marginal|decisive|overwhelming
+    bga:            --side A --side B --side C --ranks 1,2,2 [--quit C]
+    battletech:     --side A --side B --bv 5000,3000,5000,1000
+                    (or --field units='[[{"name":..,"bv":..,"state":..}],[..]]')
+    Team sides: --side "Alice;Bob" --side "Carol;Dan".
+    """
+    lstate = led.app.ladder(ladder_name)
+    book = PlayerBook(led.conn, add_players)
+    game = _game_input(ladder_name, opts)
+    facts = build_facts(led.app, lstate, game, book)
+    new = [led.app.new_player_event(name, led.by, None) for name in book.new.values()]
+    event = led.app.game_event(lstate, facts, led.by)
+    if led.conn.execute(
+        "SELECT 1 FROM view_games WHERE id=?", (str(event.originator_id),)
+    ).fetchone():
+        raise Invalid(
+            f"this game is already recorded as {short(event.originator_id)} (same date, event, "
+            "round, table and players); use 'ledger correct' to change it, or give --table"
+        )
+    led.app.record_many([*new, event])
+    led.caught_up()
+    click.echo(f"Recorded game {short(event.originator_id)}.")
+
+
+def _game_input(ladder_name: str, opts: dict[str, Any]) -> GameInput:
+    return GameInput(
+        ladder=ladder_name,
+        date=opts["date"],
+        sides=split_sides(opts["sides"]),
+        result=result_fields(opts["result"], opts["margin"], opts["ranks"], opts["quitter"],
+                             opts["bv"], opts["fields"]),  # fmt: skip
+        event=opts["event"],
+        round=opts["round_"],
+        table=opts["table"],
+        neutral=opts["neutral"],
+        attributes=attributes(opts["attrs"]),
+    )
+
+
+@main.command("import")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--dry-run", is_flag=True, help="Check and report; write nothing.")
+@click.option("--ladder", "ladder_name", default=None, help="Ladder for rows that name none.")
+@format_option
+@pass_ledger
+def import_(led: Ledger, file: Path, dry_run: bool, ladder_name: str | None, fmt: str) -> None:
+    """Import a result sheet (CSV): all rows or none.
+
+    Every row is checked first; any error is reported with its row and column
+    and nothing is recorded. Rows already recorded are skipped.
+    """
+    report = import_sheet(led.app, led.conn, file, led.by, dry_run, ladder_name)
+    if not dry_run:
+        led.caught_up()
+    if fmt != "table":
+        click.echo(render(report, fmt))
+        return
+    verb = "would add" if dry_run else "added"
+    click.echo(
+        f"{file}: {report.rows} rows: {verb} {report.added} games, "
+        f"skipped {report.skipped} already recorded"
+        + (f", new players: {', '.join(report.new_players)}" if report.new_players else "")
+        + "."
+    )
+
+
+@main.command()
+@click.argument("game")
+@game_options(required=False)
+@click.option("--reason", required=True, help="Why the record was wrong.")
+@pass_ledger
+def correct(led: Ledger, game: str, reason: str, **opts: Any) -> None:
+    """Correct GAME: give the fields that change; the rest stays as recorded.
+
+    The corrected game takes effect at its own date and every later rating is
+    recomputed.
+    """
+    row = queries.game_row(led.conn, game)
+    old = msgspec.json.decode(row["facts"])
+    who = queries.names(led.conn)
+    given = result_fields(opts["result"], opts["margin"], opts["ranks"], opts["quitter"],
+                          opts["bv"], opts["fields"])  # fmt: skip
+    if given and "result" in given and "margin" not in given and "margin" in old["result"]:
+        old["result"].pop("margin")  # a new outcome does not inherit the old margin
+    merged = GameInput(
+        ladder=row["ladder"],
+        date=opts["date"] or old["date"],
+        sides=split_sides(opts["sides"])
+        or [[who.get(p, p) for p in side] for side in old["sides"]],
+        result={**{k: v for k, v in old["result"].items() if v is not None}, **given},
+        event=opts["event"] if opts["event"] is not None else old.get("event"),
+        round=opts["round_"] if opts["round_"] is not None else old.get("round"),
+        table=opts["table"] if opts["table"] is not None else old.get("table"),
+        neutral=opts["neutral"] or old.get("neutral", False),
+        attributes=attributes(opts["attrs"]) or old.get("attributes") or {},
+    )
+    lstate = led.app.ladder(UUID(row["ladder"]))
+    facts = build_facts(led.app, lstate, merged, PlayerBook(led.conn, False))
+    led.app.correct_game(UUID(row["id"]), facts, reason, led.by)
+    led.caught_up()
+    click.echo(f"Corrected game {row['short']}.")
+
+
+@main.command()
+@click.argument("game")
+@click.option("--reason", required=True, help="Why the game does not count.")
+@pass_ledger
+def void(led: Ledger, game: str, reason: str) -> None:
+    """Void GAME: it no longer counts, and later ratings are recomputed."""
+    row = queries.game_row(led.conn, game)
+    led.app.void_game(UUID(row["id"]), reason, led.by)
+    led.caught_up()
+    click.echo(f"Voided game {row['short']}.")
+
+
+@main.group()
+def season() -> None:
+    """Season closes (year-end decay)."""
+
+
+@season.command("close")
+@click.argument("ladder_name", metavar="LADDER")
+@click.argument("label")
+@click.option("--from", "start", required=True, metavar="DATE", help="First day of the season.")
+@click.option("--to", "end", required=True, metavar="DATE", help="Last day of the season.")
+@pass_ledger
+def season_close(led: Ledger, ladder_name: str, label: str, start: str, end: str) -> None:
+    """Close season LABEL of LADDER: apply the family's decay to inactive players."""
+    led.app.close_season(ladder_name, label, parse_date(start, "from"), parse_date(end, "to"),
+                         led.by)  # fmt: skip
+    led.caught_up()
+    click.echo(f"Closed season {label!r} of {ladder_name!r}.")
+
+
+@main.command()
+@click.argument("ladder_name", metavar="LADDER")
+@click.argument("player_name", metavar="PLAYER")
+@click.option("--to", "to", type=float, default=None, help="Set the rating to this value.")
+@click.option("--by", "shift", type=float, default=None, help="Shift the rating by this amount.")
+@click.option("--date", "on", required=True, metavar="DATE", help="Effective date.")
+@click.option("--reason", required=True, help="Why (kept in history and audit).")
+@pass_ledger
+def adjust(
+    led: Ledger, ladder_name: str, player_name: str, to: float | None, shift: float | None,
+    on: str, reason: str,
+) -> None:  # fmt: skip
+    """Set (--to) or shift (--by) PLAYER's rating in LADDER from a date."""
+    pid = UUID(queries.player_by_name(led.conn, player_name))
+    led.app.adjust_rating(ladder_name, pid, parse_date(on), reason, led.by, to=to, shift=shift)
+    led.caught_up()
+    click.echo(f"Adjusted {player_name!r} in {ladder_name!r}.")
+
+
+# -- queries ----------------------------------------------------------------------
+@main.command()
+@click.argument("ladder_name", metavar="LADDER")
+@click.option("--as-of", default=None, metavar="DATE", help="The ranking at the end of DATE.")
+@click.option("--lang", type=click.Choice(["en", "fr"]), default="en", show_default=True,
+              help="Language of grades.")  # fmt: skip
+@format_option
+@pass_ledger
+def standings(led: Ledger, ladder_name: str, as_of: str | None, lang: str, fmt: str) -> None:
+    """The ranking of LADDER: rank, player, rating, grade, games, last played."""
+    rows = queries.standings(led.conn, ladder_name, date_option(as_of), lang)
+    title = f"{ladder_name}" + (f" as of {as_of}" if as_of else "")
+    click.echo(render(rows, fmt, title, kind=queries.StandingRow))
+
+
+@main.command()
+@click.argument("ladder_name", metavar="LADDER")
+@click.argument("player_name", metavar="PLAYER")
+@format_option
+@pass_ledger
+def history(led: Ledger, ladder_name: str, player_name: str, fmt: str) -> None:
+    """PLAYER's history in LADDER: games, adjustments and season penalties."""
+    rows = queries.history(led.conn, ladder_name, player_name)
+    click.echo(render(rows, fmt, f"{player_name} in {ladder_name}", kind=queries.HistoryLine))
+
+
+@main.command()
+@click.argument("game")
+@format_option
+@pass_ledger
+def explain(led: Ledger, game: str, fmt: str) -> None:
+    """Every input and intermediate value of GAME's rating computation."""
+    x = queries.explain(led.conn, game)
+    if fmt != "table":
+        click.echo(render(x, fmt))
+        return
+    where = f", {x.event} round {x.round}" if x.event else ""
+    click.echo(f"Game {x.game} in {x.ladder}: {x.date}{where} [{x.status}]")
+    click.echo(f"Family: {x.family} {msgspec.json.encode(x.params).decode()}")
+    click.echo(f"Result: {msgspec.json.encode(x.result).decode()}")
+    if x.note:
+        click.echo(f"Note: {x.note}")
+    for p in x.players:
+        click.echo(f"\n{p.player} (side {p.side}): {p.before:g} -> {p.after:g} ({p.change:+g})")
+        for key, value in p.values.items():
+            shown = f"{value:.6g}" if isinstance(value, float) else value
+            click.echo(f"  {key:<32} {shown}")
+
+
+@main.command()
+@click.argument("ladder_name", metavar="[LADDER]", required=False)
+@format_option
+@pass_ledger
+def audit(led: Ledger, ladder_name: str | None, fmt: str) -> None:
+    """The event log: sequence, recorded at, by, kind, summary, reason."""
+    rows = queries.audit(led.conn, ladder_name)
+    click.echo(render(rows, fmt, "Audit log", kind=queries.AuditLine))
+
+
+@main.command()
+@pass_ledger
+def rebuild(led: Ledger) -> None:
+    """Drop every view and rebuild it from the events alone."""
+    applied = views.rebuild(led.conn, led.app.recorder)
+    click.echo(f"Rebuilt the views from {applied} events.")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

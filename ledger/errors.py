@@ -1,0 +1,28 @@
+"""Errors a command reports to the user; none of them appends an event."""
+
+from __future__ import annotations
+
+
+class LedgerError(Exception):
+    """A command was refused. The message says what is wrong and what was
+    expected; the CLI prints it and exits non-zero."""
+
+
+class NotFound(LedgerError):
+    """An unknown ladder, player, game or season."""
+
+
+class Invalid(LedgerError):
+    """Input that breaks a rule: a bad date, result, parameter or row.
+
+    ``field`` names the option or sheet column at fault, when there is one.
+    """
+
+    def __init__(self, message: str, field: str | None = None) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class Conflict(LedgerError):
+    """The ledger already holds something that forbids the command (a season
+    closed twice, a voided game corrected, a duplicate record)."""

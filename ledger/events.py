@@ -1,0 +1,177 @@
+"""Every fact the ledger stores, as frozen msgspec Structs.
+
+Nothing is ever updated or deleted: a correction, a void or a merge is a new
+event. Each event names its aggregate (``originator_id``) and its position in
+it (``originator_version``); aggregates are small (one per ladder, player,
+game, season close or adjustment) so none grows with the ladder.
+
+Every class carries an explicit ``TOPIC`` (stored with the event, so classes
+can move between modules) and a ``class_version``; when a shape changes, bump
+the version and add ``upcast_vN_vN+1(state: dict)`` static methods.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any, ClassVar
+from uuid import UUID
+
+import msgspec
+
+
+class Source(msgspec.Struct, frozen=True):
+    """Where an imported fact came from: the file and its row (1-based,
+    counting the header as row 1, as a spreadsheet shows it)."""
+
+    file: str
+    row: int
+
+
+class LedgerEvent(msgspec.Struct, frozen=True, kw_only=True):
+    """Fields every event carries: who recorded it, when (UTC) and why."""
+
+    TOPIC: ClassVar[str]
+    class_version: ClassVar[int] = 1
+
+    originator_id: UUID
+    originator_version: int
+    recorded_at: datetime
+    recorded_by: str
+    reason: str | None = None
+    source: Source | None = None
+
+
+# -- ladders ---------------------------------------------------------------
+class LadderOpened(LedgerEvent, frozen=True, kw_only=True):
+    TOPIC = "ledger:LadderOpened"
+    name: str
+
+
+class RulesetAdopted(LedgerEvent, frozen=True, kw_only=True):
+    """The ladder's family and its full parameters from ``effective`` on.
+
+    The parameters are stored whole, so a replay never depends on today's
+    code defaults. ``family`` is a built-in name or an import path
+    (``package.module:Class``) for a community's own family.
+    """
+
+    TOPIC = "ledger:RulesetAdopted"
+    family: str
+    params: dict[str, Any]
+    effective: date
+
+
+# -- players ---------------------------------------------------------------
+class PlayerRegistered(LedgerEvent, frozen=True, kw_only=True):
+    TOPIC = "ledger:PlayerRegistered"
+    name: str
+
+
+class PlayerRenamed(LedgerEvent, frozen=True, kw_only=True):
+    TOPIC = "ledger:PlayerRenamed"
+    name: str
+
+
+class PlayerMerged(LedgerEvent, frozen=True, kw_only=True):
+    """This player (the aggregate) is the same person as ``into``: every
+    game of theirs is replayed as ``into``'s."""
+
+    TOPIC = "ledger:PlayerMerged"
+    into: UUID
+
+
+# -- games -----------------------------------------------------------------
+class GameFacts(msgspec.Struct, frozen=True):
+    """What a game record says: when, where, who, and the result in the
+    family's own terms (the family's ``Result`` struct as plain data)."""
+
+    ladder: UUID
+    date: date
+    sides: list[list[UUID]]
+    result: dict[str, Any]
+    event: str | None = None
+    round: int | None = None
+    table: int | None = None
+    neutral: bool = False
+    attributes: dict[str, float] = {}
+
+
+class GameRecorded(LedgerEvent, frozen=True, kw_only=True):
+    TOPIC = "ledger:GameRecorded"
+    game: GameFacts
+
+
+class GameCorrected(LedgerEvent, frozen=True, kw_only=True):
+    """The game as it should have been recorded (the whole record)."""
+
+    TOPIC = "ledger:GameCorrected"
+    game: GameFacts
+
+
+class GameVoided(LedgerEvent, frozen=True, kw_only=True):
+    TOPIC = "ledger:GameVoided"
+
+
+# -- seasons and adjustments ------------------------------------------------
+class SeasonClosed(LedgerEvent, frozen=True, kw_only=True):
+    TOPIC = "ledger:SeasonClosed"
+    ladder: UUID
+    label: str
+    start: date
+    end: date
+
+
+class RatingAdjusted(LedgerEvent, frozen=True, kw_only=True):
+    """Set a rating (``to``) or shift it (``by``) from ``effective`` on."""
+
+    TOPIC = "ledger:RatingAdjusted"
+    ladder: UUID
+    player: UUID
+    effective: date
+    to: float | None = None
+    by: float | None = None
+
+
+EVENT_CLASSES: tuple[type[LedgerEvent], ...] = (
+    LadderOpened,
+    RulesetAdopted,
+    PlayerRegistered,
+    PlayerRenamed,
+    PlayerMerged,
+    GameRecorded,
+    GameCorrected,
+    GameVoided,
+    SeasonClosed,
+    RatingAdjusted,
+)
+BY_TOPIC: dict[str, type[LedgerEvent]] = {cls.TOPIC: cls for cls in EVENT_CLASSES}
+
+
+def encode(event: LedgerEvent) -> bytes:
+    """The stored form of an event: msgspec JSON, plus ``class_version``
+    when above 1 so that older shapes can be upcast on reading."""
+    if type(event).class_version == 1:
+        return _encoder.encode(event)
+    state = msgspec.to_builtins(event)
+    state["class_version"] = type(event).class_version
+    return _encoder.encode(state)
+
+
+def decode(topic: str, state: bytes) -> LedgerEvent:
+    """Decode a stored event; upcasts older class versions first.
+
+    Raises KeyError for a topic this code does not know.
+    """
+    cls = BY_TOPIC[topic]
+    if cls.class_version == 1:
+        return _decoders[cls].decode(state)
+    raw = msgspec.json.decode(state)
+    version = raw.pop("class_version", 1)
+    while version < cls.class_version:
+        getattr(cls, f"upcast_v{version}_v{version + 1}")(raw)
+        version += 1
+    return msgspec.convert(raw, cls)
+
+
+_encoder = msgspec.json.Encoder()
+_decoders = {cls: msgspec.json.Decoder(cls) for cls in EVENT_CLASSES}

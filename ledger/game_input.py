@@ -1,0 +1,150 @@
+"""A game as a person writes it (names, dates and results as text), turned
+into the facts an event stores (ids, dates, the family's normalised result).
+
+Shared by ``ledger record``, ``ledger correct`` and result-sheet imports, so a
+game is read and checked the same way whichever way it arrives.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import date
+from typing import Any
+from uuid import UUID
+
+import msgspec
+
+from ledger import events as ev
+from ledger.application import LadderState, LedgerApplication
+from ledger.errors import Invalid, NotFound
+from ledger.identity import name_key, player_id
+from projections import queries
+
+
+class GameInput(msgspec.Struct):
+    """One game in people's terms. ``sides`` holds player names per side;
+    ``result`` the family's result fields (``result``, ``margin``, ``ranks``,
+    ``quit``, ``bv``...) as given."""
+
+    ladder: str
+    date: str
+    sides: list[list[str]]
+    result: dict[str, Any]
+    event: str | None = None
+    round: str | int | None = None
+    table: str | int | None = None
+    neutral: bool = False
+    attributes: dict[str, Any] = {}
+
+
+def FieldError(field: str, message: str) -> Invalid:  # noqa: N802 - reads as a class
+    """Bad input in one named field (a CLI option or a sheet column)."""
+    return Invalid(message, field=field)
+
+
+def parse_date(text: str | date, field: str = "date") -> date:
+    """An ISO ``YYYY-MM-DD`` date, or a FieldError saying so."""
+    if isinstance(text, date):
+        return text
+    try:
+        if len(text.strip()) != 10:
+            raise ValueError
+        return date.fromisoformat(text.strip())
+    except ValueError:
+        raise FieldError(field, f"{field}: {text!r} is not a date in ISO form YYYY-MM-DD") from None
+
+
+def parse_int(text: str | int | None, field: str) -> int | None:
+    if text is None or text == "":
+        return None
+    try:
+        value = int(str(text).strip())
+    except ValueError:
+        raise FieldError(field, f"{field}: {text!r} is not a whole number") from None
+    if value < 0:
+        raise FieldError(field, f"{field}: {value} must not be negative")
+    return value
+
+
+def parse_number(text: Any, field: str) -> float:
+    try:
+        return float(str(text).strip())
+    except ValueError:
+        raise FieldError(field, f"{field}: {text!r} is not a number") from None
+
+
+class PlayerBook:
+    """Name-to-id lookups against the views, remembering players that an
+    import or ``--add-players`` will register with the game."""
+
+    def __init__(self, conn: sqlite3.Connection, add_players: bool) -> None:
+        self.conn = conn
+        self.add_players = add_players
+        self.new: dict[str, str] = {}  # name key -> name as first written
+        self.first_row: dict[str, int] = {}  # name key -> sheet row that named them
+        self.row = 0  # the sheet row being read, for new players' source
+        self._cache: dict[str, UUID] = {}
+
+    def resolve(self, name: str, field: str) -> UUID:
+        key = name_key(name)
+        if not key:
+            raise FieldError(field, f"{field}: empty player name")
+        if key in self._cache:
+            return self._cache[key]
+        try:
+            pid = UUID(queries.player_by_name(self.conn, name))
+        except NotFound:
+            if not self.add_players:
+                raise FieldError(
+                    field,
+                    f"{field}: unknown player {name!r} (add them with 'ledger player add', "
+                    "or pass --add-players)",
+                ) from None
+            self.new.setdefault(key, name.strip())
+            self.first_row.setdefault(key, self.row)
+            pid = player_id(name)
+        self._cache[key] = pid
+        return pid
+
+
+def build_facts(
+    app: LedgerApplication,
+    ladder: LadderState,
+    game: GameInput,
+    book: PlayerBook,
+) -> ev.GameFacts:
+    """Check a game and return its facts (result normalised by its family).
+
+    Raises FieldError naming the field at fault.
+    """
+    on = parse_date(game.date)
+    if len(game.sides) < 2:
+        raise FieldError("side", "a game needs at least two sides")
+    sides = []
+    for number, side in enumerate(game.sides):
+        field = f"side_{chr(ord('a') + number)}"
+        if not side:
+            raise FieldError(field, f"{field}: no player")
+        sides.append([book.resolve(name, field) for name in side])
+    result = dict(game.result)
+    quit_value = result.get("quit")
+    if isinstance(quit_value, str) and quit_value.strip() and not quit_value.strip().isdigit():
+        # A quitter may be named: turn the name into the side's number.
+        quitter = book.resolve(quit_value, "quit")
+        numbers = [n for n, side in enumerate(sides, start=1) if quitter in side]
+        if not numbers:
+            raise FieldError("quit", f"quit: {quit_value!r} is not a player of this game")
+        result["quit"] = numbers[0]
+    attributes = {k: parse_number(v, k) for k, v in game.attributes.items()}
+    facts = ev.GameFacts(
+        ladder=ladder.id,
+        date=on,
+        sides=sides,
+        result=result,
+        event=(game.event or "").strip() or None,
+        round=parse_int(game.round, "round"),
+        table=parse_int(game.table, "table"),
+        neutral=game.neutral,
+        attributes=attributes,
+    )
+    return app.check_game(ladder, facts)

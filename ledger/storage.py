@@ -1,0 +1,66 @@
+"""Where the ledger lives: ``--db`` / ``LEDGER_DB`` to an event store and views.
+
+A path means SQLite (default ``./ledger.db``, created on first use); a
+``postgresql://`` URL means PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import msgspec
+
+from ledger.errors import Invalid
+
+DEFAULT_DB = "ledger.db"
+
+
+class Storage(msgspec.Struct, frozen=True):
+    """A resolved ``--db``: the kind, the SQLite path or the PostgreSQL URL."""
+
+    kind: str  # "sqlite" or "postgres"
+    target: str
+    schema: str = "ledger"
+
+    def app_env(self) -> dict[str, str]:
+        """The eventsourcing environment for the event store."""
+        if self.kind == "sqlite":
+            return {
+                "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+                "SQLITE_DBNAME": self.target,
+                "SQLITE_LOCK_TIMEOUT": "30",
+            }
+        url = urlparse(self.target)
+        return {
+            "PERSISTENCE_MODULE": "eventsourcing.postgres",
+            "POSTGRES_DBNAME": url.path.lstrip("/") or "postgres",
+            "POSTGRES_HOST": url.hostname or "127.0.0.1",
+            "POSTGRES_PORT": str(url.port or 5432),
+            "POSTGRES_USER": unquote(url.username or "postgres"),
+            "POSTGRES_PASSWORD": unquote(url.password or ""),
+            "POSTGRES_SCHEMA": self.schema,
+            "CREATE_TABLE": "y",
+        }
+
+
+def resolve(db: str | None, schema: str = "ledger") -> Storage:
+    """Resolve ``--db`` (or ``LEDGER_DB``, or the default) and check that it
+    can be used, so a bad path fails before anything is attempted."""
+    target = db or os.environ.get("LEDGER_DB") or DEFAULT_DB
+    if target.startswith(("postgresql://", "postgres://")):
+        return Storage("postgres", target, schema)
+    path = Path(target)
+    if path.is_dir():
+        raise Invalid(f"database path {target!r} is a directory, not a file")
+    if not path.parent.exists():
+        raise Invalid(f"cannot create database {target!r}: folder {str(path.parent)!r} does not exist")
+    try:
+        sqlite3.connect(target).execute("PRAGMA user_version").fetchall()
+        with open(target, "ab"):
+            pass
+    except (OSError, sqlite3.Error) as exc:
+        raise Invalid(f"cannot open database {target!r} for writing: {exc}") from None
+    return Storage("sqlite", str(path))

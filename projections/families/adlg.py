@@ -1,0 +1,65 @@
+"""L'Art de la Guerre (seed 001): Elo applied at the end of each tournament.
+
+The computation is the generic Elo one (elo.py) with the parameters RULES.md
+fixes; this module holds the K schedule, the ranks and their rounds-played
+conditions.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from projections.families.base import PlayerState
+from projections.families.elo import Bracket, EloFamily, EloParams, KRule
+
+
+class AdlgParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """AdlG has no options: the rules are fixed by the federation."""
+
+
+# (lowest rating, rounds played needed, rank), highest first. A player short
+# of a rank's rounds takes the highest rank whose conditions are met.
+RANKS: tuple[tuple[int, int, str], ...] = (
+    (1600, 30, "Strategist"),
+    (1400, 20, "Great Master"),
+    (1300, 10, "Master"),
+    (1300, 0, "Seneschal"),
+    (1200, 0, "Champion"),
+    (1100, 0, "Knight"),
+    (900, 0, "Soldier"),
+    (800, 0, "Reservist"),
+    (700, 0, "Militiaman"),
+)
+LOWEST_RANK = "Quartermaster"
+
+
+class AdlgFamily(EloFamily):
+    """``--family adlg``: results ``a``/``b``/``draw``; games of one event are
+    rated from the ratings before the event and applied when it closes."""
+
+    name = "adlg"
+    Params = AdlgParams
+    result_fields = ("result",)
+
+    @classmethod
+    def to_elo(cls, params: AdlgParams) -> EloParams:
+        return EloParams(
+            initial=1000,
+            divisor=500,
+            k=30,
+            # K = 50 under 10 rounds; 15 from 10 rounds at 1400 or more.
+            k_rules=[KRule(k=50, games_below=10), KRule(k=15, rating_at_least=1400)],
+            rounding="truncate",
+            integer=True,
+            gain_cap=500,
+            gain_cap_strict=True,
+            update="event",
+            season_penalties=[Bracket(above=1000, penalty=100)],
+            season_floor=1000,
+        )
+
+    def grade(self, state: PlayerState, lang: str = "en") -> str:
+        for lowest, rounds, rank in RANKS:
+            if state.rating >= lowest and state.games >= rounds:
+                return rank
+        return LOWEST_RANK

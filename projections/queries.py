@@ -1,0 +1,368 @@
+"""Queries over the views: standings, histories, explanations, the audit log.
+
+Every query returns msgspec Structs (the shapes the CLI prints as a table,
+JSON or CSV). Queries read the views only; they never replay aggregates.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import date
+from typing import Any
+
+import msgspec
+
+from ledger.errors import NotFound
+from ledger.identity import name_key
+from projections.families.base import Game, PlayerState
+from projections.families.registry import family_class, load_family
+
+
+class StandingRow(msgspec.Struct):
+    rank: int
+    player: str
+    rating: float
+    grade: str | None
+    games: int
+    last_played: str | None
+
+
+class HistoryLine(msgspec.Struct):
+    date: str
+    kind: str
+    game: str | None
+    event: str | None
+    round: int | None
+    opponents: str
+    s: float | None
+    p: float | None
+    k: float | None
+    before: float
+    after: float
+    change: float
+    note: str
+
+
+class AuditLine(msgspec.Struct):
+    seq: int
+    recorded_at: str
+    by: str
+    kind: str
+    ladder: str | None
+    summary: str
+    reason: str | None
+    source: str | None
+
+
+class LadderInfo(msgspec.Struct):
+    name: str
+    family: str
+    params: dict[str, Any]
+    players: int
+    games: int
+    rules: list[dict[str, Any]] = []
+
+
+class PlayerInfo(msgspec.Struct):
+    id: str
+    name: str
+    merged_into: str | None
+    registered_at: str | None
+
+
+class PlayerExplanation(msgspec.Struct):
+    player: str
+    side: str
+    before: float
+    change: float
+    after: float
+    values: dict[str, Any]
+
+
+class Explanation(msgspec.Struct):
+    game: str
+    ladder: str
+    date: str
+    event: str | None
+    round: int | None
+    status: str
+    family: str
+    params: dict[str, Any]
+    result: dict[str, Any]
+    players: list[PlayerExplanation]
+    note: str = ""
+
+
+# -- resolving names --------------------------------------------------------
+def ladder_row(conn: sqlite3.Connection, name: str) -> sqlite3.Row:
+    row = conn.execute("SELECT * FROM view_ladders WHERE key=?", (name_key(name),)).fetchone()
+    if row is None:
+        raise NotFound(f"unknown ladder {name!r} (see 'ledger ladder list')")
+    return row
+
+
+def player_by_name(conn: sqlite3.Connection, name: str, follow_merge: bool = True) -> str:
+    """The id of the player called ``name`` (case and accents ignored);
+    a merged player resolves to the player they were merged into."""
+    row = conn.execute(
+        "SELECT id, merged_into FROM view_players WHERE key=?", (name_key(name),)
+    ).fetchone()
+    if row is None:
+        raise NotFound(f"unknown player {name!r} (add them with 'ledger player add')")
+    if follow_merge and row["merged_into"]:
+        return _final(conn, row["merged_into"])
+    return row["id"]
+
+
+def _final(conn: sqlite3.Connection, pid: str) -> str:
+    seen = set()
+    while pid not in seen:
+        seen.add(pid)
+        row = conn.execute("SELECT merged_into FROM view_players WHERE id=?", (pid,)).fetchone()
+        if row is None or not row[0]:
+            return pid
+        pid = row[0]
+    return pid
+
+
+def game_row(conn: sqlite3.Connection, ref: str) -> sqlite3.Row:
+    """A game by its id or any unambiguous prefix of its short id."""
+    ref = ref.strip().lower()
+    rows = conn.execute(
+        "SELECT * FROM view_games WHERE id=? OR short LIKE ? LIMIT 2",
+        (ref, ref.replace("-", "")[:8] + "%"),
+    ).fetchall()
+    if not rows or not ref:
+        raise NotFound(f"unknown game {ref!r} (game ids are shown by 'history' and 'audit')")
+    if len(rows) > 1:
+        raise NotFound(f"game id {ref!r} is ambiguous: give more characters")
+    return rows[0]
+
+
+def names(conn: sqlite3.Connection) -> dict[str, str]:
+    return dict(conn.execute("SELECT id, name FROM view_players").fetchall())
+
+
+def ruleset_at(conn: sqlite3.Connection, ladder: str, key: str | None = None) -> dict[str, Any]:
+    """The ruleset in force just before ``key`` (or now)."""
+    row = conn.execute(
+        "SELECT data FROM view_entries WHERE ladder=? AND kind='ruleset' AND key<? "
+        "ORDER BY key DESC LIMIT 1",
+        (ladder, key or "\uffff"),
+    ).fetchone()
+    return msgspec.json.decode(row[0])
+
+
+# -- queries ------------------------------------------------------------------
+def standings(
+    conn: sqlite3.Connection, ladder: str, as_of: date | None = None, lang: str = "en"
+) -> list[StandingRow]:
+    """The ranking: current, or as it stood at the end of ``as_of``."""
+    lrow = ladder_row(conn, ladder)
+    if as_of is None:
+        rows = conn.execute(
+            "SELECT player, rating, games, last_played FROM view_standings WHERE ladder=?",
+            (lrow["id"],),
+        ).fetchall()
+        family = _family(ruleset_at(conn, lrow["id"]))
+    else:
+        cut = as_of.isoformat() + "\uffff"
+        rows = conn.execute(
+            """
+            SELECT h.player, h.after, h.games_after,
+                   (SELECT MAX(g.date) FROM view_history g WHERE g.ladder=h.ladder
+                      AND g.player=h.player AND g.kind='game' AND g.key<?) AS last_played
+            FROM view_history h
+            JOIN (SELECT player, MAX(key) AS key FROM view_history
+                  WHERE ladder=? AND key<? GROUP BY player) m
+              ON h.player=m.player AND h.key=m.key
+            WHERE h.ladder=?
+            """,
+            (cut, lrow["id"], cut, lrow["id"]),
+        ).fetchall()
+        family = _family(ruleset_at(conn, lrow["id"], cut))
+    who = names(conn)
+    ordered = sorted(rows, key=lambda r: (-r[1], who.get(r[0], r[0])))
+    out = []
+    for rank, (player, rating, games, last) in enumerate(ordered, start=1):
+        grade = family.grade(PlayerState(rating=rating, games=games), lang)
+        out.append(StandingRow(rank, who.get(player, player), rating, grade, games, last))
+    return out
+
+
+def history(conn: sqlite3.Connection, ladder: str, player: str) -> list[HistoryLine]:
+    """Every entry that changed a player's rating in a ladder, in effective order."""
+    lrow = ladder_row(conn, ladder)
+    pid = player_by_name(conn, player)
+    who = names(conn)
+    shorts = dict(
+        conn.execute("SELECT id, short FROM view_games WHERE ladder=?", (lrow["id"],)).fetchall()
+    )
+    out = []
+    for r in conn.execute(
+        "SELECT * FROM view_history WHERE ladder=? AND player=? ORDER BY key",
+        (lrow["id"], pid),
+    ):
+        opponents = ", ".join(who.get(o, o) for o in r["opponents"].split(",") if o)
+        out.append(
+            HistoryLine(
+                date=r["date"],
+                kind=r["kind"],
+                game=shorts.get(r["entry"]),
+                event=r["event"],
+                round=r["round"],
+                opponents=opponents,
+                s=r["s"],
+                p=r["p"],
+                k=r["k"],
+                before=r["before"],
+                after=r["after"],
+                change=r["change"],
+                note=r["note"],
+            )
+        )
+    return out
+
+
+def explain(conn: sqlite3.Connection, ref: str) -> Explanation:
+    """Every input and intermediate value of one game's computation."""
+    game = game_row(conn, ref)
+    facts = msgspec.json.decode(game["facts"])
+    lrow = conn.execute("SELECT name FROM view_ladders WHERE id=?", (game["ladder"],)).fetchone()
+    ruleset = ruleset_at(conn, game["ladder"], game["key"])
+    base = Explanation(
+        game=game["short"],
+        ladder=lrow["name"],
+        date=facts["date"],
+        event=facts.get("event"),
+        round=facts.get("round"),
+        status=game["status"],
+        family=ruleset["family"],
+        params=ruleset["params"],
+        result=facts["result"],
+        players=[],
+    )
+    if game["status"] == "voided":
+        base.note = "voided: this game changes no rating"
+        return base
+    rows = {
+        r["player"]: r
+        for r in conn.execute("SELECT * FROM view_history WHERE entry=?", (game["id"],))
+    }
+    family = _family(ruleset)
+    who = names(conn)
+    sides = tuple(tuple(_final(conn, p) for p in side) for side in facts["sides"])
+    states = [
+        [PlayerState(rating=rows[p]["before"], games=rows[p]["games_before"]) for p in side]
+        for side in sides
+    ]
+    changes = family.rate(
+        Game(
+            id=game["id"],
+            date=date.fromisoformat(facts["date"]),
+            sides=sides,
+            result=family.load_result(facts["result"]),
+            event=facts.get("event"),
+            round=facts.get("round"),
+            neutral=facts.get("neutral", False),
+            attributes=facts.get("attributes") or {},
+        ),
+        states,
+        explain=True,
+    )
+    for side_no, (side, side_changes) in enumerate(zip(sides, changes, strict=True)):
+        for player, change in zip(side, side_changes, strict=True):
+            row = rows[player]
+            base.players.append(
+                PlayerExplanation(
+                    player=who.get(player, player),
+                    side=chr(ord("A") + side_no),
+                    before=row["before"],
+                    change=row["change"],
+                    after=row["after"],
+                    values=change.detail or {},
+                )
+            )
+    if family.per_event and facts.get("event"):
+        base.note = (
+            "rated from the ratings before the event; the event's changes are "
+            "summed and applied when it closes"
+        )
+    return base
+
+
+def audit(conn: sqlite3.Connection, ladder: str | None = None) -> list[AuditLine]:
+    """The event log in recording order (sequence = position in the store)."""
+    who = {r[0]: r[1] for r in conn.execute("SELECT id, name FROM view_ladders")}
+    if ladder is None:
+        rows = conn.execute("SELECT * FROM view_audit ORDER BY seq")
+    else:
+        lid = ladder_row(conn, ladder)["id"]
+        rows = conn.execute("SELECT * FROM view_audit WHERE ladder=? ORDER BY seq", (lid,))
+    return [
+        AuditLine(
+            seq=r["seq"],
+            recorded_at=r["recorded_at"],
+            by=r["recorded_by"],
+            kind=r["kind"],
+            ladder=who.get(r["ladder"]) if r["ladder"] else None,
+            summary=r["summary"],
+            reason=r["reason"],
+            source=r["source"],
+        )
+        for r in rows
+    ]
+
+
+def ladders(conn: sqlite3.Connection) -> list[LadderInfo]:
+    return [ladder_info(conn, r["name"], rules=False) for r in conn.execute(
+        "SELECT name FROM view_ladders ORDER BY key")]  # fmt: skip
+
+
+def ladder_info(conn: sqlite3.Connection, name: str, rules: bool = True) -> LadderInfo:
+    """A ladder's family, the parameters in force now and its rule history."""
+    lrow = ladder_row(conn, name)
+    current = ruleset_at(conn, lrow["id"])
+    params = family_class(current["family"]).parse_params(current["params"])
+    players = conn.execute(
+        "SELECT COUNT(*) FROM view_standings WHERE ladder=?", (lrow["id"],)
+    ).fetchone()[0]
+    games = conn.execute(
+        "SELECT COUNT(*) FROM view_games WHERE ladder=? AND status!='voided'", (lrow["id"],)
+    ).fetchone()[0]
+    history_rows = []
+    if rules:
+        for on, data in conn.execute(
+            "SELECT date, data FROM view_entries WHERE ladder=? AND kind='ruleset' ORDER BY key",
+            (lrow["id"],),
+        ):
+            d = msgspec.json.decode(data)
+            history_rows.append(
+                {
+                    "effective": "from the start" if on == "0001-01-01" else on,
+                    "family": d["family"],
+                    "params": d["params"],
+                    "recorded_at": d["recorded_at"],
+                    "by": d["recorded_by"],
+                    "reason": d["reason"],
+                }
+            )
+    return LadderInfo(
+        name=lrow["name"],
+        family=current["family"],
+        params=msgspec.to_builtins(params),
+        players=players,
+        games=games,
+        rules=history_rows,
+    )
+
+
+def players(conn: sqlite3.Connection) -> list[PlayerInfo]:
+    return [
+        PlayerInfo(r["id"], r["name"], r["merged_into"], r["registered_at"])
+        for r in conn.execute("SELECT * FROM view_players ORDER BY key")
+    ]
+
+
+def _family(ruleset: dict[str, Any]) -> Any:
+    return load_family(ruleset["family"], ruleset["params"])

@@ -1,0 +1,231 @@
+"""The replay engine: applies timeline entries in effective order to player
+states and yields one history row per player per entry. Pure: no I/O.
+
+Each entry is a ruleset change, a rating adjustment, a game or a season close
+(see projections.timeline). For families rated per event (AdlG), every game of
+one event is rated from the states before the event and the summed changes are
+applied after the event's last game.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from datetime import date
+from typing import Any
+
+import msgspec
+
+from projections.families.base import Family, Game, PlayerState, Season
+from projections.families.registry import load_family
+
+
+class Entry(msgspec.Struct, frozen=True):
+    """One timeline entry of a ladder; ``data`` is the kind's payload."""
+
+    key: str
+    kind: str  # "ruleset" | "adjust" | "game" | "season"
+    id: str
+    date: date
+    data: dict[str, Any]
+
+
+class Row(msgspec.Struct, array_like=True):
+    """One history row: what one entry did to one player."""
+
+    key: str
+    entry: str
+    kind: str
+    player: str
+    date: date
+    event: str | None
+    round: int | None
+    side: int
+    opponents: str
+    s: float | None
+    p: float | None
+    k: float | None
+    before: float
+    change: float
+    after: float
+    games_before: int
+    games_after: int
+    note: str
+
+
+def resolve_merges(merged_into: Mapping[str, str]) -> dict[str, str]:
+    """Follow merge chains (a into b, b into c) to the final player."""
+    out = {}
+    for player in merged_into:
+        target = player
+        seen = set()
+        while target in merged_into and target not in seen:
+            seen.add(target)
+            target = merged_into[target]
+        out[player] = target
+    return out
+
+
+class Replay:
+    """Replays one ladder's entries onto ``states``.
+
+    ``family`` is the ruleset in force before the first entry (None when the
+    replay starts from the ladder's first entry, which is its first ruleset).
+    """
+
+    def __init__(
+        self,
+        states: dict[str, PlayerState],
+        family: Family | None = None,
+        merges: Mapping[str, str] | None = None,
+    ) -> None:
+        self.states = states
+        self.family = family
+        self.merges = merges or {}
+
+    def _state(self, player: str, on: date) -> PlayerState:
+        state = self.states.get(player)
+        if state is None:
+            assert self.family is not None
+            state = PlayerState(rating=self.family.initial_rating(), rated_since=on)
+            self.states[player] = state
+        return state
+
+    def run(self, entries: Iterable[Entry]) -> Iterator[Row]:
+        """Apply entries in order, yielding history rows."""
+        entries = list(entries) if not isinstance(entries, list) else entries
+        last_of_event = self._event_ends(entries)
+        pending: dict[str, dict[str, list[Any]]] = {}
+        for index, entry in enumerate(entries):
+            if entry.kind == "ruleset":
+                self.family = load_family(entry.data["family"], entry.data["params"])
+                last_of_event = self._event_ends(entries)
+            elif entry.kind == "game":
+                yield from self._game(entry, pending)
+            elif entry.kind == "adjust":
+                yield from self._adjust(entry)
+            elif entry.kind == "season":
+                yield from self._season(entry)
+            event = entry.data.get("event") if entry.kind == "game" else None
+            if event is not None and last_of_event.get(event) == index:
+                self._close_event(event, pending, entry.date)
+
+    def _event_ends(self, entries: list[Entry]) -> dict[str, int]:
+        if self.family is None or not self.family.per_event:
+            return {}
+        ends: dict[str, int] = {}
+        for index, entry in enumerate(entries):
+            if entry.kind == "game" and entry.data.get("event") is not None:
+                ends[entry.data["event"]] = index
+        return ends
+
+    def _game(self, entry: Entry, pending: dict[str, dict[str, list[Any]]]) -> Iterator[Row]:
+        family = self.family
+        assert family is not None
+        data = entry.data
+        sides = tuple(
+            tuple(self.merges.get(p, p) for p in side) for side in data["sides"]
+        )
+        event = data.get("event")
+        per_event = family.per_event and event is not None
+        ev_pending = pending.setdefault(event, {}) if per_event else None
+        states = []
+        for side in sides:
+            side_states = []
+            for player in side:
+                state = self._state(player, entry.date)
+                if ev_pending is not None:
+                    # Rated from the state before the event began.
+                    if player not in ev_pending:
+                        ev_pending[player] = [msgspec.structs.replace(state), 0.0, 0]
+                    state = ev_pending[player][0]
+                side_states.append(state)
+            states.append(side_states)
+        game = Game(
+            id=entry.id,
+            date=entry.date,
+            sides=sides,
+            result=family.load_result(data["result"]),
+            event=event,
+            round=data.get("round"),
+            neutral=data.get("neutral", False),
+            attributes=data.get("attributes") or {},
+        )
+        changes = family.rate(game, states)
+        for side_no, (side, side_states, side_changes) in enumerate(
+            zip(sides, states, changes, strict=True)
+        ):
+            opponents = ",".join(p for other in sides if other is not side for p in other)
+            for player, state, change in zip(side, side_states, side_changes, strict=True):
+                if ev_pending is not None:
+                    acc = ev_pending[player]
+                    acc[1] += change.delta
+                    acc[2] += 1
+                    before, after = state.rating, state.rating + acc[1]
+                    games_before, games_after = state.games, state.games + acc[2]
+                else:
+                    before = state.rating
+                    state.rating = before + change.delta
+                    after = state.rating
+                    games_before = state.games
+                    state.games += 1
+                    games_after = state.games
+                    state.last_played = entry.date
+                yield Row(
+                    entry.key,
+                    entry.id,
+                    "game",
+                    player,
+                    entry.date,
+                    event,
+                    data.get("round"),
+                    side_no,
+                    opponents,
+                    change.s,
+                    change.p,
+                    change.k,
+                    before,
+                    change.delta,
+                    after,
+                    games_before,
+                    games_after,
+                    "",
+                )
+
+    def _close_event(
+        self, event: str, pending: dict[str, dict[str, list[Any]]], on: date
+    ) -> None:
+        for player, (_, total, games) in pending.pop(event, {}).items():
+            state = self.states[player]
+            state.rating += total
+            state.games += games
+            state.last_played = on
+
+    def _adjust(self, entry: Entry) -> Iterator[Row]:
+        data = entry.data
+        player = self.merges.get(data["player"], data["player"])
+        state = self._state(player, entry.date)
+        before = state.rating
+        state.rating = data["to"] if data.get("to") is not None else before + data["by"]
+        yield Row(
+            entry.key, entry.id, "adjust", player, entry.date, None, None, 0, "",
+            None, None, None, before, state.rating - before, state.rating,
+            state.games, state.games, data.get("reason") or "",
+        )  # fmt: skip
+
+    def _season(self, entry: Entry) -> Iterator[Row]:
+        assert self.family is not None
+        data = entry.data
+        season = Season(
+            label=data["label"], start=date.fromisoformat(data["start"]), end=entry.date
+        )
+        changes = self.family.close_season(season, self.states)
+        for player in sorted(changes):
+            change = changes[player]
+            state = self.states[player]
+            before = state.rating
+            state.rating = before + change.delta
+            yield Row(
+                entry.key, entry.id, "season", player, entry.date, None, None, 0, "",
+                None, None, None, before, change.delta, state.rating,
+                state.games, state.games, change.reason,
+            )  # fmt: skip

@@ -1,0 +1,418 @@
+"""The views queries read, and the projection that keeps them current.
+
+``catch_up`` reads new notifications straight from the event store's recorder
+(never through aggregates), decodes them with msgspec, updates the timeline of
+each ladder, replays what changed and moves the tracking position, all in one
+transaction: a crash never leaves a view half-applied.
+
+Tables (prefixed ``view_``, in the event store's database) are disposable:
+``rebuild`` drops them and builds them again from the events alone.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable
+from datetime import date
+from typing import Any
+
+import msgspec
+
+from ledger import events as ev
+from ledger.identity import name_key, short
+from projections.families.base import PlayerState
+from projections.replay import Entry, Replay, Row, resolve_merges
+from projections.timeline import sort_key
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS view_tracking (
+    name TEXT PRIMARY KEY, position INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS view_ladders (
+    id TEXT PRIMARY KEY, name TEXT NOT NULL, key TEXT NOT NULL,
+    opened_at TEXT, opened_by TEXT, frontier TEXT NOT NULL DEFAULT '');
+CREATE TABLE IF NOT EXISTS view_players (
+    id TEXT PRIMARY KEY, name TEXT NOT NULL, key TEXT NOT NULL,
+    merged_into TEXT, registered_at TEXT);
+CREATE INDEX IF NOT EXISTS view_players_key ON view_players (key);
+CREATE TABLE IF NOT EXISTS view_games (
+    id TEXT PRIMARY KEY, short TEXT NOT NULL, ladder TEXT NOT NULL,
+    key TEXT NOT NULL, status TEXT NOT NULL, facts TEXT NOT NULL,
+    recorded_at TEXT, recorded_by TEXT);
+CREATE INDEX IF NOT EXISTS view_games_short ON view_games (short);
+CREATE TABLE IF NOT EXISTS view_entries (
+    ladder TEXT NOT NULL, key TEXT NOT NULL, kind TEXT NOT NULL,
+    id TEXT NOT NULL, date TEXT NOT NULL, data TEXT NOT NULL,
+    PRIMARY KEY (ladder, key));
+CREATE TABLE IF NOT EXISTS view_history (
+    ladder TEXT NOT NULL, key TEXT NOT NULL, entry TEXT NOT NULL,
+    kind TEXT NOT NULL, player TEXT NOT NULL, date TEXT NOT NULL,
+    event TEXT, round INTEGER, side INTEGER NOT NULL, opponents TEXT NOT NULL,
+    s REAL, p REAL, k REAL, before REAL NOT NULL, change REAL NOT NULL,
+    after REAL NOT NULL, games_before INTEGER NOT NULL,
+    games_after INTEGER NOT NULL, note TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS view_history_key ON view_history (ladder, key);
+CREATE INDEX IF NOT EXISTS view_history_player ON view_history (ladder, player, key);
+CREATE INDEX IF NOT EXISTS view_history_entry ON view_history (entry);
+CREATE TABLE IF NOT EXISTS view_standings (
+    ladder TEXT NOT NULL, player TEXT NOT NULL, rating REAL NOT NULL,
+    games INTEGER NOT NULL, last_played TEXT, rated_since TEXT,
+    PRIMARY KEY (ladder, player));
+CREATE TABLE IF NOT EXISTS view_audit (
+    seq INTEGER PRIMARY KEY, recorded_at TEXT NOT NULL, recorded_by TEXT NOT NULL,
+    kind TEXT NOT NULL, ladder TEXT, summary TEXT NOT NULL, reason TEXT,
+    source TEXT);
+"""
+
+TABLES = (
+    "view_tracking",
+    "view_ladders",
+    "view_players",
+    "view_games",
+    "view_entries",
+    "view_history",
+    "view_standings",
+    "view_audit",
+)
+
+KIND_NAMES = {
+    ev.LadderOpened: "ladder opened",
+    ev.RulesetAdopted: "ruleset adopted",
+    ev.PlayerRegistered: "player registered",
+    ev.PlayerRenamed: "player renamed",
+    ev.PlayerMerged: "player merged",
+    ev.GameRecorded: "game recorded",
+    ev.GameCorrected: "game corrected",
+    ev.GameVoided: "game voided",
+    ev.SeasonClosed: "season closed",
+    ev.RatingAdjusted: "rating adjusted",
+}
+
+PAGE = 5000
+_json = msgspec.json.Encoder()
+
+
+def connect(path: str) -> sqlite3.Connection:
+    """A connection to the views (in the event store's SQLite file)."""
+    conn = sqlite3.connect(path, isolation_level=None, timeout=30)
+    conn.row_factory = sqlite3.Row
+    conn.executescript(SCHEMA)
+    return conn
+
+
+def position(conn: sqlite3.Connection) -> int:
+    row = conn.execute("SELECT position FROM view_tracking WHERE name='views'").fetchone()
+    return row[0] if row else 0
+
+
+def catch_up(conn: sqlite3.Connection, recorder: Any) -> int:
+    """Bring the views up to the last event recorded; returns the number of
+    events applied. Safe to run from several processes: the transaction is
+    taken before the tracking position is read."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        start = position(conn)
+        projector = _Projector(conn)
+        applied = 0
+        while True:
+            notes = recorder.select_notifications(start, PAGE, inclusive_of_start=False)
+            if not notes:
+                break
+            for note in notes:
+                projector.apply(note.id, ev.decode(note.topic, note.state))
+                start = note.id
+                applied += 1
+        if applied:
+            projector.replay_affected()
+            conn.execute(
+                "INSERT INTO view_tracking (name, position) VALUES ('views', ?) "
+                "ON CONFLICT (name) DO UPDATE SET position = excluded.position",
+                (start,),
+            )
+        conn.execute("COMMIT")
+        return applied
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def rebuild(conn: sqlite3.Connection, recorder: Any) -> int:
+    """Drop every view and rebuild it from the events alone."""
+    for table in TABLES:
+        conn.execute(f"DROP TABLE IF EXISTS {table}")
+    conn.executescript(SCHEMA)
+    return catch_up(conn, recorder)
+
+
+class _Projector:
+    """Applies decoded events to the timeline tables, noting per ladder the
+    earliest effective key that changed; then replays from there."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+        self.affected: dict[str, str] = {}
+
+    def _touch(self, ladder: str, key: str) -> None:
+        if ladder not in self.affected or key < self.affected[ladder]:
+            self.affected[ladder] = key
+
+    def _name(self, player: Any) -> str:
+        row = self.conn.execute("SELECT name FROM view_players WHERE id=?", (str(player),)).fetchone()
+        return row[0] if row else str(player)
+
+    def _ladder_name(self, ladder: Any) -> str:
+        row = self.conn.execute("SELECT name FROM view_ladders WHERE id=?", (str(ladder),)).fetchone()
+        return row[0] if row else str(ladder)
+
+    def apply(self, seq: int, event: Any) -> None:
+        handler = getattr(self, "_" + type(event).__name__)
+        ladder, summary = handler(event)
+        source = f"{event.source.file}:{event.source.row}" if event.source else None
+        self.conn.execute(
+            "INSERT INTO view_audit VALUES (?,?,?,?,?,?,?,?)",
+            (
+                seq,
+                event.recorded_at.isoformat(),
+                event.recorded_by,
+                KIND_NAMES[type(event)],
+                ladder,
+                summary,
+                event.reason,
+                source,
+            ),
+        )
+
+    # -- one handler per event class: returns (ladder id, audit summary) ----
+    def _LadderOpened(self, e: ev.LadderOpened) -> tuple[str, str]:
+        lid = str(e.originator_id)
+        self.conn.execute(
+            "INSERT INTO view_ladders (id, name, key, opened_at, opened_by) VALUES (?,?,?,?,?)",
+            (lid, e.name, name_key(e.name), e.recorded_at.isoformat(), e.recorded_by),
+        )
+        return lid, f"ladder {e.name!r} opened"
+
+    def _RulesetAdopted(self, e: ev.RulesetAdopted) -> tuple[str, str]:
+        lid = str(e.originator_id)
+        entry_id = f"{lid}/{e.originator_version}"
+        key = sort_key(e.effective, "ruleset", entry_id)
+        data = {
+            "family": e.family,
+            "params": e.params,
+            "recorded_at": e.recorded_at.isoformat(),
+            "recorded_by": e.recorded_by,
+            "reason": e.reason,
+        }
+        self._put_entry(lid, key, "ruleset", entry_id, e.effective, data)
+        return lid, (
+            f"{self._ladder_name(lid)}: {e.family} ruleset {_from(e.effective)}: "
+            f"{_json.encode(e.params).decode()}"
+        )
+
+    def _PlayerRegistered(self, e: ev.PlayerRegistered) -> tuple[None, str]:
+        self.conn.execute(
+            "INSERT INTO view_players (id, name, key, registered_at) VALUES (?,?,?,?)",
+            (str(e.originator_id), e.name, name_key(e.name), e.recorded_at.isoformat()),
+        )
+        return None, f"player {e.name!r} registered"
+
+    def _PlayerRenamed(self, e: ev.PlayerRenamed) -> tuple[None, str]:
+        old = self._name(e.originator_id)
+        self.conn.execute(
+            "UPDATE view_players SET name=?, key=? WHERE id=?",
+            (e.name, name_key(e.name), str(e.originator_id)),
+        )
+        return None, f"player {old!r} renamed {e.name!r}"
+
+    def _PlayerMerged(self, e: ev.PlayerMerged) -> tuple[None, str]:
+        pid = str(e.originator_id)
+        self.conn.execute("UPDATE view_players SET merged_into=? WHERE id=?", (str(e.into), pid))
+        for (ladder,) in self.conn.execute(
+            "SELECT DISTINCT ladder FROM view_history WHERE player=?", (pid,)
+        ).fetchall():
+            self._touch(ladder, "")
+        return None, f"player {self._name(pid)!r} merged into {self._name(e.into)!r}"
+
+    def _game_entry(self, gid: str, facts: ev.GameFacts) -> tuple[str, str, dict[str, Any]]:
+        key = sort_key(facts.date, "game", gid, facts.event, facts.round, facts.table)
+        return str(facts.ladder), key, msgspec.to_builtins(facts)
+
+    def _GameRecorded(self, e: ev.GameRecorded) -> tuple[str, str]:
+        gid = str(e.originator_id)
+        ladder, key, data = self._game_entry(gid, e.game)
+        self.conn.execute(
+            "INSERT INTO view_games VALUES (?,?,?,?,?,?,?,?)",
+            (gid, short(gid), ladder, key, "recorded", _json.encode(data).decode(),
+             e.recorded_at.isoformat(), e.recorded_by),
+        )  # fmt: skip
+        self._put_entry(ladder, key, "game", gid, e.game.date, data)
+        return ladder, f"game {short(gid)}: {self._describe(e.game)}"
+
+    def _GameCorrected(self, e: ev.GameCorrected) -> tuple[str, str]:
+        gid = str(e.originator_id)
+        old_key, old_ladder = self._game_row(gid)
+        self.conn.execute("DELETE FROM view_entries WHERE ladder=? AND key=?", (old_ladder, old_key))
+        self._touch(old_ladder, old_key)
+        ladder, key, data = self._game_entry(gid, e.game)
+        self.conn.execute(
+            "UPDATE view_games SET ladder=?, key=?, status='corrected', facts=? WHERE id=?",
+            (ladder, key, _json.encode(data).decode(), gid),
+        )
+        self._put_entry(ladder, key, "game", gid, e.game.date, data)
+        return ladder, f"game {short(gid)} corrected: {self._describe(e.game)}"
+
+    def _GameVoided(self, e: ev.GameVoided) -> tuple[str, str]:
+        gid = str(e.originator_id)
+        old_key, ladder = self._game_row(gid)
+        self.conn.execute("DELETE FROM view_entries WHERE ladder=? AND key=?", (ladder, old_key))
+        self.conn.execute("UPDATE view_games SET status='voided' WHERE id=?", (gid,))
+        self._touch(ladder, old_key)
+        return ladder, f"game {short(gid)} voided"
+
+    def _SeasonClosed(self, e: ev.SeasonClosed) -> tuple[str, str]:
+        ladder, sid = str(e.ladder), str(e.originator_id)
+        key = sort_key(e.end, "season", sid)
+        data = {"label": e.label, "start": e.start.isoformat(), "end": e.end.isoformat()}
+        self._put_entry(ladder, key, "season", sid, e.end, data)
+        return ladder, f"season {e.label} closed ({e.start} to {e.end})"
+
+    def _RatingAdjusted(self, e: ev.RatingAdjusted) -> tuple[str, str]:
+        ladder, aid = str(e.ladder), str(e.originator_id)
+        key = sort_key(e.effective, "adjust", aid)
+        data = {"player": str(e.player), "to": e.to, "by": e.by, "reason": e.reason}
+        self._put_entry(ladder, key, "adjust", aid, e.effective, data)
+        what = f"set to {e.to:g}" if e.to is not None else f"shifted by {e.by:+g}"
+        return ladder, f"rating of {self._name(e.player)!r} {what} from {e.effective}"
+
+    def _game_row(self, gid: str) -> tuple[str, str]:
+        row = self.conn.execute("SELECT key, ladder FROM view_games WHERE id=?", (gid,)).fetchone()
+        return row[0], row[1]
+
+    def _describe(self, facts: ev.GameFacts) -> str:
+        sides = " vs ".join(" & ".join(self._name(p) for p in side) for side in facts.sides)
+        where = f" {facts.event} r{facts.round}" if facts.event else ""
+        result = " ".join(f"{k}={v}" for k, v in facts.result.items() if v is not None)
+        return f"{facts.date}{where}: {sides} ({result})"
+
+    def _put_entry(
+        self, ladder: str, key: str, kind: str, entry_id: str, on: date, data: dict[str, Any]
+    ) -> None:
+        self.conn.execute(
+            "INSERT INTO view_entries VALUES (?,?,?,?,?,?)",
+            (ladder, key, kind, entry_id, on.isoformat(), _json.encode(data).decode()),
+        )
+        self._touch(ladder, key)
+
+    # -- replay ---------------------------------------------------------------
+    def replay_affected(self) -> None:
+        merges = resolve_merges(
+            dict(self.conn.execute(
+                "SELECT id, merged_into FROM view_players WHERE merged_into IS NOT NULL"
+            ).fetchall())
+        )  # fmt: skip
+        for ladder, key in sorted(self.affected.items()):
+            replay_ladder(self.conn, ladder, key, merges)
+
+
+def _entries(conn: sqlite3.Connection, ladder: str, from_key: str) -> list[Entry]:
+    decode = msgspec.json.Decoder(dict[str, Any]).decode
+    return [
+        Entry(key, kind, entry_id, date.fromisoformat(on), decode(data))
+        for key, kind, entry_id, on, data in conn.execute(
+            "SELECT key, kind, id, date, data FROM view_entries "
+            "WHERE ladder=? AND key>=? ORDER BY key",
+            (ladder, from_key),
+        )
+    ]
+
+
+def replay_ladder(
+    conn: sqlite3.Connection, ladder: str, from_key: str, merges: dict[str, str]
+) -> None:
+    """Replay a ladder's timeline from ``from_key`` and rewrite its history
+    and standings. Appending after the ladder's frontier starts from the
+    current standings (cost independent of the ladder's size); anything else
+    replays the ladder from its first entry."""
+    frontier = conn.execute("SELECT frontier FROM view_ladders WHERE id=?", (ladder,)).fetchone()
+    frontier = frontier[0] if frontier else ""
+    family = None
+    states: dict[str, PlayerState] = {}
+    if frontier and from_key > frontier:
+        rs = conn.execute(
+            "SELECT data FROM view_entries WHERE ladder=? AND kind='ruleset' AND key<? "
+            "ORDER BY key DESC LIMIT 1",
+            (ladder, from_key),
+        ).fetchone()
+        family = _family_of(msgspec.json.decode(rs[0]))
+        if family.per_event:
+            family = None  # an event's close depends on all its games: replay fully
+    if family is not None:
+        states = _load_standings(conn, ladder)
+    else:
+        from_key = ""
+        conn.execute("DELETE FROM view_history WHERE ladder=?", (ladder,))
+        conn.execute("DELETE FROM view_standings WHERE ladder=?", (ladder,))
+    entries = _entries(conn, ladder, from_key)
+    replay = Replay(states, family, merges)
+    touched: set[str] = set()
+    batch: list[tuple[Any, ...]] = []
+    for row in replay.run(entries):
+        touched.add(row.player)
+        batch.append(_history_tuple(ladder, row))
+        if len(batch) >= 10000:
+            _insert_history(conn, batch)
+            batch = []
+    _insert_history(conn, batch)
+    conn.executemany(
+        "INSERT OR REPLACE INTO view_standings VALUES (?,?,?,?,?,?)",
+        [
+            (ladder, p, s.rating, s.games, _iso(s.last_played), _iso(s.rated_since))
+            for p, s in states.items()
+            if p in touched
+        ],
+    )
+    last = conn.execute(
+        "SELECT MAX(key) FROM view_entries WHERE ladder=?", (ladder,)
+    ).fetchone()[0]
+    conn.execute("UPDATE view_ladders SET frontier=? WHERE id=?", (last or "", ladder))
+
+
+def _family_of(data: dict[str, Any]) -> Any:
+    from projections.families.registry import load_family
+
+    return load_family(data["family"], data["params"])
+
+
+def _load_standings(conn: sqlite3.Connection, ladder: str) -> dict[str, PlayerState]:
+    return {
+        player: PlayerState(
+            rating=rating,
+            games=games,
+            last_played=date.fromisoformat(last) if last else None,
+            rated_since=date.fromisoformat(since) if since else None,
+        )
+        for player, rating, games, last, since in conn.execute(
+            "SELECT player, rating, games, last_played, rated_since "
+            "FROM view_standings WHERE ladder=?",
+            (ladder,),
+        )
+    }
+
+
+def _history_tuple(ladder: str, row: Row) -> tuple[Any, ...]:
+    return (ladder, row.key, row.entry, row.kind, row.player, row.date.isoformat(),
+            row.event, row.round, row.side, row.opponents, row.s, row.p, row.k,
+            row.before, row.change, row.after, row.games_before, row.games_after,
+            row.note)  # fmt: skip
+
+
+def _insert_history(conn: sqlite3.Connection, batch: Iterable[tuple[Any, ...]]) -> None:
+    conn.executemany(
+        "INSERT INTO view_history VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", batch
+    )
+
+
+def _iso(value: date | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def _from(effective: date) -> str:
+    return "from the start" if effective == date(1, 1, 1) else f"from {effective}"
