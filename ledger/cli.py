@@ -364,8 +364,14 @@ def _game_input(ladder_name: str, opts: dict[str, Any]) -> GameInput:
         ladder=ladder_name,
         date=opts["date"],
         sides=split_sides(opts["sides"]),
-        result=result_fields(opts["result"], opts["margin"], opts["ranks"], opts["quitter"],
-                             opts["bv"], opts["fields"]),  # fmt: skip
+        result=result_fields(
+            opts["result"],
+            opts["margin"],
+            opts["ranks"],
+            opts["quitter"],
+            opts["bv"],
+            opts["fields"],
+        ),  # fmt: skip
         event=opts["event"],
         round=opts["round_"],
         table=opts["table"],

@@ -67,7 +67,9 @@ def read_rows(path: Path) -> list[tuple[int, dict[str, str]]]:
     reader = csv.reader(text.splitlines())
     header = next(reader, None)
     if not header or not any(h.strip() for h in header):
-        raise Invalid(f"{path}: the sheet is empty (expected a header row: ladder,date,side_a,side_b,result,...)")
+        raise Invalid(
+            f"{path}: the sheet is empty (expected a header row: ladder,date,side_a,side_b,result,...)"
+        )
     columns = [h.strip().lower() for h in header]
     problems = []
     for number, column in enumerate(columns, start=1):

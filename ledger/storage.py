@@ -56,7 +56,9 @@ def resolve(db: str | None, schema: str = "ledger") -> Storage:
     if path.is_dir():
         raise Invalid(f"database path {target!r} is a directory, not a file")
     if not path.parent.exists():
-        raise Invalid(f"cannot create database {target!r}: folder {str(path.parent)!r} does not exist")
+        raise Invalid(
+            f"cannot create database {target!r}: folder {str(path.parent)!r} does not exist"
+        )
     try:
         sqlite3.connect(target).execute("PRAGMA user_version").fetchall()
         with open(target, "ab"):

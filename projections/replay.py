@@ -122,9 +122,7 @@ class Replay:
         family = self.family
         assert family is not None
         data = entry.data
-        sides = tuple(
-            tuple(self.merges.get(p, p) for p in side) for side in data["sides"]
-        )
+        sides = tuple(tuple(self.merges.get(p, p) for p in side) for side in data["sides"])
         event = data.get("event")
         per_event = family.per_event and event is not None
         ev_pending = pending.setdefault(event, {}) if per_event else None
@@ -191,9 +189,7 @@ class Replay:
                     "",
                 )
 
-    def _close_event(
-        self, event: str, pending: dict[str, dict[str, list[Any]]], on: date
-    ) -> None:
+    def _close_event(self, event: str, pending: dict[str, dict[str, list[Any]]], on: date) -> None:
         for player, (_, total, games) in pending.pop(event, {}).items():
             state = self.states[player]
             state.rating += total

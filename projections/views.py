@@ -156,11 +156,15 @@ class _Projector:
             self.affected[ladder] = key
 
     def _name(self, player: Any) -> str:
-        row = self.conn.execute("SELECT name FROM view_players WHERE id=?", (str(player),)).fetchone()
+        row = self.conn.execute(
+            "SELECT name FROM view_players WHERE id=?", (str(player),)
+        ).fetchone()
         return row[0] if row else str(player)
 
     def _ladder_name(self, ladder: Any) -> str:
-        row = self.conn.execute("SELECT name FROM view_ladders WHERE id=?", (str(ladder),)).fetchone()
+        row = self.conn.execute(
+            "SELECT name FROM view_ladders WHERE id=?", (str(ladder),)
+        ).fetchone()
         return row[0] if row else str(ladder)
 
     def apply(self, seq: int, event: Any) -> None:
@@ -249,7 +253,9 @@ class _Projector:
     def _GameCorrected(self, e: ev.GameCorrected) -> tuple[str, str]:
         gid = str(e.originator_id)
         old_key, old_ladder = self._game_row(gid)
-        self.conn.execute("DELETE FROM view_entries WHERE ladder=? AND key=?", (old_ladder, old_key))
+        self.conn.execute(
+            "DELETE FROM view_entries WHERE ladder=? AND key=?", (old_ladder, old_key)
+        )
         self._touch(old_ladder, old_key)
         ladder, key, data = self._game_entry(gid, e.game)
         self.conn.execute(
@@ -369,9 +375,7 @@ def replay_ladder(
             if p in touched
         ],
     )
-    last = conn.execute(
-        "SELECT MAX(key) FROM view_entries WHERE ladder=?", (ladder,)
-    ).fetchone()[0]
+    last = conn.execute("SELECT MAX(key) FROM view_entries WHERE ladder=?", (ladder,)).fetchone()[0]
     conn.execute("UPDATE view_ladders SET frontier=? WHERE id=?", (last or "", ladder))
 
 

@@ -161,9 +161,7 @@ class Family:
 
         Raises FamilyError naming the key and what is allowed.
         """
-        values = {
-            k: parse_param_value(v) if isinstance(v, str) else v for k, v in raw.items()
-        }
+        values = {k: parse_param_value(v) if isinstance(v, str) else v for k, v in raw.items()}
         allowed = cls.Params.__struct_fields__
         for key in values:
             if key not in allowed:

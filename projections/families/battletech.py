@@ -207,9 +207,7 @@ def battle_totals(result: BattleTechResult) -> BattleTotals:
         )
     units = result.units or [[], []]
     lines = tuple(
-        tuple(
-            UnitLine(u, _fraction_text(*unit_fraction(u)), ending_bv(u)) for u in side
-        )
+        tuple(UnitLine(u, _fraction_text(*unit_fraction(u)), ending_bv(u)) for u in side)
         for side in units
     )
     obj_lines = tuple(ObjectiveLine(o, _objective_adds(o)) for o in result.objectives)
@@ -259,9 +257,7 @@ def expected_score(
     divisor: float = 400,
 ) -> float:
     """E = (own_s + opp_s + K_own + K*/2) / (1 + 10^((R_opp − R_own)/divisor))."""
-    return (own_s + opp_s + k_own + k_star / 2) / (
-        1 + 10 ** ((r_opp - r_own) / divisor)
-    )
+    return (own_s + opp_s + k_own + k_star / 2) / (1 + 10 ** ((r_opp - r_own) / divisor))
 
 
 _LIST_FIELDS = ("bv", "units", "objectives")
@@ -278,16 +274,12 @@ def _decode_text(key: str, value: Any) -> Any:
     except ValueError:
         if key == "bv":
             return [part for part in re.split(r"[\s,;]+", text) if part]
-        raise FamilyError(
-            f"{key!r} takes JSON (a list), got {value!r}", field=key
-        ) from None
+        raise FamilyError(f"{key!r} takes JSON (a list), got {value!r}", field=key) from None
 
 
 def _check_number(value: float, what: str, field: str) -> None:
     if not math.isfinite(value) or value < 0:
-        raise FamilyError(
-            f"{what} must be a non-negative number, got {value!r}", field=field
-        )
+        raise FamilyError(f"{what} must be a non-negative number, got {value!r}", field=field)
 
 
 def _check_objective(i: int, obj: Objective) -> None:
@@ -295,32 +287,20 @@ def _check_objective(i: int, obj: Objective) -> None:
     _check_number(obj.value, f"{where} value", "objectives")
     if obj.kind in ("protect", "guard") and obj.side is None:
         role = "defender" if obj.kind == "protect" else "guard"
-        raise FamilyError(
-            f"{where} needs 'side': the {role}, 'a' or 'b'", field="objectives"
-        )
+        raise FamilyError(f"{where} needs 'side': the {role}, 'a' or 'b'", field="objectives")
     if obj.kind == "protect":
         if obj.survived is None:
-            raise FamilyError(
-                f"{where} needs 'survived': true or false", field="objectives"
-            )
+            raise FamilyError(f"{where} needs 'survived': true or false", field="objectives")
         if obj.holder is not None:
-            raise FamilyError(
-                f"{where} takes no 'holder' (use 'survived')", field="objectives"
-            )
+            raise FamilyError(f"{where} takes no 'holder' (use 'survived')", field="objectives")
     elif obj.survived is not None:
         raise FamilyError(
-            f"{where} takes no 'survived' (use 'holder': the side holding it "
-            "at the end, or none)",
+            f"{where} takes no 'survived' (use 'holder': the side holding it at the end, or none)",
             field="objectives",
         )
-    if (
-        obj.kind == "contested"
-        and obj.side is not None
-        and obj.holder not in (None, obj.side)
-    ):
+    if obj.kind == "contested" and obj.side is not None and obj.holder not in (None, obj.side):
         raise FamilyError(
-            f"{where} is open only to side {obj.side!r}, so side "
-            f"{obj.holder!r} cannot hold it",
+            f"{where} is open only to side {obj.side!r}, so side {obj.holder!r} cannot hold it",
             field="objectives",
         )
 
@@ -379,7 +359,7 @@ class BattleTechFamily(Family):
                     f"'bv' takes four numbers A_s, A_e, B_s, B_e, got {len(result.bv)}",
                     field="bv",
                 )
-            for label, value in zip(("A_s", "A_e", "B_s", "B_e"), result.bv):
+            for label, value in zip(("A_s", "A_e", "B_s", "B_e"), result.bv, strict=True):
                 _check_number(value, f"'bv' {label}", "bv")
             if result.objectives:
                 raise FamilyError(
@@ -476,7 +456,7 @@ class BattleTechFamily(Family):
     ) -> dict[str, Any]:
         """Every input and intermediate value, in the order one checks them."""
         detail: dict[str, Any] = {"side": "AB"[side]}
-        for label, lines in zip("AB", t.units):
+        for label, lines in zip("AB", t.units, strict=True):
             detail[f"units {label}"] = [
                 {
                     "name": line.unit.name,

@@ -131,9 +131,7 @@ class BgaFamily(Family):
 
     def k_factor(self, state: PlayerState) -> float:
         """K before the N/2 multiplier: k_new for fewer than new_games played."""
-        return (
-            self.params.k_new if state.games < self.params.new_games else self.params.k
-        )
+        return self.params.k_new if state.games < self.params.new_games else self.params.k
 
     def n_capped(self, n: int) -> int:
         """N capped at the advised number of players (no cap when unset)."""
@@ -238,9 +236,7 @@ class BgaFamily(Family):
                         detail["quit"] = "quit first: rated as last"
                         detail["quit penalty"] = penalty
                     detail["change"] = delta
-                side_changes.append(
-                    Change(delta, mean_s, mean_p, k * multiplier, detail)
-                )
+                side_changes.append(Change(delta, mean_s, mean_p, k * multiplier, detail))
             changes.append(side_changes)
         return changes
 

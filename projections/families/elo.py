@@ -120,18 +120,17 @@ class EloFamily(Family):
                 )
         if p.default_margin is not None and p.default_margin not in p.scores:
             raise FamilyError(
-                f"default_margin {p.default_margin!r} is not in scores "
-                f"({', '.join(p.scores)})",
+                f"default_margin {p.default_margin!r} is not in scores ({', '.join(p.scores)})",
                 field="default_margin",
             )
         if p.integer and p.rounding == "none":
-            raise FamilyError(
-                "integer ratings need a rounding other than 'none'", field="rounding"
-            )
+            raise FamilyError("integer ratings need a rounding other than 'none'", field="rounding")
         if p.divisor <= 0:
             raise FamilyError("divisor must be positive", field="divisor")
         if p.season_regression is not None and not 0 <= p.season_regression <= 1:
-            raise FamilyError("season_regression is a fraction from 0 to 1", field="season_regression")
+            raise FamilyError(
+                "season_regression is a fraction from 0 to 1", field="season_regression"
+            )
 
     # The seed families built on this one narrow the vocabulary; the maths
     # below reads everything from ``self.elo`` (their parameters mapped here).

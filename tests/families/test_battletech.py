@@ -71,9 +71,7 @@ def rate(
     explain: bool = False,
 ):
     result = family.parse_result(raw, n_sides=2)
-    sides = tuple(
-        tuple(f"p{s}{i}" for i in range(len(r))) for s, r in enumerate(ratings)
-    )
+    sides = tuple(tuple(f"p{s}{i}" for i in range(len(r))) for s, r in enumerate(ratings))
     states = [[PlayerState(rating=r) for r in side] for side in ratings]
     return family.rate(make_game(result, sides), states, explain=explain)
 
@@ -93,9 +91,7 @@ def test_rules_examples_bv_form(r_a, r_b, bv, change_a, change_b):
         assert side[0].delta == int(side[0].delta)
 
 
-@pytest.mark.parametrize(
-    ("example", "units"), list(zip(EXAMPLES, EXAMPLE_UNITS, strict=True))
-)
+@pytest.mark.parametrize(("example", "units"), list(zip(EXAMPLES, EXAMPLE_UNITS, strict=True)))
 def test_rules_examples_unit_form(example, units):
     r_a, r_b, bv, change_a, change_b = example
     result = FAMILY.parse_result({"units": units}, n_sides=2)
@@ -171,12 +167,8 @@ def test_ending_bv(state, fled, expected):
 
 def test_ending_bv_is_the_exact_fraction_rounded_once():
     # 10 * (2/3) would round twice (66.66...66 vs the nearest float to 20/3).
-    assert ending_bv(Unit(name="Atlas", bv=10, state="critical-damage")) == float(
-        Fraction(20, 3)
-    )
-    assert ending_bv(Unit(name="Atlas", bv=5, state="crippled", fled=True)) == float(
-        Fraction(5, 6)
-    )
+    assert ending_bv(Unit(name="Atlas", bv=10, state="critical-damage")) == float(Fraction(20, 3))
+    assert ending_bv(Unit(name="Atlas", bv=5, state="crippled", fled=True)) == float(Fraction(5, 6))
     assert ending_bv(Unit(name="Atlas", bv=3000, state="crippled")) == 1000
 
 
@@ -248,9 +240,7 @@ def test_explicit_k_terms_add_to_objective_terms():
         50,
         520,
     ]
-    a, b = rate(
-        {"bv": [3000, 2000, 3000, 1000], "k_a": 100, "k_star": 200}, ([1000], [1000])
-    )
+    a, b = rate({"bv": [3000, 2000, 3000, 1000], "k_a": 100, "k_star": 200}, ([1000], [1000]))
     assert (a[0].p, b[0].p) == ((6000 + 100 + 100) / 2, (6000 + 100) / 2)
 
 
@@ -320,9 +310,7 @@ def test_team_sides_share_the_side_change():
         (
             {
                 "units": BASE_UNITS,
-                "objectives": [
-                    {"kind": "contested", "value": 1, "side": "a", "holder": "b"}
-                ],
+                "objectives": [{"kind": "contested", "value": 1, "side": "a", "holder": "b"}],
             },
             "objectives",
             "open only",
@@ -361,9 +349,7 @@ def test_text_forms_parse():
         },
         n_sides=2,
     )
-    assert result.units[0][0] == Unit(
-        name="Atlas", bv=3000, state="crippled", fled=True
-    )
+    assert result.units[0][0] == Unit(name="Atlas", bv=3000, state="crippled", fled=True)
     assert result.objectives == [Objective(kind="contested", value=100, holder="a")]
 
 
@@ -407,9 +393,7 @@ def test_explain_lists_units_and_every_total():
 
 def test_explain_shows_objective_terms():
     obj = {"kind": "guard", "value": 600, "side": "a", "holder": "b", "name": "HPG"}
-    a, _ = rate(
-        {"units": BASE_UNITS, "objectives": [obj]}, ([1000], [1000]), explain=True
-    )
+    a, _ = rate({"units": BASE_UNITS, "objectives": [obj]}, ([1000], [1000]), explain=True)
     assert a[0].detail["objectives"][0]["adds"] == {"A_s": 600, "B_e": 600}
 
 
@@ -448,9 +432,7 @@ unit = st.fixed_dictionaries(
     {
         "name": st.sampled_from(["Atlas", "Locust", "Jenner", "Marauder"]),
         "bv": st.integers(min_value=1, max_value=3000),
-        "state": st.sampled_from(
-            ["intact", "critical-damage", "crippled", "destroyed"]
-        ),
+        "state": st.sampled_from(["intact", "critical-damage", "crippled", "destroyed"]),
         "fled": st.booleans(),
     }
 )
@@ -489,19 +471,12 @@ OTHER = {"a": "b", "b": "a", None: None}
     r_a=rating,
     r_b=rating,
 )
-def test_swapping_sides_swaps_changes_with_units(
-    units_a, units_b, objectives, r_a, r_b
-):
+def test_swapping_sides_swaps_changes_with_units(units_a, units_b, objectives, r_a, r_b):
     swapped = [
-        {k: OTHER[v] if k in ("side", "holder") else v for k, v in o.items()}
-        for o in objectives
+        {k: OTHER[v] if k in ("side", "holder") else v for k, v in o.items()} for o in objectives
     ]
-    forward = rate(
-        {"units": [units_a, units_b], "objectives": objectives}, ([r_a], [r_b])
-    )
-    backward = rate(
-        {"units": [units_b, units_a], "objectives": swapped}, ([r_b], [r_a])
-    )
+    forward = rate({"units": [units_a, units_b], "objectives": objectives}, ([r_a], [r_b]))
+    backward = rate({"units": [units_b, units_a], "objectives": swapped}, ([r_b], [r_a]))
     assert deltas(forward) == deltas(backward)[::-1]
 
 

@@ -20,13 +20,9 @@ def family(**params: Any) -> BgaFamily:
     return BgaFamily(BgaFamily.parse_params(params))
 
 
-def game(
-    ranks: list[int], quit: int | None = None, team_sizes: list[int] | None = None
-) -> Game:
+def game(ranks: list[int], quit: int | None = None, team_sizes: list[int] | None = None) -> Game:
     sizes = team_sizes or [1] * len(ranks)
-    sides = tuple(
-        tuple(f"p{i}.{j}" for j in range(size)) for i, size in enumerate(sizes)
-    )
+    sides = tuple(tuple(f"p{i}.{j}" for j in range(size)) for i, size in enumerate(sizes))
     return Game(
         id="g1",
         date=date(2025, 3, 1),
@@ -51,13 +47,9 @@ def deltas(fam: BgaFamily, g: Game, states: list[list[PlayerState]]) -> list[flo
 @pytest.mark.parametrize(
     ("advised", "ratings", "games", "ranks", "quit", "expected"),
     [
-        pytest.param(
-            None, [1500, 1500], EXPERIENCED, [1, 2], None, [20, -20], id="2p-equal"
-        ),
+        pytest.param(None, [1500, 1500], EXPERIENCED, [1, 2], None, [20, -20], id="2p-equal"),
         pytest.param(None, [1500, 1500], 0, [1, 2], None, [30, -30], id="2p-both-new"),
-        pytest.param(
-            4, [1500] * 4, EXPERIENCED, [1, 2, 3, 4], None, [40, 13, -13, -40], id="4p"
-        ),
+        pytest.param(4, [1500] * 4, EXPERIENCED, [1, 2, 3, 4], None, [40, 13, -13, -40], id="4p"),
         pytest.param(
             4,
             [1500] * 5,
@@ -94,9 +86,7 @@ def deltas(fam: BgaFamily, g: Game, states: list[list[PlayerState]]) -> list[flo
             [-39, 39],
             id="clamped-underdog-wins",
         ),
-        pytest.param(
-            4, [1500] * 4, EXPERIENCED, [1, 2, 3, 4], 3, [0, 0, -50, 0], id="quit"
-        ),
+        pytest.param(4, [1500] * 4, EXPERIENCED, [1, 2, 3, 4], 3, [0, 0, -50, 0], id="quit"),
     ],
 )
 def test_rules_examples(
@@ -132,9 +122,7 @@ def test_each_player_applies_own_k() -> None:
 )
 def test_n_over_2_cap(advised: int | None, multiplier: float, first: int) -> None:
     # 5 players all 1500, the winner's mean (S - P) is 0.5.
-    changes = family(advised_players=advised).rate(
-        game([1, 2, 3, 4, 5]), solo([1500] * 5)
-    )
+    changes = family(advised_players=advised).rate(game([1, 2, 3, 4, 5]), solo([1500] * 5))
     assert changes[0][0].delta == first
     assert changes[0][0].k == 40 * multiplier
 
@@ -195,9 +183,7 @@ def test_team_side_uses_mean_rating_and_own_k() -> None:
 
 def test_change_reports_mean_s_p_and_effective_k() -> None:
     # The 3-player tie example: the 1600 player has S 0.5 and 1, K 40 × 3/2.
-    change = family(advised_players=4).rate(game([1, 1, 3]), solo([1500, 1600, 1400]))[
-        1
-    ][0]
+    change = family(advised_players=4).rate(game([1, 1, 3]), solo([1500, 1600, 1400]))[1][0]
     assert change.s == 0.75
     assert change.p == pytest.approx((1 / (1 + 10**-0.25) + 1 / (1 + 10**-0.5)) / 2)
     assert change.k == 60
@@ -238,11 +224,7 @@ def test_explain_detail() -> None:
 
 
 def test_explain_quitter_shows_penalty() -> None:
-    detail = (
-        family()
-        .rate(game([1, 2], quit=2), solo([1500, 1500]), explain=True)[1][0]
-        .detail
-    )
+    detail = family().rate(game([1, 2], quit=2), solo([1500, 1500]), explain=True)[1][0].detail
     assert detail is not None
     assert (detail["quit penalty"], detail["change"]) == (10, -30)
 
@@ -370,9 +352,7 @@ def test_equal_ratings_equal_k_sum_to_zero(
     # Each virtual game's S − P is mirrored by the opponent's, so the unrounded
     # changes cancel; each rounding moves a change by at most 0.5.
     n = len(ranks)
-    changes = family(advised_players=advised_players).rate(
-        game(ranks), solo([rating] * n)
-    )
+    changes = family(advised_players=advised_players).rate(game(ranks), solo([rating] * n))
     total = sum(side[0].delta for side in changes)
     assert abs(total) <= n / 2
 
