@@ -9,7 +9,7 @@ applied after the event's last game.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import date
 from typing import Any
 
@@ -81,6 +81,7 @@ class Replay:
         self.states = states
         self.family = family
         self.merges = merges or {}
+        self.since_checkpoint = 0
 
     def _state(self, player: str, on: date) -> PlayerState:
         state = self.states.get(player)
@@ -90,24 +91,45 @@ class Replay:
             self.states[player] = state
         return state
 
-    def run(self, entries: Iterable[Entry]) -> Iterator[Row]:
-        """Apply entries in order, yielding history rows."""
+    def run(
+        self,
+        entries: Iterable[Entry],
+        checkpoint: Callable[[str, dict[str, PlayerState]], None] | None = None,
+        every: int = 0,
+        since: int = 0,
+    ) -> Iterator[Row]:
+        """Apply entries in order, yielding history rows.
+
+        ``checkpoint(key, states)`` is called after an entry when the states
+        are a safe place to restart from (no event half-applied): after every
+        season close, every event close, and once ``every`` games have passed
+        since the last checkpoint (``since`` of them before this run).
+        """
         entries = list(entries) if not isinstance(entries, list) else entries
         last_of_event = self._event_ends(entries)
         pending: dict[str, dict[str, list[Any]]] = {}
+        self.since_checkpoint = since
         for index, entry in enumerate(entries):
+            boundary = False
             if entry.kind == "ruleset":
                 self.family = load_family(entry.data["family"], entry.data["params"])
                 last_of_event = self._event_ends(entries)
             elif entry.kind == "game":
+                self.since_checkpoint += 1
                 yield from self._game(entry, pending)
             elif entry.kind == "adjust":
                 yield from self._adjust(entry)
             elif entry.kind == "season":
+                boundary = True
                 yield from self._season(entry)
             event = entry.data.get("event") if entry.kind == "game" else None
             if event is not None and last_of_event.get(event) == index:
                 self._close_event(event, pending, entry.date)
+                boundary = True
+            due = boundary or (every and self.since_checkpoint >= every)
+            if checkpoint is not None and due and not pending:
+                checkpoint(entry.key, self.states)
+                self.since_checkpoint = 0
 
     def _event_ends(self, entries: list[Entry]) -> dict[str, int]:
         if self.family is None or not self.family.per_event:

@@ -29,7 +29,8 @@ CREATE TABLE IF NOT EXISTS view_tracking (
     name TEXT PRIMARY KEY, position INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS view_ladders (
     id TEXT PRIMARY KEY, name TEXT NOT NULL, key TEXT NOT NULL,
-    opened_at TEXT, opened_by TEXT, frontier TEXT NOT NULL DEFAULT '');
+    opened_at TEXT, opened_by TEXT, frontier TEXT NOT NULL DEFAULT '',
+    since_checkpoint INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS view_players (
     id TEXT PRIMARY KEY, name TEXT NOT NULL, key TEXT NOT NULL,
     merged_into TEXT, registered_at TEXT);
@@ -41,7 +42,10 @@ CREATE TABLE IF NOT EXISTS view_games (
 CREATE INDEX IF NOT EXISTS view_games_short ON view_games (short);
 CREATE TABLE IF NOT EXISTS view_entries (
     ladder TEXT NOT NULL, key TEXT NOT NULL, kind TEXT NOT NULL,
-    id TEXT NOT NULL, date TEXT NOT NULL, data TEXT NOT NULL,
+    id TEXT NOT NULL, date TEXT NOT NULL, event TEXT, data TEXT NOT NULL,
+    PRIMARY KEY (ladder, key));
+CREATE TABLE IF NOT EXISTS view_checkpoints (
+    ladder TEXT NOT NULL, key TEXT NOT NULL, states BLOB NOT NULL,
     PRIMARY KEY (ladder, key));
 CREATE TABLE IF NOT EXISTS view_history (
     ladder TEXT NOT NULL, key TEXT NOT NULL, entry TEXT NOT NULL,
@@ -69,6 +73,7 @@ TABLES = (
     "view_players",
     "view_games",
     "view_entries",
+    "view_checkpoints",
     "view_history",
     "view_standings",
     "view_audit",
@@ -302,9 +307,10 @@ class _Projector:
         self, ladder: str, key: str, kind: str, entry_id: str, on: date, data: dict[str, Any]
     ) -> None:
         self.conn.execute(
-            "INSERT INTO view_entries VALUES (?,?,?,?,?,?)",
-            (ladder, key, kind, entry_id, on.isoformat(), _json.encode(data).decode()),
-        )
+            "INSERT INTO view_entries VALUES (?,?,?,?,?,?,?)",
+            (ladder, key, kind, entry_id, on.isoformat(), data.get("event") if kind == "game"
+             else None, _json.encode(data).decode()),
+        )  # fmt: skip
         self._touch(ladder, key)
 
     # -- replay ---------------------------------------------------------------
@@ -318,49 +324,108 @@ class _Projector:
             replay_ladder(self.conn, ladder, key, merges)
 
 
-def _entries(conn: sqlite3.Connection, ladder: str, from_key: str) -> list[Entry]:
+def _entries(conn: sqlite3.Connection, ladder: str, after: str | None) -> list[Entry]:
+    """A ladder's entries in effective order, after a key (or all)."""
     decode = msgspec.json.Decoder(dict[str, Any]).decode
     return [
         Entry(key, kind, entry_id, date.fromisoformat(on), decode(data))
         for key, kind, entry_id, on, data in conn.execute(
             "SELECT key, kind, id, date, data FROM view_entries "
-            "WHERE ladder=? AND key>=? ORDER BY key",
-            (ladder, from_key),
+            "WHERE ladder=? AND key>? ORDER BY key",
+            (ladder, "" if after is None else after),
         )
     ]
+
+
+CHECKPOINT_EVERY = 2000  # games between checkpoints (besides event and season closes)
+_states_encoder = msgspec.msgpack.Encoder()
+_states_decoder = msgspec.msgpack.Decoder(dict[str, PlayerState])
+
+
+def _ruleset_before(conn: sqlite3.Connection, ladder: str, key: str) -> Any:
+    row = conn.execute(
+        "SELECT data FROM view_entries WHERE ladder=? AND kind='ruleset' AND key<=? "
+        "ORDER BY key DESC LIMIT 1",
+        (ladder, key),
+    ).fetchone()
+    return _family_of(msgspec.json.decode(row[0])) if row else None
+
+
+def _restart_checkpoint(
+    conn: sqlite3.Connection, ladder: str, from_key: str, per_event: bool
+) -> str | None:
+    """The latest checkpoint before ``from_key`` that no event straddles
+    (a per-event family rates an event from the states before it began)."""
+    keys = [
+        k for (k,) in conn.execute(
+            "SELECT key FROM view_checkpoints WHERE ladder=? AND key<? ORDER BY key DESC",
+            (ladder, from_key),
+        )
+    ]  # fmt: skip
+    if not keys or not per_event:
+        return keys[0] if keys else None
+    spans = conn.execute(
+        "SELECT MIN(key), MAX(key) FROM view_entries WHERE ladder=? AND kind='game' "
+        "AND event IS NOT NULL GROUP BY event",
+        (ladder,),
+    ).fetchall()
+    for key in keys:
+        if not any(lo <= key < hi for lo, hi in spans):
+            return key
+    return None
 
 
 def replay_ladder(
     conn: sqlite3.Connection, ladder: str, from_key: str, merges: dict[str, str]
 ) -> None:
-    """Replay a ladder's timeline from ``from_key`` and rewrite its history
-    and standings. Appending after the ladder's frontier starts from the
-    current standings (cost independent of the ladder's size); anything else
-    replays the ladder from its first entry."""
-    frontier = conn.execute("SELECT frontier FROM view_ladders WHERE id=?", (ladder,)).fetchone()
-    frontier = frontier[0] if frontier else ""
-    family = None
-    states: dict[str, PlayerState] = {}
-    if frontier and from_key > frontier:
-        rs = conn.execute(
-            "SELECT data FROM view_entries WHERE ladder=? AND kind='ruleset' AND key<? "
-            "ORDER BY key DESC LIMIT 1",
-            (ladder, from_key),
-        ).fetchone()
-        family = _family_of(msgspec.json.decode(rs[0]))
-        if family.per_event:
-            family = None  # an event's close depends on all its games: replay fully
-    if family is not None:
+    """Replay a ladder's timeline from ``from_key`` and rewrite its history,
+    standings and checkpoints from there.
+
+    Appending after the ladder's frontier continues from the current standings
+    (cost independent of the ladder's size). Any earlier change restarts from
+    the last checkpoint before it, so it costs the entries after that
+    checkpoint, not the ladder's size.
+    """
+    lrow = conn.execute(
+        "SELECT frontier, since_checkpoint FROM view_ladders WHERE id=?", (ladder,)
+    ).fetchone()
+    frontier, since = (lrow[0], lrow[1]) if lrow else ("", 0)
+    family = _ruleset_before(conn, ladder, frontier) if frontier else None
+    appending = family is not None and from_key > frontier and not family.per_event
+    if appending:
         states = _load_standings(conn, ladder)
+        after: str | None = frontier
     else:
-        from_key = ""
-        conn.execute("DELETE FROM view_history WHERE ladder=?", (ladder,))
+        per_event = family is not None and family.per_event
+        after = _restart_checkpoint(conn, ladder, from_key, per_event)
+        if after is None:
+            states, family, since = {}, None, 0
+        else:
+            blob = conn.execute(
+                "SELECT states FROM view_checkpoints WHERE ladder=? AND key=?", (ladder, after)
+            ).fetchone()[0]
+            states = _states_decoder.decode(blob)
+            family = _ruleset_before(conn, ladder, after)
+            since = 0
+        conn.execute(
+            "DELETE FROM view_history WHERE ladder=? AND key>?", (ladder, after or "")
+        )
+        conn.execute(
+            "DELETE FROM view_checkpoints WHERE ladder=? AND key>?", (ladder, after or "")
+        )
         conn.execute("DELETE FROM view_standings WHERE ladder=?", (ladder,))
-    entries = _entries(conn, ladder, from_key)
+
+    def checkpoint(key: str, current: dict[str, PlayerState]) -> None:
+        conn.execute(
+            "INSERT OR REPLACE INTO view_checkpoints VALUES (?,?,?)",
+            (ladder, key, _states_encoder.encode(current)),
+        )
+
     replay = Replay(states, family, merges)
     touched: set[str] = set()
     batch: list[tuple[Any, ...]] = []
-    for row in replay.run(entries):
+    entries = _entries(conn, ladder, after)
+    for row in replay.run(entries, checkpoint, CHECKPOINT_EVERY, since):
         touched.add(row.player)
         batch.append(_history_tuple(ladder, row))
         if len(batch) >= 10000:
@@ -372,11 +437,14 @@ def replay_ladder(
         [
             (ladder, p, s.rating, s.games, _iso(s.last_played), _iso(s.rated_since))
             for p, s in states.items()
-            if p in touched
+            if p in touched or not appending
         ],
     )
-    last = conn.execute("SELECT MAX(key) FROM view_entries WHERE ladder=?", (ladder,)).fetchone()[0]
-    conn.execute("UPDATE view_ladders SET frontier=? WHERE id=?", (last or "", ladder))
+    last = entries[-1].key if entries else (after or "")
+    conn.execute(
+        "UPDATE view_ladders SET frontier=?, since_checkpoint=? WHERE id=?",
+        (last, replay.since_checkpoint, ladder),
+    )
 
 
 def _family_of(data: dict[str, Any]) -> Any:
