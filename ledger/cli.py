@@ -24,7 +24,9 @@ from ledger.identity import short
 from ledger.importer import import_sheet
 from ledger.output import FORMATS, render
 from ledger.storage import resolve
-from projections import queries, views
+from projections import chain, queries, timetravel, views
+from projections import verify as verify_mod
+from projections import whatif as whatif_mod
 from projections.families.base import parse_param_value
 from projections.families.registry import BUILT_IN
 
@@ -498,14 +500,30 @@ def adjust(
 @main.command()
 @click.argument("ladder_name", metavar="LADDER")
 @click.option("--as-of", default=None, metavar="DATE", help="The ranking at the end of DATE.")
+@click.option(
+    "--as-known-at", default=None, metavar="TIMESTAMP",
+    help="The ranking as the ledger showed it at that moment (before later "
+    "corrections and late results). A date alone means the end of that day, UTC.",
+)  # fmt: skip
 @click.option("--lang", type=click.Choice(["en", "fr"]), default="en", show_default=True,
               help="Language of grades.")  # fmt: skip
 @format_option
 @pass_ledger
-def standings(led: Ledger, ladder_name: str, as_of: str | None, lang: str, fmt: str) -> None:
-    """The ranking of LADDER: rank, player, rating, grade, games, last played."""
-    rows = queries.standings(led.conn, ladder_name, date_option(as_of), lang)
-    title = f"{ladder_name}" + (f" as of {as_of}" if as_of else "")
+def standings(
+    led: Ledger, ladder_name: str, as_of: str | None, as_known_at: str | None, lang: str, fmt: str
+) -> None:
+    """The ranking of LADDER: rank, player, rating, grade, games, last played.
+
+    --as-of is effective time (the ranking on that date); --as-known-at is
+    record time (what the ledger said then). Together: what did we publish on
+    1 January, as it stood on 31 December?
+    """
+    conn = led.conn
+    if as_known_at is not None:
+        conn = timetravel.known_at(led.app.recorder, timetravel.parse_moment(as_known_at))
+    rows = queries.standings(conn, ladder_name, date_option(as_of), lang)
+    title = ladder_name + (f" as of {as_of}" if as_of else "")
+    title += f" as known at {as_known_at}" if as_known_at else ""
     click.echo(render(rows, fmt, title, kind=queries.StandingRow))
 
 
@@ -545,12 +563,102 @@ def explain(led: Ledger, game: str, fmt: str) -> None:
 
 @main.command()
 @click.argument("ladder_name", metavar="[LADDER]", required=False)
+@click.option("--head", is_flag=True, help="Print only the hash-chain head (to publish).")
 @format_option
 @pass_ledger
-def audit(led: Ledger, ladder_name: str | None, fmt: str) -> None:
+def audit(led: Ledger, ladder_name: str | None, head: bool, fmt: str) -> None:
     """The event log: sequence, recorded at, by, kind, summary, reason."""
+    if head:
+        seq, link = chain.head(led.conn)
+        click.echo(link if fmt == "table" else render(HeadLine(seq, link), fmt))
+        return
     rows = queries.audit(led.conn, ladder_name)
     click.echo(render(rows, fmt, "Audit log", kind=queries.AuditLine))
+
+
+class HeadLine(msgspec.Struct):
+    events: int
+    head: str
+
+
+@main.command()
+@click.option(
+    "--head",
+    "published",
+    default=None,
+    metavar="HASH",
+    help="A head published earlier: it must be a link of this ledger's chain.",
+)
+@format_option
+@pass_ledger
+def verify(led: Ledger, published: str | None, fmt: str) -> None:
+    """Check the event log against its hash chain and the views against a
+    rebuild from the events; name the first event or view row that differs."""
+    report = verify_mod.verify(led.conn, led.app.recorder, published)
+    if fmt != "table":
+        click.echo(render(report, fmt))
+    else:
+        click.echo(f"Events chained: {report.events}\nHead: {report.head}")
+        click.echo(f"Views checksum: {report.views_checksum}")
+        for problem in report.problems:
+            click.echo(f"PROBLEM: {problem}")
+        click.echo("OK: the event log matches its chain and the views match a rebuild."
+                   if report.ok else f"{len(report.problems)} problem(s) found.")  # fmt: skip
+    if not report.ok:
+        sys.exit(1)
+
+
+@main.command()
+@click.argument("ladder_name", metavar="LADDER")
+@click.option(
+    "--from-known-at",
+    "start",
+    required=True,
+    metavar="TIMESTAMP",
+    help="The earlier moment (record time).",
+)
+@click.option(
+    "--to-known-at",
+    "end",
+    default=None,
+    metavar="TIMESTAMP",
+    help="The later moment (default: now).",
+)
+@format_option
+@pass_ledger
+def diff(led: Ledger, ladder_name: str, start: str, end: str | None, fmt: str) -> None:
+    """Every player whose rating in LADDER changed between two moments of the
+    ledger, and the events recorded in between that changed it."""
+    rows = timetravel.diff(
+        led.app.recorder, ladder_name, timetravel.parse_moment(start),
+        timetravel.parse_moment(end) if end else None, led.conn,
+    )  # fmt: skip
+    click.echo(render(rows, fmt, f"{ladder_name}: changes", kind=timetravel.DiffLine))
+
+
+@main.command()
+@click.argument("ladder_name", metavar="LADDER")
+@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="A parameter to try.")
+@click.option("--family", default=None, help="Try another family (its defaults + --set).")
+@click.option(
+    "--from",
+    "start",
+    default=None,
+    metavar="DATE",
+    help="Apply the rules from this date only (default: the whole history).",
+)
+@format_option
+@pass_ledger
+def whatif(
+    led: Ledger, ladder_name: str, sets: tuple[str, ...], family: str | None,
+    start: str | None, fmt: str,
+) -> None:  # fmt: skip
+    """Replay LADDER under other rules, recording nothing, and show the
+    ranking side by side with today's (rank and rating moves)."""
+    if not sets and not family:
+        raise Invalid("nothing to try: give --set KEY=VALUE or --family")
+    rows = whatif_mod.whatif(led.conn, ladder_name, parse_sets(sets), family, date_option(start))
+    click.echo(render(rows, fmt, f"{ladder_name}: what if", kind=whatif_mod.WhatIfLine))
 
 
 @main.command()

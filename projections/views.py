@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterable
-from datetime import date
+from datetime import date, datetime
 from typing import Any
 
 import msgspec
 
 from ledger import events as ev
 from ledger.identity import name_key, short
+from projections.chain import Chainer
 from projections.families.base import PlayerState
 from projections.replay import Entry, Replay, Row, resolve_merges
 from projections.timeline import sort_key
@@ -109,24 +110,40 @@ def position(conn: sqlite3.Connection) -> int:
     return row[0] if row else 0
 
 
-def catch_up(conn: sqlite3.Connection, recorder: Any) -> int:
+def catch_up(
+    conn: sqlite3.Connection,
+    recorder: Any,
+    known_at: datetime | None = None,
+    chain: bool = True,
+) -> int:
     """Bring the views up to the last event recorded; returns the number of
     events applied. Safe to run from several processes: the transaction is
-    taken before the tracking position is read."""
+    taken before the tracking position is read.
+
+    ``known_at`` keeps only events recorded at or before that moment (the
+    ledger as it was then); ``chain`` extends the hash chain as events are
+    first seen (off for throwaway in-memory views).
+    """
     conn.execute("BEGIN IMMEDIATE")
     try:
         start = position(conn)
         projector = _Projector(conn)
+        chainer = Chainer(conn) if chain else None
         applied = 0
         while True:
             notes = recorder.select_notifications(start, PAGE, inclusive_of_start=False)
             if not notes:
                 break
             for note in notes:
-                projector.apply(note.id, ev.decode(note.topic, note.state))
                 start = note.id
+                if chainer is not None:
+                    chainer.add(note)
+                event = ev.decode(note.topic, note.state)
+                if known_at is not None and event.recorded_at > known_at:
+                    continue
+                projector.apply(note.id, event)
                 applied += 1
-        if applied:
+        if start != position(conn):
             projector.replay_affected()
             conn.execute(
                 "INSERT INTO view_tracking (name, position) VALUES ('views', ?) "
@@ -146,6 +163,13 @@ def rebuild(conn: sqlite3.Connection, recorder: Any) -> int:
         conn.execute(f"DROP TABLE IF EXISTS {table}")
     conn.executescript(SCHEMA)
     return catch_up(conn, recorder)
+
+
+def in_memory(recorder: Any, known_at: datetime | None = None) -> sqlite3.Connection:
+    """Throwaway views built from the events alone (for verify, time travel)."""
+    conn = connect(":memory:")
+    catch_up(conn, recorder, known_at=known_at, chain=False)
+    return conn
 
 
 class _Projector:
@@ -324,7 +348,7 @@ class _Projector:
             replay_ladder(self.conn, ladder, key, merges)
 
 
-def _entries(conn: sqlite3.Connection, ladder: str, after: str | None) -> list[Entry]:
+def ladder_entries(conn: sqlite3.Connection, ladder: str, after: str | None) -> list[Entry]:
     """A ladder's entries in effective order, after a key (or all)."""
     decode = msgspec.json.Decoder(dict[str, Any]).decode
     return [
@@ -407,12 +431,8 @@ def replay_ladder(
             states = _states_decoder.decode(blob)
             family = _ruleset_before(conn, ladder, after)
             since = 0
-        conn.execute(
-            "DELETE FROM view_history WHERE ladder=? AND key>?", (ladder, after or "")
-        )
-        conn.execute(
-            "DELETE FROM view_checkpoints WHERE ladder=? AND key>?", (ladder, after or "")
-        )
+        conn.execute("DELETE FROM view_history WHERE ladder=? AND key>?", (ladder, after or ""))
+        conn.execute("DELETE FROM view_checkpoints WHERE ladder=? AND key>?", (ladder, after or ""))
         conn.execute("DELETE FROM view_standings WHERE ladder=?", (ladder,))
 
     def checkpoint(key: str, current: dict[str, PlayerState]) -> None:
@@ -424,7 +444,7 @@ def replay_ladder(
     replay = Replay(states, family, merges)
     touched: set[str] = set()
     batch: list[tuple[Any, ...]] = []
-    entries = _entries(conn, ladder, after)
+    entries = ladder_entries(conn, ladder, after)
     for row in replay.run(entries, checkpoint, CHECKPOINT_EVERY, since):
         touched.add(row.player)
         batch.append(_history_tuple(ladder, row))

@@ -1,0 +1,92 @@
+"""``ledger whatif``: a ladder's whole history replayed under other rules,
+in memory, recording nothing."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import date
+from typing import Any
+
+import msgspec
+
+from ledger.errors import Invalid
+from projections import queries
+from projections.families.base import FamilyError
+from projections.families.registry import family_class, load_family
+from projections.replay import Entry, Replay, resolve_merges
+from projections.timeline import sort_key
+from projections.views import ladder_entries
+
+
+class WhatIfLine(msgspec.Struct):
+    player: str
+    rank_now: int | None
+    rating_now: float | None
+    rank_whatif: int | None
+    rating_whatif: float | None
+    rank_move: int | None
+    rating_move: float | None
+
+
+def whatif(
+    conn: sqlite3.Connection,
+    ladder: str,
+    overrides: dict[str, Any],
+    family: str | None = None,
+    start: date | None = None,
+) -> list[WhatIfLine]:
+    """Replay ``ladder`` with ``overrides`` (from ``start`` on, or for its
+    whole history) and compare with today's standings."""
+    lid = queries.ladder_row(conn, ladder)["id"]
+    entries = ladder_entries(conn, lid, None)
+    if start is None:
+        changed = [_override(e, overrides, family) if e.kind == "ruleset" else e for e in entries]
+    else:
+        rulesets = [e for e in entries if e.kind == "ruleset" and e.date <= start]
+        base = _override(rulesets[-1], overrides, family)
+        marker = Entry(sort_key(start, "ruleset", "whatif"), "ruleset", "whatif", start, base.data)
+        changed = sorted([*entries, marker], key=lambda e: e.key)
+    merges = resolve_merges(
+        dict(conn.execute("SELECT id, merged_into FROM view_players WHERE merged_into IS NOT NULL"))
+    )
+    replay = Replay({}, None, merges)
+    for _ in replay.run(changed):
+        pass
+    names = queries.names(conn)
+    now = {r.player: (r.rank, r.rating) for r in queries.standings(conn, ladder)}
+    ranked = sorted(replay.states.items(), key=lambda kv: (-kv[1].rating, names.get(kv[0], kv[0])))
+    then = {names.get(p, p): (i, s.rating) for i, (p, s) in enumerate(ranked, start=1)}
+    lines = []
+    for player in sorted(set(now) | set(then), key=lambda p: then.get(p, (10**9, 0))[0]):
+        rn, vn = now.get(player, (None, None))
+        rw, vw = then.get(player, (None, None))
+        lines.append(
+            WhatIfLine(
+                player=player,
+                rank_now=rn,
+                rating_now=vn,
+                rank_whatif=rw,
+                rating_whatif=vw,
+                rank_move=None if rn is None or rw is None else rn - rw,
+                rating_move=None if vn is None or vw is None else vw - vn,
+            )
+        )
+    return lines
+
+
+def _override(entry: Entry, overrides: dict[str, Any], family: str | None) -> Entry:
+    data = dict(entry.data)
+    try:
+        if family is not None:
+            cls = family_class(family)
+            data["family"], data["params"] = (
+                family,
+                msgspec.to_builtins(cls.parse_params(overrides)),
+            )
+        else:
+            fam = load_family(data["family"], {**data["params"], **overrides})
+            data["params"] = fam.params_dict()
+        load_family(data["family"], data["params"])
+    except FamilyError as exc:
+        raise Invalid(str(exc), field=exc.field) from None
+    return Entry(entry.key, entry.kind, entry.id, entry.date, data)
