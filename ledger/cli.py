@@ -23,7 +23,8 @@ from ledger.game_input import GameInput, PlayerBook, build_facts, parse_date, pa
 from ledger.identity import short
 from ledger.importer import import_sheet
 from ledger.output import FORMATS, render
-from ledger.storage import resolve
+from ledger.storage import Storage, resolve
+from projections.db import Database
 from projections import chain, queries, timetravel, views
 from projections import verify as verify_mod
 from projections import whatif as whatif_mod
@@ -35,25 +36,31 @@ class Ledger:
     """What every command shares: the storage, the application and the views,
     opened on first use."""
 
-    def __init__(self, db: str | None, by: str | None) -> None:
+    def __init__(self, db: str | None, by: str | None, schema: str | None = None) -> None:
         self.db = db
+        self.schema = schema
         self.by = current_user(by)
+        self._storage: Storage | None = None
         self._app: LedgerApplication | None = None
-        self._conn: Any = None
+        self._conn: Database | None = None
+
+    @property
+    def storage(self) -> Storage:
+        if self._storage is None:
+            self._storage = resolve(self.db, self.schema)
+        return self._storage
 
     @property
     def app(self) -> LedgerApplication:
         if self._app is None:
-            storage = resolve(self.db)
-            self._app = LedgerApplication(env=storage.app_env())
+            self._app = LedgerApplication(env=self.storage.app_env())
         return self._app
 
     @property
-    def conn(self) -> Any:
+    def conn(self) -> Database:
         if self._conn is None:
-            storage = resolve(self.db)
             self.app  # noqa: B018 - the event store's tables exist before the views read them
-            self._conn = views.connect(storage.target)
+            self._conn = views.connect(self.storage.open_views())
             views.catch_up(self._conn, self.app.recorder)
         return self._conn
 
@@ -109,15 +116,19 @@ pass_ledger = click.make_pass_decorator(Ledger)
     "--by", "by", envvar="LEDGER_USER", metavar="NAME",
     help="Who is recording (default: LEDGER_USER, else the OS user).",
 )  # fmt: skip
+@click.option(
+    "--schema", envvar="LEDGER_SCHEMA", default=None, metavar="NAME",
+    help="PostgreSQL schema for the events and views (default: ledger). Env: LEDGER_SCHEMA.",
+)  # fmt: skip
 @click.pass_context
-def main(ctx: click.Context, db: str | None, by: str | None) -> None:
+def main(ctx: click.Context, db: str | None, by: str | None, schema: str | None) -> None:
     """An event-sourced rating ledger for wargame and board-game communities.
 
     Every result, correction, void, rule change and season close is an
     append-only event; standings, histories and explanations are rebuilt from
     those events, so anyone can audit why a rating is what it is.
     """
-    ctx.obj = Ledger(db, by)
+    ctx.obj = Ledger(db, by, schema)
 
 
 # -- ladders -----------------------------------------------------------------

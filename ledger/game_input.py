@@ -7,7 +7,6 @@ game is read and checked the same way whichever way it arrives.
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import date
 from typing import Any
 from uuid import UUID
@@ -19,6 +18,7 @@ from ledger.application import LadderState, LedgerApplication
 from ledger.errors import Invalid, NotFound
 from ledger.identity import name_key, player_id
 from projections import queries
+from projections.db import Database
 
 
 class GameInput(msgspec.Struct):
@@ -77,7 +77,7 @@ class PlayerBook:
     """Name-to-id lookups against the views, remembering players that an
     import or ``--add-players`` will register with the game."""
 
-    def __init__(self, conn: sqlite3.Connection, add_players: bool) -> None:
+    def __init__(self, conn: Database, add_players: bool) -> None:
         self.conn = conn
         self.add_players = add_players
         self.new: dict[str, str] = {}  # name key -> name as first written

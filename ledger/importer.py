@@ -11,7 +11,6 @@ whose game is recorded with different content is an error pointing to
 from __future__ import annotations
 
 import csv
-import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from ledger.application import LadderState, LedgerApplication
 from ledger.errors import Invalid, LedgerError
 from ledger.game_input import GameInput, PlayerBook, build_facts
 from ledger.identity import short
+from projections.db import Database
 from projections.families.registry import BUILT_IN
 
 BASE_COLUMNS = ("ladder", "date", "event", "round", "table", "neutral")
@@ -131,7 +131,7 @@ def row_input(row: dict[str, str]) -> GameInput:
 
 def import_sheet(
     app: LedgerApplication,
-    conn: sqlite3.Connection,
+    conn: Database,
     path: Path,
     by: str,
     dry_run: bool = False,

@@ -14,6 +14,7 @@ from urllib.parse import unquote, urlparse
 import msgspec
 
 from ledger.errors import Invalid
+from projections.db import Database, PostgresDatabase, SQLiteDatabase
 
 DEFAULT_DB = "ledger.db"
 
@@ -45,13 +46,32 @@ class Storage(msgspec.Struct, frozen=True):
             "CREATE_TABLE": "y",
         }
 
+    def open_views(self) -> Database:
+        """The views' database (the same file or schema as the events)."""
+        if self.kind == "sqlite":
+            return SQLiteDatabase(self.target)
+        return PostgresDatabase(self.target, self.schema)
 
-def resolve(db: str | None, schema: str = "ledger") -> Storage:
+    def prepare(self) -> None:
+        """Create what the event store needs before it opens (a schema)."""
+        if self.kind == "postgres":
+            self.open_views().close()
+
+
+def resolve(db: str | None, schema: str | None = None) -> Storage:
     """Resolve ``--db`` (or ``LEDGER_DB``, or the default) and check that it
     can be used, so a bad path fails before anything is attempted."""
     target = db or os.environ.get("LEDGER_DB") or DEFAULT_DB
+    schema = schema or os.environ.get("LEDGER_SCHEMA") or "ledger"
     if target.startswith(("postgresql://", "postgres://")):
-        return Storage("postgres", target, schema)
+        if not schema.replace("_", "").isalnum():
+            raise Invalid(f"schema {schema!r}: use letters, digits and underscores only")
+        storage = Storage("postgres", target, schema)
+        try:
+            storage.prepare()
+        except Exception as exc:  # noqa: BLE001 - psycopg raises many kinds
+            raise Invalid(f"cannot connect to {_redact(target)}: {exc}") from None
+        return storage
     path = Path(target)
     if path.is_dir():
         raise Invalid(f"database path {target!r} is a directory, not a file")
@@ -66,3 +86,10 @@ def resolve(db: str | None, schema: str = "ledger") -> Storage:
     except (OSError, sqlite3.Error) as exc:
         raise Invalid(f"cannot open database {target!r} for writing: {exc}") from None
     return Storage("sqlite", str(path))
+
+
+def _redact(url: str) -> str:
+    parsed = urlparse(url)
+    if parsed.password:
+        return url.replace(f":{parsed.password}@", ":***@")
+    return url

@@ -12,8 +12,9 @@ rebuild of the views never rewrites them).
 
 from __future__ import annotations
 
+from projections.db import Database
+
 import hashlib
-import sqlite3
 from typing import Any
 
 GENESIS = "0" * 64
@@ -34,9 +35,8 @@ def link(previous: str, note: Any) -> str:
     return h.hexdigest()
 
 
-def head(conn: sqlite3.Connection) -> tuple[int, str]:
+def head(conn: Database) -> tuple[int, str]:
     """(sequence, link) of the last event chained, or (0, GENESIS)."""
-    conn.execute(SCHEMA)
     row = conn.execute("SELECT seq, link FROM ledger_chain ORDER BY seq DESC LIMIT 1").fetchone()
     return (row[0], row[1]) if row else (0, GENESIS)
 
@@ -44,7 +44,7 @@ def head(conn: sqlite3.Connection) -> tuple[int, str]:
 class Chainer:
     """Extends the chain with notifications not yet chained."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Database) -> None:
         self.conn = conn
         self.last_seq, self.previous = head(conn)
 

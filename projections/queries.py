@@ -6,7 +6,8 @@ JSON or CSV). Queries read the views only; they never replay aggregates.
 
 from __future__ import annotations
 
-import sqlite3
+from projections.db import Database
+
 from datetime import date
 from typing import Any
 
@@ -94,14 +95,14 @@ class Explanation(msgspec.Struct):
 
 
 # -- resolving names --------------------------------------------------------
-def ladder_row(conn: sqlite3.Connection, name: str) -> sqlite3.Row:
+def ladder_row(conn: Database, name: str) -> sqlite3.Row:
     row = conn.execute("SELECT * FROM view_ladders WHERE key=?", (name_key(name),)).fetchone()
     if row is None:
         raise NotFound(f"unknown ladder {name!r} (see 'ledger ladder list')")
     return row
 
 
-def player_by_name(conn: sqlite3.Connection, name: str, follow_merge: bool = True) -> str:
+def player_by_name(conn: Database, name: str, follow_merge: bool = True) -> str:
     """The id of the player called ``name`` (case and accents ignored);
     a merged player resolves to the player they were merged into."""
     row = conn.execute(
@@ -114,7 +115,7 @@ def player_by_name(conn: sqlite3.Connection, name: str, follow_merge: bool = Tru
     return row["id"]
 
 
-def _final(conn: sqlite3.Connection, pid: str) -> str:
+def _final(conn: Database, pid: str) -> str:
     seen = set()
     while pid not in seen:
         seen.add(pid)
@@ -125,7 +126,7 @@ def _final(conn: sqlite3.Connection, pid: str) -> str:
     return pid
 
 
-def game_row(conn: sqlite3.Connection, ref: str) -> sqlite3.Row:
+def game_row(conn: Database, ref: str) -> sqlite3.Row:
     """A game by its id or any unambiguous prefix of its short id."""
     ref = ref.strip().lower()
     rows = conn.execute(
@@ -139,23 +140,23 @@ def game_row(conn: sqlite3.Connection, ref: str) -> sqlite3.Row:
     return rows[0]
 
 
-def names(conn: sqlite3.Connection) -> dict[str, str]:
+def names(conn: Database) -> dict[str, str]:
     return dict(conn.execute("SELECT id, name FROM view_players").fetchall())
 
 
-def ruleset_at(conn: sqlite3.Connection, ladder: str, key: str | None = None) -> dict[str, Any]:
+def ruleset_at(conn: Database, ladder: str, key: str | None = None) -> dict[str, Any]:
     """The ruleset in force just before ``key`` (or now)."""
     row = conn.execute(
         "SELECT data FROM view_entries WHERE ladder=? AND kind='ruleset' AND key<? "
         "ORDER BY key DESC LIMIT 1",
-        (ladder, key or "\uffff"),
+        (ladder, key or "9999"),
     ).fetchone()
     return msgspec.json.decode(row[0])
 
 
 # -- queries ------------------------------------------------------------------
 def standings(
-    conn: sqlite3.Connection, ladder: str, as_of: date | None = None, lang: str = "en"
+    conn: Database, ladder: str, as_of: date | None = None, lang: str = "en"
 ) -> list[StandingRow]:
     """The ranking: current, or as it stood at the end of ``as_of``."""
     lrow = ladder_row(conn, ladder)
@@ -166,7 +167,7 @@ def standings(
         ).fetchall()
         family = _family(ruleset_at(conn, lrow["id"]))
     else:
-        cut = as_of.isoformat() + "\uffff"
+        cut = as_of.isoformat() + "\x7f"
         rows = conn.execute(
             """
             SELECT h.player, h.after, h.games_after,
@@ -190,7 +191,7 @@ def standings(
     return out
 
 
-def history(conn: sqlite3.Connection, ladder: str, player: str) -> list[HistoryLine]:
+def history(conn: Database, ladder: str, player: str) -> list[HistoryLine]:
     """Every entry that changed a player's rating in a ladder, in effective order."""
     lrow = ladder_row(conn, ladder)
     pid = player_by_name(conn, player)
@@ -224,7 +225,7 @@ def history(conn: sqlite3.Connection, ladder: str, player: str) -> list[HistoryL
     return out
 
 
-def explain(conn: sqlite3.Connection, ref: str) -> Explanation:
+def explain(conn: Database, ref: str) -> Explanation:
     """Every input and intermediate value of one game's computation."""
     game = game_row(conn, ref)
     facts = msgspec.json.decode(game["facts"])
@@ -291,7 +292,7 @@ def explain(conn: sqlite3.Connection, ref: str) -> Explanation:
     return base
 
 
-def audit(conn: sqlite3.Connection, ladder: str | None = None) -> list[AuditLine]:
+def audit(conn: Database, ladder: str | None = None) -> list[AuditLine]:
     """The event log in recording order (sequence = position in the store)."""
     who = {r[0]: r[1] for r in conn.execute("SELECT id, name FROM view_ladders")}
     if ladder is None:
@@ -314,12 +315,12 @@ def audit(conn: sqlite3.Connection, ladder: str | None = None) -> list[AuditLine
     ]
 
 
-def ladders(conn: sqlite3.Connection) -> list[LadderInfo]:
+def ladders(conn: Database) -> list[LadderInfo]:
     return [ladder_info(conn, r["name"], rules=False) for r in conn.execute(
         "SELECT name FROM view_ladders ORDER BY key")]  # fmt: skip
 
 
-def ladder_info(conn: sqlite3.Connection, name: str, rules: bool = True) -> LadderInfo:
+def ladder_info(conn: Database, name: str, rules: bool = True) -> LadderInfo:
     """A ladder's family, the parameters in force now and its rule history."""
     lrow = ladder_row(conn, name)
     current = ruleset_at(conn, lrow["id"])
@@ -357,7 +358,7 @@ def ladder_info(conn: sqlite3.Connection, name: str, rules: bool = True) -> Ladd
     )
 
 
-def players(conn: sqlite3.Connection) -> list[PlayerInfo]:
+def players(conn: Database) -> list[PlayerInfo]:
     return [
         PlayerInfo(r["id"], r["name"], r["merged_into"], r["registered_at"])
         for r in conn.execute("SELECT * FROM view_players ORDER BY key")

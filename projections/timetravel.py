@@ -3,7 +3,8 @@ what changed between two moments (``--as-known-at``, ``ledger diff``)."""
 
 from __future__ import annotations
 
-import sqlite3
+from projections.db import Database
+
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
@@ -30,7 +31,7 @@ def parse_moment(text: str) -> datetime:
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def known_at(recorder: Any, moment: datetime) -> sqlite3.Connection:
+def known_at(recorder: Any, moment: datetime) -> Database:
     """Views holding only the events recorded at or before ``moment``."""
     return views.in_memory(recorder, known_at=moment)
 
@@ -44,7 +45,7 @@ class DiffLine(msgspec.Struct):
 
 
 def diff(
-    recorder: Any, ladder: str, start: datetime, end: datetime | None, current: sqlite3.Connection
+    recorder: Any, ladder: str, start: datetime, end: datetime | None, current: Database
 ) -> list[DiffLine]:
     """Every player whose rating in ``ladder`` differs between two moments,
     with the events recorded in between that touch the ladder (the player's

@@ -3,8 +3,9 @@ views against views rebuilt in memory from the events alone."""
 
 from __future__ import annotations
 
+from projections.db import Database
+
 import hashlib
-import sqlite3
 from typing import Any
 
 import msgspec
@@ -36,10 +37,9 @@ class VerifyReport(msgspec.Struct):
         return not self.problems
 
 
-def check_chain(conn: sqlite3.Connection, recorder: Any, published: str | None) -> list[str]:
+def check_chain(conn: Database, recorder: Any, published: str | None) -> list[str]:
     """Recompute the chain from the stored events; name the first event that
     was changed, inserted outside the ledger or deleted."""
-    conn.execute(chain.SCHEMA)
     stored = dict(conn.execute("SELECT seq, link FROM ledger_chain").fetchall())
     problems: list[str] = []
     previous, start, seen = chain.GENESIS, 0, set()
@@ -73,12 +73,12 @@ def check_chain(conn: sqlite3.Connection, recorder: Any, published: str | None) 
     return problems
 
 
-def rows(conn: sqlite3.Connection, table: str) -> list[tuple[Any, ...]]:
+def rows(conn: Database, table: str) -> list[tuple[Any, ...]]:
     columns, order = COMPARED[table]
     return [tuple(r) for r in conn.execute(f"SELECT {columns} FROM {table} ORDER BY {order}")]
 
 
-def checksum(conn: sqlite3.Connection) -> str:
+def checksum(conn: Database) -> str:
     """SHA-256 over every compared view row, in a fixed order."""
     h = hashlib.sha256()
     for table in COMPARED:
@@ -87,7 +87,7 @@ def checksum(conn: sqlite3.Connection) -> str:
     return h.hexdigest()
 
 
-def check_views(conn: sqlite3.Connection, recorder: Any) -> tuple[list[str], str]:
+def check_views(conn: Database, recorder: Any) -> tuple[list[str], str]:
     """Rebuild every view in memory; name the first stored row that differs."""
     fresh = views.in_memory(recorder)
     problems = []
@@ -105,7 +105,7 @@ def check_views(conn: sqlite3.Connection, recorder: Any) -> tuple[list[str], str
     return problems, checksum(fresh)
 
 
-def verify(conn: sqlite3.Connection, recorder: Any, published: str | None = None) -> VerifyReport:
+def verify(conn: Database, recorder: Any, published: str | None = None) -> VerifyReport:
     problems = check_chain(conn, recorder, published)
     view_problems, digest = check_views(conn, recorder)
     seq, head = chain.head(conn)

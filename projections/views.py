@@ -11,7 +11,6 @@ Tables (prefixed ``view_``, in the event store's database) are disposable:
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Iterable
 from datetime import date, datetime
 from typing import Any
@@ -20,7 +19,9 @@ import msgspec
 
 from ledger import events as ev
 from ledger.identity import name_key, short
+from projections.chain import SCHEMA as CHAIN_SCHEMA
 from projections.chain import Chainer
+from projections.db import Database, SQLiteDatabase
 from projections.families.base import PlayerState
 from projections.replay import Entry, Replay, Row, resolve_merges
 from projections.timeline import sort_key
@@ -97,21 +98,20 @@ PAGE = 5000
 _json = msgspec.json.Encoder()
 
 
-def connect(path: str) -> sqlite3.Connection:
-    """A connection to the views (in the event store's SQLite file)."""
-    conn = sqlite3.connect(path, isolation_level=None, timeout=30)
-    conn.row_factory = sqlite3.Row
-    conn.executescript(SCHEMA)
-    return conn
+def connect(db: Database) -> Database:
+    """Make sure the view tables exist; returns ``db``."""
+    db.script(SCHEMA)
+    db.script(CHAIN_SCHEMA)
+    return db
 
 
-def position(conn: sqlite3.Connection) -> int:
+def position(conn: Database) -> int:
     row = conn.execute("SELECT position FROM view_tracking WHERE name='views'").fetchone()
     return row[0] if row else 0
 
 
 def catch_up(
-    conn: sqlite3.Connection,
+    conn: Database,
     recorder: Any,
     known_at: datetime | None = None,
     chain: bool = True,
@@ -124,7 +124,7 @@ def catch_up(
     ledger as it was then); ``chain`` extends the hash chain as events are
     first seen (off for throwaway in-memory views).
     """
-    conn.execute("BEGIN IMMEDIATE")
+    conn.begin_exclusive()
     try:
         start = position(conn)
         projector = _Projector(conn)
@@ -150,24 +150,24 @@ def catch_up(
                 "ON CONFLICT (name) DO UPDATE SET position = excluded.position",
                 (start,),
             )
-        conn.execute("COMMIT")
+        conn.commit()
         return applied
     except BaseException:
-        conn.execute("ROLLBACK")
+        conn.rollback()
         raise
 
 
-def rebuild(conn: sqlite3.Connection, recorder: Any) -> int:
+def rebuild(conn: Database, recorder: Any) -> int:
     """Drop every view and rebuild it from the events alone."""
     for table in TABLES:
         conn.execute(f"DROP TABLE IF EXISTS {table}")
-    conn.executescript(SCHEMA)
+    conn.script(SCHEMA)
     return catch_up(conn, recorder)
 
 
-def in_memory(recorder: Any, known_at: datetime | None = None) -> sqlite3.Connection:
+def in_memory(recorder: Any, known_at: datetime | None = None) -> Database:
     """Throwaway views built from the events alone (for verify, time travel)."""
-    conn = connect(":memory:")
+    conn = connect(SQLiteDatabase(":memory:"))
     catch_up(conn, recorder, known_at=known_at, chain=False)
     return conn
 
@@ -176,7 +176,7 @@ class _Projector:
     """Applies decoded events to the timeline tables, noting per ladder the
     earliest effective key that changed; then replays from there."""
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: Database) -> None:
         self.conn = conn
         self.affected: dict[str, str] = {}
 
@@ -348,7 +348,7 @@ class _Projector:
             replay_ladder(self.conn, ladder, key, merges)
 
 
-def ladder_entries(conn: sqlite3.Connection, ladder: str, after: str | None) -> list[Entry]:
+def ladder_entries(conn: Database, ladder: str, after: str | None) -> list[Entry]:
     """A ladder's entries in effective order, after a key (or all)."""
     decode = msgspec.json.Decoder(dict[str, Any]).decode
     return [
@@ -366,7 +366,7 @@ _states_encoder = msgspec.msgpack.Encoder()
 _states_decoder = msgspec.msgpack.Decoder(dict[str, PlayerState])
 
 
-def _ruleset_before(conn: sqlite3.Connection, ladder: str, key: str) -> Any:
+def _ruleset_before(conn: Database, ladder: str, key: str) -> Any:
     row = conn.execute(
         "SELECT data FROM view_entries WHERE ladder=? AND kind='ruleset' AND key<=? "
         "ORDER BY key DESC LIMIT 1",
@@ -375,9 +375,7 @@ def _ruleset_before(conn: sqlite3.Connection, ladder: str, key: str) -> Any:
     return _family_of(msgspec.json.decode(row[0])) if row else None
 
 
-def _restart_checkpoint(
-    conn: sqlite3.Connection, ladder: str, from_key: str, per_event: bool
-) -> str | None:
+def _restart_checkpoint(conn: Database, ladder: str, from_key: str, per_event: bool) -> str | None:
     """The latest checkpoint before ``from_key`` that no event straddles
     (a per-event family rates an event from the states before it began)."""
     keys = [
@@ -399,9 +397,7 @@ def _restart_checkpoint(
     return None
 
 
-def replay_ladder(
-    conn: sqlite3.Connection, ladder: str, from_key: str, merges: dict[str, str]
-) -> None:
+def replay_ladder(conn: Database, ladder: str, from_key: str, merges: dict[str, str]) -> None:
     """Replay a ladder's timeline from ``from_key`` and rewrite its history,
     standings and checkpoints from there.
 
@@ -437,7 +433,8 @@ def replay_ladder(
 
     def checkpoint(key: str, current: dict[str, PlayerState]) -> None:
         conn.execute(
-            "INSERT OR REPLACE INTO view_checkpoints VALUES (?,?,?)",
+            "INSERT INTO view_checkpoints VALUES (?,?,?) "
+            "ON CONFLICT (ladder, key) DO UPDATE SET states = excluded.states",
             (ladder, key, _states_encoder.encode(current)),
         )
 
@@ -453,7 +450,9 @@ def replay_ladder(
             batch = []
     _insert_history(conn, batch)
     conn.executemany(
-        "INSERT OR REPLACE INTO view_standings VALUES (?,?,?,?,?,?)",
+        "INSERT INTO view_standings VALUES (?,?,?,?,?,?) ON CONFLICT (ladder, player) "
+        "DO UPDATE SET rating = excluded.rating, games = excluded.games, "
+        "last_played = excluded.last_played, rated_since = excluded.rated_since",
         [
             (ladder, p, s.rating, s.games, _iso(s.last_played), _iso(s.rated_since))
             for p, s in states.items()
@@ -473,7 +472,7 @@ def _family_of(data: dict[str, Any]) -> Any:
     return load_family(data["family"], data["params"])
 
 
-def _load_standings(conn: sqlite3.Connection, ladder: str) -> dict[str, PlayerState]:
+def _load_standings(conn: Database, ladder: str) -> dict[str, PlayerState]:
     return {
         player: PlayerState(
             rating=rating,
@@ -496,7 +495,7 @@ def _history_tuple(ladder: str, row: Row) -> tuple[Any, ...]:
             row.note)  # fmt: skip
 
 
-def _insert_history(conn: sqlite3.Connection, batch: Iterable[tuple[Any, ...]]) -> None:
+def _insert_history(conn: Database, batch: Iterable[tuple[Any, ...]]) -> None:
     conn.executemany(
         "INSERT INTO view_history VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", batch
     )

@@ -3,7 +3,8 @@ in memory, recording nothing."""
 
 from __future__ import annotations
 
-import sqlite3
+from projections.db import Database
+
 from datetime import date
 from typing import Any
 
@@ -29,7 +30,7 @@ class WhatIfLine(msgspec.Struct):
 
 
 def whatif(
-    conn: sqlite3.Connection,
+    conn: Database,
     ladder: str,
     overrides: dict[str, Any],
     family: str | None = None,

@@ -1,0 +1,116 @@
+"""The views' database: the same SQL on SQLite and PostgreSQL.
+
+Views and checkpoints live beside the event store (the same SQLite file, or
+the same PostgreSQL schema). SQL is written once with ``?`` placeholders and
+portable upserts; this module adapts placeholders, column types and the
+exclusive transaction that serialises catch-ups.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+
+class Row(tuple):
+    """A result row readable by position or by column name (like sqlite3.Row)."""
+
+    names: dict[str, int]
+
+    def __new__(cls, values: Sequence[Any], names: dict[str, int]) -> Row:
+        row = super().__new__(cls, values)
+        row.names = names
+        return row
+
+    def __getitem__(self, key: Any) -> Any:  # type: ignore[override]
+        if isinstance(key, str):
+            return tuple.__getitem__(self, self.names[key])
+        return tuple.__getitem__(self, key)
+
+    def keys(self) -> list[str]:
+        return list(self.names)
+
+
+class Database:
+    """A connection to the views, with the few operations the views use."""
+
+    kind = "sqlite"
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        return self.conn.execute(sql, params)
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        self.conn.executemany(sql, rows)
+
+    def script(self, ddl: str) -> None:
+        for statement in ddl.split(";"):
+            if statement.strip():
+                self.conn.execute(self.ddl(statement))
+
+    def ddl(self, statement: str) -> str:
+        return statement
+
+    def begin_exclusive(self) -> None:
+        """Start a transaction no other catch-up can run beside."""
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def commit(self) -> None:
+        self.conn.execute("COMMIT")
+
+    def rollback(self) -> None:
+        self.conn.execute("ROLLBACK")
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+class SQLiteDatabase(Database):
+    kind = "sqlite"
+
+    def __init__(self, path: str) -> None:
+        conn = sqlite3.connect(path, isolation_level=None, timeout=30, check_same_thread=False)
+        conn.row_factory = sqlite3.Row
+        super().__init__(conn)
+
+
+class PostgresDatabase(Database):
+    kind = "postgres"
+    # Keys are compared byte by byte (the effective-order key uses \x1f).
+    _TYPES = ((re.compile(r"\bTEXT\b"), 'TEXT COLLATE "C"'),
+              (re.compile(r"\bREAL\b"), "DOUBLE PRECISION"),
+              (re.compile(r"\bBLOB\b"), "BYTEA"),
+              (re.compile(r"\bINTEGER\b"), "BIGINT"))  # fmt: skip
+
+    def __init__(self, url: str, schema: str) -> None:
+        import psycopg
+
+        def rows(cursor: Any) -> Any:
+            names = {c.name: i for i, c in enumerate(cursor.description or ())}
+            return lambda values: Row(values, names)
+
+        conn = psycopg.connect(url, autocommit=True, row_factory=rows)
+        conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+        conn.execute(f'SET search_path TO "{schema}"')
+        super().__init__(conn)
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        return self.conn.execute(sql.replace("?", "%s"), params)
+
+    def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        with self.conn.cursor() as cur:
+            cur.executemany(sql.replace("?", "%s"), list(rows))
+
+    def ddl(self, statement: str) -> str:
+        for pattern, replacement in self._TYPES:
+            statement = pattern.sub(replacement, statement)
+        return statement
+
+    def begin_exclusive(self) -> None:
+        self.conn.execute("BEGIN")
+        # One catch-up at a time per schema; others wait, then see its work.
+        self.conn.execute("SELECT pg_advisory_xact_lock(hashtext(current_schema()))")
