@@ -24,10 +24,10 @@ from ledger.identity import short
 from ledger.importer import import_sheet
 from ledger.output import FORMATS, render
 from ledger.storage import Storage, resolve
-from projections.db import Database
 from projections import chain, queries, timetravel, views
 from projections import verify as verify_mod
 from projections import whatif as whatif_mod
+from projections.db import Database
 from projections.families.base import parse_param_value
 from projections.families.registry import BUILT_IN
 

@@ -12,10 +12,10 @@ rebuild of the views never rewrites them).
 
 from __future__ import annotations
 
-from projections.db import Database
-
 import hashlib
 from typing import Any
+
+from projections.db import Database
 
 GENESIS = "0" * 64
 

@@ -6,8 +6,6 @@ JSON or CSV). Queries read the views only; they never replay aggregates.
 
 from __future__ import annotations
 
-from projections.db import Database
-
 from datetime import date
 from typing import Any
 
@@ -15,6 +13,7 @@ import msgspec
 
 from ledger.errors import NotFound
 from ledger.identity import name_key
+from projections.db import Database, Row
 from projections.families.base import Game, PlayerState
 from projections.families.registry import family_class, load_family
 
@@ -95,7 +94,7 @@ class Explanation(msgspec.Struct):
 
 
 # -- resolving names --------------------------------------------------------
-def ladder_row(conn: Database, name: str) -> sqlite3.Row:
+def ladder_row(conn: Database, name: str) -> Row:
     row = conn.execute("SELECT * FROM view_ladders WHERE key=?", (name_key(name),)).fetchone()
     if row is None:
         raise NotFound(f"unknown ladder {name!r} (see 'ledger ladder list')")
@@ -126,7 +125,7 @@ def _final(conn: Database, pid: str) -> str:
     return pid
 
 
-def game_row(conn: Database, ref: str) -> sqlite3.Row:
+def game_row(conn: Database, ref: str) -> Row:
     """A game by its id or any unambiguous prefix of its short id."""
     ref = ref.strip().lower()
     rows = conn.execute(

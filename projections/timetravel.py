@@ -3,8 +3,6 @@ what changed between two moments (``--as-known-at``, ``ledger diff``)."""
 
 from __future__ import annotations
 
-from projections.db import Database
-
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
@@ -12,6 +10,7 @@ import msgspec
 
 from ledger.errors import Invalid, NotFound
 from projections import queries, views
+from projections.db import Database
 
 
 def parse_moment(text: str) -> datetime:

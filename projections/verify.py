@@ -3,14 +3,13 @@ views against views rebuilt in memory from the events alone."""
 
 from __future__ import annotations
 
-from projections.db import Database
-
 import hashlib
 from typing import Any
 
 import msgspec
 
 from projections import chain, views
+from projections.db import Database
 
 # What a rebuild must reproduce exactly. Checkpoints and the count of games
 # since the last one depend on when catch-ups ran, not on the events.

@@ -3,8 +3,6 @@ in memory, recording nothing."""
 
 from __future__ import annotations
 
-from projections.db import Database
-
 from datetime import date
 from typing import Any
 
@@ -12,6 +10,7 @@ import msgspec
 
 from ledger.errors import Invalid
 from projections import queries
+from projections.db import Database
 from projections.families.base import FamilyError
 from projections.families.registry import family_class, load_family
 from projections.replay import Entry, Replay, resolve_merges
