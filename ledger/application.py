@@ -298,7 +298,7 @@ class LedgerApplication(Application):
         except FamilyError as exc:
             raise Invalid(str(exc), field=exc.field or "result") from None
         # Store the normalised result so a replay reads exactly what was checked.
-        return msgspec.structs.replace(facts, result=msgspec.to_builtins(result))
+        return msgspec.structs.replace(facts, result=fam.result_dict(result))
 
     def record_game(self, ladder: str, facts: ev.GameFacts, by: str) -> UUID:
         state = self.ladder(ladder)

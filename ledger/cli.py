@@ -64,6 +64,13 @@ class Ledger:
             views.catch_up(self._conn, self.app.recorder)
         return self._conn
 
+    def close(self) -> None:
+        """Release connections (PostgreSQL pools hold server slots)."""
+        if self._conn is not None:
+            self._conn.close()
+        if self._app is not None:
+            self._app.close()
+
     def caught_up(self) -> None:
         """Bring the views up to the events just appended."""
         views.catch_up(self.conn, self.app.recorder)
@@ -129,6 +136,7 @@ def main(ctx: click.Context, db: str | None, by: str | None, schema: str | None)
     those events, so anyone can audit why a rating is what it is.
     """
     ctx.obj = Ledger(db, by, schema)
+    ctx.call_on_close(ctx.obj.close)
 
 
 # -- ladders -----------------------------------------------------------------
@@ -357,7 +365,7 @@ def record(led: Ledger, ladder_name: str, add_players: bool, **opts: Any) -> Non
     lstate = led.app.ladder(ladder_name)
     book = PlayerBook(led.conn, add_players)
     game = _game_input(ladder_name, opts)
-    facts = build_facts(led.app, lstate, game, book)
+    facts = build_facts(lstate, game, book)
     new = [led.app.new_player_event(name, led.by, None) for name in book.new.values()]
     event = led.app.game_event(lstate, facts, led.by)
     if led.conn.execute(
@@ -451,7 +459,7 @@ def correct(led: Ledger, game: str, reason: str, **opts: Any) -> None:
         attributes=attributes(opts["attrs"]) or old.get("attributes") or {},
     )
     lstate = led.app.ladder(UUID(row["ladder"]))
-    facts = build_facts(led.app, lstate, merged, PlayerBook(led.conn, False))
+    facts = build_facts(lstate, merged, PlayerBook(led.conn, False))
     led.app.correct_game(UUID(row["id"]), facts, reason, led.by)
     led.caught_up()
     click.echo(f"Corrected game {row['short']}.")
@@ -546,7 +554,9 @@ def standings(
 def history(led: Ledger, ladder_name: str, player_name: str, fmt: str) -> None:
     """PLAYER's history in LADDER: games, adjustments and season penalties."""
     rows = queries.history(led.conn, ladder_name, player_name)
-    click.echo(render(rows, fmt, f"{player_name} in {ladder_name}", kind=queries.HistoryLine))
+    who = queries.names(led.conn)[queries.player_by_name(led.conn, player_name)]
+    title = f"{who} in {queries.ladder_row(led.conn, ladder_name)['name']}"
+    click.echo(render(rows, fmt, title, kind=queries.HistoryLine))
 
 
 @main.command()

@@ -14,7 +14,7 @@ from uuid import UUID
 import msgspec
 
 from ledger import events as ev
-from ledger.application import LadderState, LedgerApplication
+from ledger.application import LadderState
 from ledger.errors import Invalid, NotFound
 from ledger.identity import name_key, player_id
 from projections import queries
@@ -108,14 +108,14 @@ class PlayerBook:
 
 
 def build_facts(
-    app: LedgerApplication,
     ladder: LadderState,
     game: GameInput,
     book: PlayerBook,
 ) -> ev.GameFacts:
-    """Check a game and return its facts (result normalised by its family).
+    """Read a game's fields into facts (names to ids, dates, numbers).
 
-    Raises FieldError naming the field at fault.
+    Raises FieldError naming the field at fault. The result itself is checked
+    by its family when the application makes the event (``game_event``).
     """
     on = parse_date(game.date)
     if len(game.sides) < 2:
@@ -136,7 +136,7 @@ def build_facts(
             raise FieldError("quit", f"quit: {quit_value!r} is not a player of this game")
         result["quit"] = numbers[0]
     attributes = {k: parse_number(v, k) for k, v in game.attributes.items()}
-    facts = ev.GameFacts(
+    return ev.GameFacts(
         ladder=ladder.id,
         date=on,
         sides=sides,
@@ -147,4 +147,3 @@ def build_facts(
         neutral=game.neutral,
         attributes=attributes,
     )
-    return app.check_game(ladder, facts)

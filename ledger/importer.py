@@ -161,7 +161,7 @@ def import_sheet(
                     ladders[name] = app.ladder(name)
                 except LedgerError as exc:
                     raise Invalid(str(exc), field="ladder") from None
-            facts = build_facts(app, ladders[name], inp, book)
+            facts = build_facts(ladders[name], inp, book)
             event = app.game_event(ladders[name], facts, by, ev.Source(str(path), number))
         except Invalid as exc:
             errors.append(f"{path}: row {number}, column {exc.field or '?'}: {exc}")
@@ -176,7 +176,7 @@ def import_sheet(
         first_row[gid] = number
         stored = existing.get(str(gid))
         if stored is not None:
-            if msgspec.json.decode(stored) == msgspec.to_builtins(facts):
+            if msgspec.json.decode(stored) == msgspec.to_builtins(event.game):
                 skipped.append(number)
                 continue
             errors.append(

@@ -16,7 +16,9 @@ def _cell(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, float):
-        return f"{value:g}" if value == int(value) else f"{value:.4g}"
+        if value == int(value):
+            return str(int(value))
+        return f"{value:.4f}".rstrip("0").rstrip(".")
     if isinstance(value, (dict, list)):
         return msgspec.json.encode(value).decode()
     return str(value)

@@ -176,7 +176,10 @@ class Replay:
         ):
             opponents = ",".join(p for other in sides if other is not side for p in other)
             for player, state, change in zip(side, side_states, side_changes, strict=True):
-                if ev_pending is not None:
+                if not change.rated:
+                    before = after = state.rating
+                    games_before = games_after = state.games
+                elif ev_pending is not None:
                     acc = ev_pending[player]
                     acc[1] += change.delta
                     acc[2] += 1
@@ -204,11 +207,11 @@ class Replay:
                     change.p,
                     change.k,
                     before,
-                    change.delta,
+                    change.delta if change.rated else 0.0,
                     after,
                     games_before,
                     games_after,
-                    "",
+                    change.note,
                 )
 
     def _close_event(self, event: str, pending: dict[str, dict[str, list[Any]]], on: date) -> None:

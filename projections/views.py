@@ -98,8 +98,20 @@ PAGE = 5000
 _json = msgspec.json.Encoder()
 
 
+#: Bump when the view tables change shape: views of another version are
+#: dropped on connect and rebuilt from the events by the next catch-up.
+VERSION = 3
+
+
 def connect(db: Database) -> Database:
-    """Make sure the view tables exist; returns ``db``."""
+    """Make sure the view tables exist and are of this code's shape."""
+    db.script("CREATE TABLE IF NOT EXISTS view_version (version INTEGER NOT NULL)")
+    row = db.execute("SELECT version FROM view_version").fetchone()
+    if row is None or row[0] != VERSION:
+        for table in TABLES:
+            db.execute(f"DROP TABLE IF EXISTS {table}")
+        db.execute("DELETE FROM view_version")
+        db.execute("INSERT INTO view_version VALUES (?)", (VERSION,))
     db.script(SCHEMA)
     db.script(CHAIN_SCHEMA)
     return db

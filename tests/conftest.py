@@ -1,9 +1,17 @@
-"""Shared fixtures: a CLI runner on a fresh SQLite ledger per test."""
+"""Shared fixtures: a CLI runner on a fresh ledger per test, on SQLite and on
+PostgreSQL.
+
+The PostgreSQL runs use a throwaway schema each, dropped afterwards. Where no
+server answers they skip with the reason, unless LEDGER_TEST_POSTGRES=require
+(set by .ci/run), where they fail instead.
+"""
 
 from __future__ import annotations
 
+import os
 import sqlite3
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import msgspec
@@ -12,17 +20,53 @@ from click.testing import CliRunner, Result
 
 from ledger.cli import main
 
+PG_URL = os.environ.get("LEDGER_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+def postgres_unavailable() -> str | None:
+    """Why PostgreSQL cannot be used for tests, or None when it can."""
+    try:
+        import psycopg
+
+        with psycopg.connect(PG_URL, connect_timeout=3) as conn:
+            conn.execute("SELECT 1")
+    except Exception as exc:  # noqa: BLE001 - any failure means "no server"
+        return f"no PostgreSQL server answers at {PG_URL}: {exc}"
+    return None
+
+
+def require_postgres() -> None:
+    reason = postgres_unavailable()
+    if reason is None:
+        return
+    if os.environ.get("LEDGER_TEST_POSTGRES") == "require":
+        pytest.fail(f"LEDGER_TEST_POSTGRES=require but {reason}")
+    pytest.skip(reason)
+
+
+def drop_schema(schema: str) -> None:
+    import psycopg
+
+    with psycopg.connect(PG_URL, autocommit=True) as conn:
+        conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+
 
 class Cli:
-    """Runs ``ledger`` commands against one SQLite file, as a user would."""
+    """Runs ``ledger`` commands against one ledger, as a user would."""
 
-    def __init__(self, db: Path) -> None:
+    def __init__(self, db: str, schema: str | None = None) -> None:
         self.db = db
+        self.schema = schema
         self.runner = CliRunner()
+
+    @property
+    def postgres(self) -> bool:
+        return self.schema is not None
 
     def run(self, *args: str) -> Result:
         """Run a command; returns the click Result whatever the exit code."""
-        return self.runner.invoke(main, ["--db", str(self.db), "--by", "tester", *args])
+        where = ["--db", self.db] + (["--schema", self.schema] if self.schema else [])
+        return self.runner.invoke(main, [*where, "--by", "tester", *args])
 
     def ok(self, *args: str) -> str:
         """Run a command that must succeed; returns its output."""
@@ -39,22 +83,55 @@ class Cli:
     def json(self, *args: str) -> object:
         return msgspec.json.decode(self.ok(*args, "--format", "json"))
 
+    def sql(self, query: str) -> list[tuple]:
+        """Run SQL on the ledger's database (to inspect or tamper with it)."""
+        if self.postgres:
+            import psycopg
+
+            with psycopg.connect(PG_URL, autocommit=True) as conn:
+                conn.execute(f'SET search_path TO "{self.schema}"')
+                cur = conn.execute(query)
+                return cur.fetchall() if cur.description else []
+        with sqlite3.connect(self.db) as conn:
+            return conn.execute(query).fetchall()
+
+    @property
+    def events_table(self) -> str:
+        return "ledger_events" if self.postgres else "stored_events"
+
     def event_count(self) -> int:
         """Events stored so far (to prove a refused command appended none)."""
-        with sqlite3.connect(self.db) as conn:
-            return conn.execute("SELECT COUNT(*) FROM stored_events").fetchone()[0]
+        try:
+            return self.sql(f"SELECT COUNT(*) FROM {self.events_table}")[0][0]
+        except Exception:  # noqa: BLE001 - no table yet: nothing was ever stored
+            return 0
 
 
-@pytest.fixture
-def cli(tmp_path: Path) -> Cli:
-    return Cli(tmp_path / "ledger.db")
-
-
-@pytest.fixture
-def make_cli(tmp_path: Path) -> Callable[[str], Cli]:
-    """Several independent ledgers in one test (e.g. to compare orders)."""
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[str], Cli]]:
+    """Makes ledgers on one backend; PostgreSQL schemas are dropped after."""
+    schemas: list[str] = []
+    if request.param == "postgres":
+        require_postgres()
 
     def make(name: str) -> Cli:
-        return Cli(tmp_path / f"{name}.db")
+        if request.param == "sqlite":
+            return Cli(str(tmp_path / f"{name}.db"))
+        schema = f"test_{name}_{uuid.uuid4().hex[:10]}"
+        schemas.append(schema)
+        return Cli(PG_URL, schema)
 
-    return make
+    yield make
+    for schema in schemas:
+        drop_schema(schema)
+
+
+@pytest.fixture
+def cli(backend: Callable[[str], Cli]) -> Cli:
+    return backend("ledger")
+
+
+@pytest.fixture
+def make_cli(backend: Callable[[str], Cli]) -> Callable[[str], Cli]:
+    """Several independent ledgers in one test (e.g. to compare orders)."""
+    return backend

@@ -75,6 +75,8 @@ class Change(msgspec.Struct):
     ``k`` are the actual score, expected score (or win probability) and K the
     family used. ``detail`` is filled only when ``rate(..., explain=True)``:
     every input and intermediate value, in the order a person would check them.
+    ``rated`` is False when the game does not count for this player (it is
+    not added to their games played); ``note`` says why, in their history.
     """
 
     delta: float
@@ -82,6 +84,8 @@ class Change(msgspec.Struct):
     p: float
     k: float
     detail: dict[str, Any] | None = None
+    rated: bool = True
+    note: str = ""
 
 
 class Outcome(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -214,6 +218,11 @@ class Family:
             raise FamilyError(f"bad {self.name} result field {key!r}: {exc}", field=key) from None
         self.check_result(result, n_sides)
         return result
+
+    def result_dict(self, result: Any) -> dict[str, Any]:
+        """A Result as stored: plain data, fields left unset omitted (so the
+        stored form parses again exactly as it was checked)."""
+        return {k: v for k, v in msgspec.to_builtins(result).items() if v is not None}
 
     def check_result(self, result: Any, n_sides: int) -> None:
         """Cross-field checks a struct cannot express; raise FamilyError."""

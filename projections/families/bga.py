@@ -206,7 +206,9 @@ class BgaFamily(Family):
                         if explain
                         else None
                     )
-                    side_changes.append(Change(0, mean_s, mean_p, 0.0, detail))
+                    side_changes.append(
+                        Change(0, mean_s, mean_p, 0.0, detail, rated=False, note=NOT_RATED)
+                    )
                     continue
                 unrounded = k * multiplier * mean_sp
                 penalty = self.params.quit_penalty if quitter else 0.0
