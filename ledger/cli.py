@@ -17,6 +17,7 @@ import click
 import msgspec
 
 from ledger import __version__
+from ledger import migrate as migrate_mod
 from ledger.application import LedgerApplication, current_user
 from ledger.errors import Invalid, LedgerError
 from ledger.game_input import GameInput, PlayerBook, build_facts, parse_date, parse_number
@@ -24,7 +25,7 @@ from ledger.identity import short
 from ledger.importer import import_sheet
 from ledger.output import FORMATS, render
 from ledger.storage import Storage, resolve
-from projections import chain, queries, timetravel, views
+from projections import chain, queries, service, timetravel, views
 from projections import verify as verify_mod
 from projections import whatif as whatif_mod
 from projections.db import Database
@@ -680,6 +681,58 @@ def whatif(
         raise Invalid("nothing to try: give --set KEY=VALUE or --family")
     rows = whatif_mod.whatif(led.conn, ladder_name, parse_sets(sets), family, date_option(start))
     click.echo(render(rows, fmt, f"{ladder_name}: what if", kind=whatif_mod.WhatIfLine))
+
+
+@main.command()
+@click.option("--follow", is_flag=True, help="Keep running: catch up as events arrive.")
+@click.option("--interval", default=0.2, show_default=True, type=float,
+              help="Seconds between two polls when following.")  # fmt: skip
+@pass_ledger
+def project(led: Ledger, follow: bool, interval: float) -> None:
+    """Bring the views up to date (once, or continuously with --follow).
+
+    With --follow this is the projection service for a ledger that other
+    machines write to: it stops cleanly on Ctrl-C or SIGTERM and resumes where
+    it stopped; a second follower of the same views refuses to start.
+    """
+    if not follow:
+        click.echo(f"Applied {views.catch_up(led.conn, led.app.recorder)} new events.")
+        return
+    lock = service.FollowerLock(
+        led.conn, led.storage.target if led.storage.kind == "sqlite" else None
+    )
+    lock.acquire()
+    click.echo(f"Following {led.storage.kind} views (Ctrl-C to stop)...", err=True)
+    try:
+        total = service.follow(
+            led.conn, led.app.recorder, interval,
+            on_batch=lambda n: click.echo(f"applied {n} events", err=True),
+        )  # fmt: skip
+    finally:
+        lock.release()
+    click.echo(f"Stopped after applying {total} events.", err=True)
+
+
+@main.command()
+@click.option("--from", "source", required=True, metavar="PATH|URL", help="The ledger to copy.")
+@click.option("--to", "target", required=True, metavar="PATH|URL", help="An empty ledger.")
+@click.option(
+    "--to-schema", default=None, help="PostgreSQL schema of the target (default: ledger)."
+)
+@format_option
+@pass_ledger
+def migrate(led: Ledger, source: str, target: str, to_schema: str | None, fmt: str) -> None:
+    """Copy every event to another store (e.g. SQLite to PostgreSQL), keeping
+    order, content and hash chain; rebuild the target's views and prove its
+    standings identical. Refuses a non-empty target."""
+    report = migrate_mod.migrate(resolve(source, led.schema), resolve(target, to_schema))
+    if fmt != "table":
+        click.echo(render(report, fmt))
+    else:
+        click.echo(f"Copied {report.events} events; head {report.head}; {report.ladders} "
+                   f"ladders, standings identical: {report.standings_identical}.")  # fmt: skip
+    if not report.standings_identical:
+        sys.exit(1)
 
 
 @main.command()

@@ -149,6 +149,7 @@ def import_sheet(
     new_events: list[ev.GameRecorded] = []
     first_row: dict[Any, int] = {}
     skipped: list[int] = []
+    unknown_ladders: dict[str, list[int]] = {}
     for number, row in rows:
         book.row = number
         try:
@@ -156,10 +157,14 @@ def import_sheet(
             name = ladder or inp.ladder
             if not name:
                 raise Invalid("no ladder given", field="ladder")
+            if name in unknown_ladders:
+                unknown_ladders[name].append(number)
+                continue
             if name not in ladders:
                 try:
                     ladders[name] = app.ladder(name)
                 except LedgerError as exc:
+                    unknown_ladders[name] = [number]
                     raise Invalid(str(exc), field="ladder") from None
             facts = build_facts(ladders[name], inp, book)
             event = app.game_event(ladders[name], facts, by, ev.Source(str(path), number))
@@ -185,6 +190,12 @@ def import_sheet(
             )
             continue
         new_events.append(event)
+    for name, numbers in unknown_ladders.items():
+        if len(numbers) > 1:
+            errors.append(
+                f"{path}: {len(numbers) - 1} more rows name the unknown ladder {name!r} "
+                f"(rows {_ranges(numbers[1:])})"
+            )
     if errors:
         raise Invalid("\n".join(errors))
     registrations = [
@@ -202,3 +213,16 @@ def import_sheet(
         dry_run=dry_run,
         skipped_rows=skipped,
     )
+
+
+def _ranges(numbers: list[int]) -> str:
+    """``[2, 3, 4, 7]`` as ``2-4, 7``."""
+    out, start, prev = [], numbers[0], numbers[0]
+    for n in [*numbers[1:], None]:
+        if n is not None and n == prev + 1:
+            prev = n
+            continue
+        out.append(str(start) if start == prev else f"{start}-{prev}")
+        if n is not None:
+            start = prev = n
+    return ", ".join(out)

@@ -1,8 +1,10 @@
 """The hash chain over the ledger's event log.
 
 Each link is the SHA-256 of the previous link and the event's full stored
-content (sequence, topic, aggregate id and version, state), so changing,
-inserting or deleting any stored event breaks every later link. An organiser
+content (topic, aggregate id and version, state), so changing, inserting or
+deleting any stored event breaks every later link. The store's sequence
+numbers are left out: they are not stable across stores, and a migrated
+ledger keeps its chain and head. An organiser
 publishes the head next to a ranking; ``ledger verify --head`` proves the
 ledger still holds exactly what was published.
 
@@ -25,8 +27,7 @@ SCHEMA = "CREATE TABLE IF NOT EXISTS ledger_chain (seq INTEGER PRIMARY KEY, link
 def link(previous: str, note: Any) -> str:
     """The link that covers ``previous`` and one stored event."""
     h = hashlib.sha256()
-    for part in (previous, str(note.id), note.topic, str(note.originator_id),
-                 str(note.originator_version)):  # fmt: skip
+    for part in (previous, note.topic, str(note.originator_id), str(note.originator_version)):
         h.update(part.encode())
         h.update(b"\x00")
     state = note.state
