@@ -258,7 +258,7 @@ def player_merge(led: Ledger, source: str, into: str, reason: str) -> None:
     src = queries.player_by_name(led.conn, source, follow_merge=False)
     dst = queries.player_by_name(led.conn, into)
     together = led.conn.execute(
-        "SELECT a.entry FROM view_history a JOIN view_history b ON a.entry=b.entry "
+        "SELECT a.entry FROM view_history a JOIN view_history b ON a.ladder=b.ladder AND a.key=b.key "
         "WHERE a.player=? AND b.player=? LIMIT 1",
         (src, dst),
     ).fetchone()

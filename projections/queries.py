@@ -247,7 +247,9 @@ def explain(conn: Database, ref: str) -> Explanation:
         return base
     rows = {
         r["player"]: r
-        for r in conn.execute("SELECT * FROM view_history WHERE entry=?", (game["id"],))
+        for r in conn.execute(
+            "SELECT * FROM view_history WHERE ladder=? AND key=?", (game["ladder"], game["key"])
+        )
     }
     family = _family(ruleset)
     who = names(conn)

@@ -58,7 +58,6 @@ CREATE TABLE IF NOT EXISTS view_history (
     games_after INTEGER NOT NULL, note TEXT NOT NULL);
 CREATE INDEX IF NOT EXISTS view_history_key ON view_history (ladder, key);
 CREATE INDEX IF NOT EXISTS view_history_player ON view_history (ladder, player, key);
-CREATE INDEX IF NOT EXISTS view_history_entry ON view_history (entry);
 CREATE TABLE IF NOT EXISTS view_standings (
     ladder TEXT NOT NULL, player TEXT NOT NULL, rating REAL NOT NULL,
     games INTEGER NOT NULL, last_played TEXT, rated_since TEXT,
@@ -100,7 +99,7 @@ _json = msgspec.json.Encoder()
 
 #: Bump when the view tables change shape: views of another version are
 #: dropped on connect and rebuilt from the events by the next catch-up.
-VERSION = 3
+VERSION = 4
 
 
 def connect(db: Database) -> Database:
@@ -155,6 +154,7 @@ def catch_up(
                     continue
                 projector.apply(note.id, event)
                 applied += 1
+            projector.flush()
         if start != position(conn):
             projector.replay_affected()
             conn.execute(
@@ -191,44 +191,44 @@ class _Projector:
     def __init__(self, conn: Database) -> None:
         self.conn = conn
         self.affected: dict[str, str] = {}
+        # Inserts are batched (one executemany per table and page of events);
+        # ``flush`` runs before any handler that reads or deletes those rows.
+        self.pending: dict[str, list[tuple[Any, ...]]] = {
+            "view_audit": [], "view_games": [], "view_entries": [],
+        }  # fmt: skip
+        self.names = dict(conn.execute("SELECT id, name FROM view_players").fetchall())
+        self.ladder_names = dict(conn.execute("SELECT id, name FROM view_ladders").fetchall())
+
+    def flush(self) -> None:
+        for table, rows in self.pending.items():
+            if rows:
+                marks = ",".join("?" * len(rows[0]))
+                self.conn.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
+                rows.clear()
 
     def _touch(self, ladder: str, key: str) -> None:
         if ladder not in self.affected or key < self.affected[ladder]:
             self.affected[ladder] = key
 
     def _name(self, player: Any) -> str:
-        row = self.conn.execute(
-            "SELECT name FROM view_players WHERE id=?", (str(player),)
-        ).fetchone()
-        return row[0] if row else str(player)
+        return self.names.get(str(player), str(player))
 
     def _ladder_name(self, ladder: Any) -> str:
-        row = self.conn.execute(
-            "SELECT name FROM view_ladders WHERE id=?", (str(ladder),)
-        ).fetchone()
-        return row[0] if row else str(ladder)
+        return self.ladder_names.get(str(ladder), str(ladder))
 
     def apply(self, seq: int, event: Any) -> None:
         handler = getattr(self, "_" + type(event).__name__)
         ladder, summary = handler(event)
         source = f"{event.source.file}:{event.source.row}" if event.source else None
-        self.conn.execute(
-            "INSERT INTO view_audit VALUES (?,?,?,?,?,?,?,?)",
-            (
-                seq,
-                event.recorded_at.isoformat(),
-                event.recorded_by,
-                KIND_NAMES[type(event)],
-                ladder,
-                summary,
-                event.reason,
-                source,
-            ),
-        )
+        self.pending["view_audit"].append(
+            (seq, event.recorded_at.isoformat(), event.recorded_by, KIND_NAMES[type(event)],
+             ladder, summary, event.reason, source)
+        )  # fmt: skip
 
     # -- one handler per event class: returns (ladder id, audit summary) ----
     def _LadderOpened(self, e: ev.LadderOpened) -> tuple[str, str]:
         lid = str(e.originator_id)
+        self.ladder_names[lid] = e.name
         self.conn.execute(
             "INSERT INTO view_ladders (id, name, key, opened_at, opened_by) VALUES (?,?,?,?,?)",
             (lid, e.name, name_key(e.name), e.recorded_at.isoformat(), e.recorded_by),
@@ -253,6 +253,7 @@ class _Projector:
         )
 
     def _PlayerRegistered(self, e: ev.PlayerRegistered) -> tuple[None, str]:
+        self.names[str(e.originator_id)] = e.name
         self.conn.execute(
             "INSERT INTO view_players (id, name, key, registered_at) VALUES (?,?,?,?)",
             (str(e.originator_id), e.name, name_key(e.name), e.recorded_at.isoformat()),
@@ -261,6 +262,7 @@ class _Projector:
 
     def _PlayerRenamed(self, e: ev.PlayerRenamed) -> tuple[None, str]:
         old = self._name(e.originator_id)
+        self.names[str(e.originator_id)] = e.name
         self.conn.execute(
             "UPDATE view_players SET name=?, key=? WHERE id=?",
             (e.name, name_key(e.name), str(e.originator_id)),
@@ -269,6 +271,7 @@ class _Projector:
 
     def _PlayerMerged(self, e: ev.PlayerMerged) -> tuple[None, str]:
         pid = str(e.originator_id)
+        self.flush()
         self.conn.execute("UPDATE view_players SET merged_into=? WHERE id=?", (str(e.into), pid))
         for (ladder,) in self.conn.execute(
             "SELECT DISTINCT ladder FROM view_history WHERE player=?", (pid,)
@@ -283,8 +286,7 @@ class _Projector:
     def _GameRecorded(self, e: ev.GameRecorded) -> tuple[str, str]:
         gid = str(e.originator_id)
         ladder, key, data = self._game_entry(gid, e.game)
-        self.conn.execute(
-            "INSERT INTO view_games VALUES (?,?,?,?,?,?,?,?)",
+        self.pending["view_games"].append(
             (gid, short(gid), ladder, key, "recorded", _json.encode(data).decode(),
              e.recorded_at.isoformat(), e.recorded_by),
         )  # fmt: skip
@@ -330,6 +332,7 @@ class _Projector:
         return ladder, f"rating of {self._name(e.player)!r} {what} from {e.effective}"
 
     def _game_row(self, gid: str) -> tuple[str, str]:
+        self.flush()  # the game, or its entry, may still be pending
         row = self.conn.execute("SELECT key, ladder FROM view_games WHERE id=?", (gid,)).fetchone()
         return row[0], row[1]
 
@@ -342,8 +345,7 @@ class _Projector:
     def _put_entry(
         self, ladder: str, key: str, kind: str, entry_id: str, on: date, data: dict[str, Any]
     ) -> None:
-        self.conn.execute(
-            "INSERT INTO view_entries VALUES (?,?,?,?,?,?,?)",
+        self.pending["view_entries"].append(
             (ladder, key, kind, entry_id, on.isoformat(), data.get("event") if kind == "game"
              else None, _json.encode(data).decode()),
         )  # fmt: skip
@@ -351,6 +353,7 @@ class _Projector:
 
     # -- replay ---------------------------------------------------------------
     def replay_affected(self) -> None:
+        self.flush()
         merges = resolve_merges(
             dict(self.conn.execute(
                 "SELECT id, merged_into FROM view_players WHERE merged_into IS NOT NULL"

@@ -1,0 +1,184 @@
+"""Player identity helpers: names that may mean the same person.
+
+Names are compared on their ``name_key`` (case, accents and repeated spaces
+ignored), so two spellings with the same key are already one player and never
+a "similar" candidate. What is left to catch:
+
+- typos: ``difflib`` similarity of the keys at least ``TYPO_RATIO``
+  (also tried with the name's words in sorted order, for a typo in a swapped
+  name);
+- swapped names: the same words in another order (``"Dupont Eric"`` and
+  ``"Éric Dupont"``);
+- an initial for a first name: ``"E. Dupont"`` and ``"Éric Dupont"``.
+
+Pure functions, no database: the caller passes the names it knows.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from difflib import SequenceMatcher
+from itertools import combinations
+from typing import NamedTuple
+
+import msgspec
+
+from ledger.identity import name_key
+
+#: Smallest difflib ratio between two name keys that counts as a likely typo.
+TYPO_RATIO = 0.85
+_WORD = re.compile(r"[^\s,;]+")
+
+
+class DuplicatePair(msgspec.Struct):
+    """Two registered players who may be one person (``ledger player merge``).
+
+    ``player`` and ``other`` are their names (in name order), ``similarity``
+    how alike the names are (0 to 1; 1 for the same words in another order),
+    ``evidence`` why they are listed, in words.
+    """
+
+    player: str
+    other: str
+    similarity: float
+    evidence: str
+
+
+class Likeness(NamedTuple):
+    """How alike two names are (0 to 1) and why, in words."""
+
+    similarity: float
+    reason: str
+
+
+class _Name:
+    """A name prepared once for many comparisons."""
+
+    __slots__ = ("key", "name", "sorted_words", "words")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.key = name_key(name)
+        self.words = _WORD.findall(self.key)
+        self.sorted_words = " ".join(sorted(self.words))
+
+
+def _ratio(a: str, b: str) -> float:
+    """difflib's ratio, skipped (0) when its cheap upper bounds fall short."""
+    matcher = SequenceMatcher(None, a, b, autojunk=False)
+    if matcher.real_quick_ratio() < TYPO_RATIO or matcher.quick_ratio() < TYPO_RATIO:
+        return 0.0
+    return matcher.ratio()
+
+
+def _initial_for(words: list[str], other: list[str]) -> str | None:
+    """``"e. for eric"`` when ``words`` and ``other`` are the same words except
+    that one gives an initial where the other gives the word (in the same
+    order, or a two-word name reversed); else None."""
+    if len(words) != len(other) or len(words) < 2:
+        return None
+    orders = [other] + ([other[::-1]] if len(other) == 2 else [])
+    for candidate in orders:
+        initials = []
+        full = 0
+        for a, b in zip(words, candidate, strict=True):
+            a_bare, b_bare = a.rstrip("."), b.rstrip(".")
+            if a_bare == b_bare and len(a_bare) > 1:
+                full += 1
+            elif len(a_bare) == 1 and len(b_bare) > 1 and b_bare[0] == a_bare:
+                initials.append(f"{a} for {b}")
+            elif len(b_bare) == 1 and len(a_bare) > 1 and a_bare[0] == b_bare:
+                initials.append(f"{b} for {a}")
+            else:
+                break
+        else:
+            if initials and full:
+                return ", ".join(initials)
+    return None
+
+
+def _compare(a: _Name, b: _Name) -> Likeness | None:
+    if not a.key or not b.key:
+        return None
+    if a.key == b.key:
+        return Likeness(1.0, "the same name but for case, accents or spacing")
+    if a.sorted_words == b.sorted_words:
+        if a.words != b.words:
+            return Likeness(1.0, "same names swapped")
+        return Likeness(1.0, "the same names but for punctuation")
+    direct = _ratio(a.key, b.key)
+    swapped = _ratio(a.sorted_words, b.sorted_words)
+    best = max(direct, swapped)
+    initial = _initial_for(a.words, b.words)
+    if initial is not None:
+        similarity = max(best, SequenceMatcher(None, a.key, b.key).ratio())
+        return Likeness(similarity, f"an initial for a name ({initial})")
+    if best < TYPO_RATIO:
+        return None
+    percent = int(best * 100)
+    if swapped > direct:
+        return Likeness(best, f"names {percent}% alike once first and last names are swapped")
+    return Likeness(best, f"names {percent}% alike")
+
+
+def name_likeness(name: str, other: str) -> Likeness | None:
+    """How alike two player names are, or None when they are not alike enough
+    to be the same person (see the module docstring for what counts)."""
+    return _compare(_Name(name), _Name(other))
+
+
+def similar_names(name: str, known: Mapping[str, str], limit: int = 3) -> list[str]:
+    """Known player names that may be what ``name`` meant, best first.
+
+    ``known`` maps player id to name. Names with the same ``name_key`` as
+    ``name`` are left out (they already are that player); the others are kept
+    when they look like a typo of it, the same words swapped or an initial
+    for a word. Ties keep name order; at most ``limit`` names, each once.
+    """
+    if limit <= 0:
+        return []
+    wanted = _Name(name)
+    scores: dict[str, float] = {}
+    for other in known.values():
+        candidate = _Name(other)
+        if candidate.key == wanted.key:
+            continue
+        like = _compare(wanted, candidate)
+        if like is not None:
+            scores[other] = max(scores.get(other, 0.0), like.similarity)
+    ranked = sorted(scores, key=lambda n: (-scores[n], name_key(n), n))
+    return ranked[:limit]
+
+
+def likely_duplicates(
+    names: Mapping[str, str], together: Iterable[frozenset[str]]
+) -> list[DuplicatePair]:
+    """Pairs of players whose names suggest one person registered twice.
+
+    ``names`` maps player id to name (give the players still in use, not
+    those already merged); ``together`` holds pairs of player ids that played
+    in the same game, which are never duplicates and are left out. Pairs are
+    ordered most alike first, then by name.
+    """
+    played = {pair for pair in together if len(pair) == 2}
+    prepared = sorted(
+        ((pid, _Name(name)) for pid, name in names.items()), key=lambda p: (p[1].key, p[0])
+    )
+    pairs = []
+    for (first_id, first), (second_id, second) in combinations(prepared, 2):
+        if frozenset((first_id, second_id)) in played:
+            continue
+        like = _compare(first, second)
+        if like is None:
+            continue
+        pairs.append(
+            DuplicatePair(
+                player=first.name,
+                other=second.name,
+                similarity=round(like.similarity, 4),
+                evidence=f"{like.reason}; never in the same game",
+            )
+        )
+    pairs.sort(key=lambda p: (-p.similarity, name_key(p.player), name_key(p.other)))
+    return pairs

@@ -1,0 +1,618 @@
+"""Excel workbooks: result sheets read like CSV ones, query exports, templates.
+
+- ``read_sheet`` reads an ``.xlsx`` result sheet into exactly the shape of
+  ``importer.read_rows`` (row number, ``{column: text}``), every cell turned
+  into the text a CSV cell would hold, so the importer checks both alike.
+- ``check_columns`` is the header check shared by both readers.
+- ``write_rows`` exports query results (standings, history, audit).
+- ``write_template`` writes a ready-to-fill result sheet for a family, with
+  dropdowns, an example row and an "Instructions" sheet.
+
+openpyxl is imported on first use, so the CLI starts as fast without it.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from datetime import date, datetime, time, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from ledger.errors import Invalid
+from ledger.importer import ATTRIBUTE_PREFIX, BASE_COLUMNS, RESULT_COLUMNS, SIDE_COLUMNS
+from projections.families.base import Family, FamilyError
+from projections.families.registry import family_class
+
+if TYPE_CHECKING:
+    from openpyxl.workbook.workbook import Workbook
+    from openpyxl.worksheet.worksheet import Worksheet
+
+#: The sheet the template explains the columns on; never read as results.
+INSTRUCTIONS = "Instructions"
+#: The template's result sheet.
+RESULTS = "Results"
+#: Rows of the template that get dropdowns (header = row 1).
+TEMPLATE_ROWS = 1000
+#: Required columns of every result sheet (``ladder`` may be blank with ``--ladder``).
+REQUIRED_COLUMNS = ("ladder", "date", "side_a", "side_b")
+#: Characters Excel refuses in a sheet name.
+_SHEET_NAME_FORBIDDEN = re.compile(r"[\[\]:*?/\\]")
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+#: Invisible characters pasted from web pages, stripped like spaces.
+_INVISIBLE = "\u200b\ufeff"
+
+
+def _openpyxl() -> Any:
+    try:
+        import openpyxl
+    except ImportError:  # pragma: no cover - openpyxl is a dependency
+        raise Invalid("Excel workbooks need openpyxl: pip install openpyxl") from None
+    return openpyxl
+
+
+# -- reading -------------------------------------------------------------------------
+def check_columns(path_label: str, columns: list[str]) -> None:
+    """Check a result sheet's header; raise Invalid listing every problem.
+
+    ``columns`` are the header cells already stripped and lower-cased, in
+    order; ``path_label`` starts each message (the file, and for a workbook
+    the sheet). The same checks as the CSV reader: every column is known
+    (``BASE_COLUMNS``, ``side_*``, ``RESULT_COLUMNS`` or ``attr_NAME``) and
+    ``ladder``, ``date``, ``side_a``, ``side_b`` are present. Also refused:
+    a blank column name and a column given twice (the second would silently
+    replace the first).
+    """
+    problems = []
+    seen: dict[str, int] = {}
+    for number, column in enumerate(columns, start=1):
+        where = f"{path_label}: row 1, column {number}"
+        if not column:
+            problems.append(f"{where}: the column has no name")
+            continue
+        if column in seen:
+            problems.append(f"{where}: column {column!r} is also column {seen[column]}")
+            continue
+        seen[column] = number
+        known = column in BASE_COLUMNS or column in SIDE_COLUMNS or column in RESULT_COLUMNS
+        if not known and not column.startswith(ATTRIBUTE_PREFIX):
+            problems.append(
+                f"{where}: unknown column {column!r} (expected "
+                f"{', '.join(BASE_COLUMNS + ('side_a', 'side_b', '...') + RESULT_COLUMNS)} "
+                f"or {ATTRIBUTE_PREFIX}NAME)"
+            )
+    for required in REQUIRED_COLUMNS:
+        if required not in seen:
+            problems.append(f"{path_label}: row 1: missing column {required!r}")
+    if problems:
+        raise Invalid("\n".join(problems))
+
+
+def cell_text(value: Any) -> str:
+    """A cell's value as the text a CSV cell would hold.
+
+    Dates and date-times give ``YYYY-MM-DD`` (a time of day is dropped), whole
+    numbers give no ``.0`` (``3.0`` → ``"3"``), other numbers their shortest
+    text (at most 15 significant digits, Excel's precision), booleans
+    ``true``/``false``, empty cells ``""``, text is stripped of surrounding
+    whitespace.
+    """
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, datetime):
+        return value.date().isoformat()
+    if isinstance(value, (date, time)):
+        return value.isoformat()
+    if isinstance(value, timedelta):
+        return str(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, Decimal):
+        value = float(value)
+    if isinstance(value, float):
+        if math.isfinite(value) and value.is_integer():
+            return str(int(value))
+        return f"{value:.15g}"
+    return str(value).strip().strip(_INVISIBLE).strip()
+
+
+def sheet_label(path: Path, sheet: str) -> str:
+    """How messages name a workbook's sheet: ``results.xlsx (sheet 'Results')``."""
+    return f"{path} (sheet {sheet!r})"
+
+
+def read_sheet(path: Path, sheet: str | None = None) -> list[tuple[int, dict[str, str]]]:
+    """The data rows of an ``.xlsx`` result sheet, like ``importer.read_rows``.
+
+    Returns ``(excel_row_number, {column: text})`` for each non-blank row
+    (the header is row 1; blank rows anywhere are skipped). Column names are
+    the header cells stripped and lower-cased; every column of the header is
+    in every row's dict (``""`` when the cell is empty); cells are text as
+    ``cell_text`` gives them. Formulas count by their saved values.
+
+    ``sheet`` names the worksheet (exact name, else case-insensitive); by
+    default the first visible sheet not named "Instructions".
+
+    Raises Invalid naming the file (and sheet): no such file, not a workbook,
+    unknown sheet, empty sheet, no header in row 1, bad columns
+    (``check_columns``), Excel error values (``#N/A``...), values outside the
+    header's columns, a header but no games.
+    """
+    openpyxl = _openpyxl()
+    if not path.exists():
+        raise Invalid(f"{path}: no such file")
+    try:
+        book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except Exception as exc:  # openpyxl raises many kinds on a broken or foreign file
+        raise Invalid(
+            f"{path}: cannot read it as an Excel workbook (.xlsx): {exc or type(exc).__name__}"
+        ) from None
+    try:
+        ws = _pick_sheet(path, book, sheet)
+        label = sheet_label(path, ws.title)
+        try:
+            return _read_rows(label, ws)
+        except Invalid:
+            raise
+        except Exception as exc:  # a corrupt sheet part fails while streaming
+            raise Invalid(f"{label}: cannot read: {exc or type(exc).__name__}") from None
+    finally:
+        book.close()
+
+
+def _pick_sheet(path: Path, book: Workbook, sheet: str | None) -> Worksheet:
+    names = book.sheetnames
+    listed = ", ".join(repr(n) for n in names)
+    if sheet is None:
+        results = [
+            ws for ws in book.worksheets if ws.title.strip().casefold() != INSTRUCTIONS.casefold()
+        ]
+        visible = [ws for ws in results if getattr(ws, "sheet_state", "visible") == "visible"]
+        if not results:
+            raise Invalid(f"{path}: no result sheet in the workbook (sheets: {listed})")
+        return (visible or results)[0]
+    if sheet in names:
+        chosen = sheet
+    else:
+        wanted = sheet.strip().casefold()
+        matches = [n for n in names if n.strip().casefold() == wanted]
+        if len(matches) != 1:
+            raise Invalid(f"{path}: no sheet named {sheet!r} (sheets: {listed})")
+        chosen = matches[0]
+    ws = book[chosen]
+    if ws not in book.worksheets:
+        raise Invalid(f"{sheet_label(path, chosen)}: is a chart, not a sheet of cells")
+    return ws
+
+
+def _read_rows(label: str, ws: Any) -> list[tuple[int, dict[str, str]]]:
+    from openpyxl.utils import get_column_letter
+
+    # Saved dimensions may be stale (files from other tools): read every cell.
+    ws.reset_dimensions()
+    columns: list[str] | None = None
+    header_blank = False
+    rows: list[tuple[int, dict[str, str]]] = []
+    problems: list[str] = []
+    for number, cells in enumerate(ws.iter_rows(), start=1):
+        texts = [cell_text(cell.value) for cell in cells]
+        if number == 1:
+            while texts and not texts[-1]:
+                texts.pop()
+            if not texts:
+                header_blank = True
+                columns = []
+                continue
+            columns = [t.lower() for t in texts]
+            check_columns(label, columns)
+            continue
+        if not any(texts):
+            continue
+        if header_blank:
+            raise Invalid(
+                f"{label}: row 1 is blank; the header row (ladder, date, side_a, side_b, "
+                "result, ...) must be the first row"
+            )
+        assert columns is not None
+        bad = False
+        for index, cell in enumerate(cells):
+            if getattr(cell, "data_type", None) == "e":
+                name = columns[index] if index < len(columns) else get_column_letter(index + 1)
+                problems.append(
+                    f"{label}: row {number}, column {name}: the cell holds the Excel error "
+                    f"{texts[index]} (fix the formula or type the value)"
+                )
+                bad = True
+        extra = [i for i in range(len(columns), len(texts)) if texts[i]]
+        if extra:
+            problems.append(
+                f"{label}: row {number}: a value in column {get_column_letter(extra[0] + 1)} "
+                f"but the header has only {len(columns)} columns"
+            )
+            bad = True
+        if not bad:
+            texts += [""] * (len(columns) - len(texts))
+            rows.append((number, dict(zip(columns, texts, strict=False))))
+    if columns is None or header_blank:
+        raise Invalid(
+            f"{label}: the sheet is empty (expected a header row: "
+            "ladder,date,side_a,side_b,result,...)"
+        )
+    if problems:
+        raise Invalid("\n".join(problems))
+    if not rows:
+        raise Invalid(f"{label}: the sheet has a header but no games")
+    return rows
+
+
+# -- writing -------------------------------------------------------------------------
+def _sheet_title(title: str) -> str:
+    """A valid Excel sheet name (no []:*?/\\, at most 31 characters)."""
+    clean = _SHEET_NAME_FORBIDDEN.sub(" ", title).strip().strip("'")
+    clean = " ".join(clean.split())[:31].strip() or "Sheet1"
+    # Excel reserves "History" (change tracking) and refuses a sheet named so.
+    return "History list" if clean.casefold() == "history" else clean
+
+
+def _excel_value(value: Any) -> Any:
+    """A plain value (from msgspec.to_builtins) as an Excel cell value."""
+    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, (dict, list)):
+        value = msgspec.json.encode(value).decode()
+    text = ILLEGAL_CHARACTERS_RE.sub("", str(value))
+    if _ISO_DATE.fullmatch(text):
+        try:
+            return date.fromisoformat(text)
+        except ValueError:
+            return text
+    return text
+
+
+def _put(ws: Worksheet, row: int, column: int, value: Any) -> Any:
+    """Write one cell; text is always text (a leading ``=`` is no formula)."""
+    cell = ws.cell(row=row, column=column, value=value)
+    if isinstance(value, str):
+        cell.data_type = "s"  # a player named "=1+1" stays a name
+    elif isinstance(value, date):
+        cell.number_format = "yyyy-mm-dd"
+    return cell
+
+
+def _width(value: Any) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, date):
+        return 10
+    if isinstance(value, float):
+        return len(f"{value:.4f}".rstrip("0").rstrip("."))
+    return max((len(line) for line in str(value).splitlines()), default=0)
+
+
+def _header(ws: Worksheet, columns: Sequence[str]) -> None:
+    from openpyxl.styles import Font
+
+    bold = Font(bold=True)
+    for number, name in enumerate(columns, start=1):
+        _put(ws, 1, number, name).font = bold
+    ws.freeze_panes = "A2"
+
+
+def _set_widths(ws: Worksheet, widths: Sequence[int]) -> None:
+    from openpyxl.utils import get_column_letter
+
+    for number, width in enumerate(widths, start=1):
+        ws.column_dimensions[get_column_letter(number)].width = min(max(width + 2, 8), 60)
+
+
+def _save(book: Workbook, path: Path) -> None:
+    try:
+        book.save(path)
+    except OSError as exc:
+        raise Invalid(f"{path}: cannot write: {exc.strerror or exc}") from None
+
+
+def write_rows(
+    path: Path, rows: Sequence[msgspec.Struct], kind: type[msgspec.Struct], title: str
+) -> None:
+    """Write query results (standings, history, audit lines...) to ``path`` (.xlsx).
+
+    One sheet named after ``title`` (made a valid sheet name); the columns are
+    ``kind``'s fields in order (so an empty result still has its header), in
+    bold, frozen, with a filter and widths fitted to the content. Numbers stay
+    numbers, ``YYYY-MM-DD`` text becomes an Excel date shown the same way,
+    None an empty cell, dicts and lists JSON text; text starting with ``=`` is
+    written as text, never as a formula. Raises Invalid when the file cannot
+    be written.
+    """
+    openpyxl = _openpyxl()
+    from openpyxl.utils import get_column_letter
+
+    columns = list(kind.__struct_fields__)
+    book = openpyxl.Workbook()
+    ws = book.active
+    ws.title = _sheet_title(title)
+    book.properties.title = title
+    _header(ws, columns)
+    widths = [len(c) for c in columns]
+    for number, row in enumerate(rows, start=2):
+        plain = msgspec.to_builtins(row)
+        for index, column in enumerate(columns):
+            value = _excel_value(plain.get(column))
+            _put(ws, number, index + 1, value)
+            widths[index] = max(widths[index], _width(value))
+    _set_widths(ws, widths)
+    if columns:
+        ws.auto_filter.ref = f"A1:{get_column_letter(len(columns))}{max(len(rows) + 1, 1)}"
+    _save(book, path)
+
+
+# -- templates -----------------------------------------------------------------------
+#: Most side columns a template offers for a many-sided family (bga).
+TEMPLATE_SIDES = 5
+#: Template columns holding lists typed with commas: formatted as text, so an
+#: Excel using a decimal comma does not turn "1,2" into the number 1.2.
+_TEXT_COLUMNS = ("ranks", "quit", "bv", "units", "objectives", "event")
+
+_EXAMPLES: dict[str, dict[str, Any]] = {
+    "elo": {
+        "ladder": "Chess Club",
+        "date": date(2025, 3, 4),
+        "event": "CC-2025-SPRING-RAPID",
+        "round": 1,
+        "table": 1,
+        "side_a": "Anna Kowalski",
+        "side_b": "Farid Haddad",
+        "result": "a",
+    },
+    "battle-empire": {
+        "ladder": "Battle Empire Club",
+        "date": date(2025, 3, 2),
+        "event": "BE-2025-LYON",
+        "round": 1,
+        "table": 3,
+        "side_a": "Éric Dupont",
+        "side_b": "Anne Martin",
+        "result": "a",
+        "margin": "decisive",
+    },
+    "adlg": {
+        "ladder": "AdlG Championship",
+        "date": date(2025, 4, 12),
+        "event": "ADLG-2025-TOURS",
+        "round": 2,
+        "table": 4,
+        "side_a": "Bertrand Du Guesclin",
+        "side_b": "Gaston Phébus",
+        "result": "draw",
+    },
+    "battletech": {
+        "ladder": "BattleTech League",
+        "date": date(2025, 1, 18),
+        "event": "BTL-2025",
+        "round": 1,
+        "table": 1,
+        "side_a": "Dan Morrison",
+        "side_b": "Priya Natarajan",
+        "bv": "6000,3200,6000,1800",
+    },
+    "bga": {
+        "ladder": "BGA Carcassonne",
+        "date": date(2025, 1, 5),
+        "table": 1,
+        "side_a": "MeepleMarie",
+        "side_b": "RoadBuilder",
+        "side_c": "CloisterKing",
+        "side_d": "FarmerJo",
+        "ranks": "1,3,2,4",
+    },
+}
+
+_GENERAL_NOTES = (
+    "How to fill the {results} sheet",
+    "One row per game. Row 1 holds the column names: keep them as they are "
+    "(columns may be moved; unused optional columns may be deleted).",
+    "Row 2 is an example game: replace it with your own results, or delete it, before importing.",
+    "Import with: ledger import FILE.xlsx (add --dry-run to check without recording).",
+    "The import is all-or-nothing: every row is checked first, and if any row is wrong "
+    "nothing is recorded; every error is listed with its row and column. Fix them and "
+    "import again. Rows already recorded are reported as skipped, never recorded twice.",
+    "Players are matched by name ignoring case and accents ('eric dupont' is 'Éric Dupont'); "
+    "names not yet known are registered by the import.",
+    "Blank rows are ignored.",
+)
+
+
+def _column_help(family: type[Family], column: str, margins: Sequence[str]) -> str:
+    """What to write in ``column``, in plain words, for ``family``."""
+    per_event = family.name == "adlg"
+    texts = {
+        "ladder": "The ladder's name, as opened with 'ledger ladder open'. May be left "
+        "blank when the import is given --ladder NAME.",
+        "date": "The day the game was played: an Excel date, or text YYYY-MM-DD (e.g. 2025-03-02).",
+        "event": "Optional: the tournament or event id, e.g. BE-2025-LYON."
+        + (
+            " AdlG ratings change when each event closes, rated from the ratings "
+            "before the event, so give every game of a tournament the same event."
+            if per_event
+            else ""
+        ),
+        "round": "Optional: the round number (a whole number).",
+        "table": "Optional: the table number (a whole number). Two games between the same "
+        "players on the same date, event and round need different table numbers; "
+        "it is also the order of play within a round.",
+        "neutral": "yes when no side has the first-player (home) advantage; otherwise "
+        "leave blank (or no). Only matters when the ladder gives the first side an advantage.",
+        "result": "Who won: a = side A (side_a) won, b = side B (side_b) won, draw = a draw.",
+        "margin": (
+            f"For a victory, how large it was: {', '.join(margins)}. Leave blank for a draw."
+            if family.name == "battle-empire"
+            else "Optional: the winning margin from the ladder's score table "
+            f"({', '.join(margins) or 'none'}); blank uses the default. Blank for a draw."
+        ),
+        "ranks": "One rank per side, in side order (side_a first), separated by commas: "
+        "1 = best; tied sides share a rank. E.g. 1,3,2,4 or 1,1,3. The column is "
+        "formatted as text so Excel keeps the commas.",
+        "quit": "Leave blank when everyone finished. Otherwise the name of the player who "
+        "quit first (or their side number, 1 for side_a): only that player is rated, as "
+        "if last and with a penalty; nobody else's rating moves.",
+        "bv": "Four Battle Value totals separated by commas: side A at the start, side A "
+        "at the end, side B at the start, side B at the end, e.g. 6000,3200,6000,1800. "
+        "Give either bv or units, not both.",
+        "units": "Instead of bv: the units of each side as JSON, one list per side, side A "
+        'first: [[{"name":"Atlas AS7-D","bv":1897,"state":"crippled"}], '
+        '[{"name":"Marauder MAD-3R","bv":1363,"state":"destroyed","fled":false}]]. '
+        "state is intact, critical-damage, crippled or destroyed; "
+        '"fled": true for a unit that left by a friendly edge.',
+        "objectives": "Optional, with units only: the objectives agreed before play as JSON, "
+        'e.g. [{"kind":"protect","value":600,"side":"a","survived":false,'
+        '"name":"Comms relay"}]. kind is protect (side = defender, survived true/false), '
+        "guard (side = guard, holder = side holding it at the end) or contested "
+        "(holder = side that took it).",
+        "k_a": "Optional: extra objective points counted in side A's K.",
+        "k_b": "Optional: extra objective points counted in side B's K.",
+        "k_star": "Optional: extra objective points open to both sides (K*).",
+    }
+    if column in texts:
+        return texts[column]
+    if column in SIDE_COLUMNS:
+        letter = column.removeprefix("side_").upper()
+        if column in ("side_a", "side_b"):
+            first = " (the first side: the one a home advantage applies to)" * (letter == "A")
+            return (
+                f"The player of side {letter}{first}. A team: its members separated by "
+                "';', e.g. Éric Dupont;Paul Roy."
+            )
+        return (
+            f"Side {letter}, when the game had that many players (blank otherwise). "
+            "Add side_f, side_g, ... columns for bigger games."
+        )
+    return f"The {family.name} result field {column!r}."
+
+
+def _family(name: str, params: Mapping[str, Any] | None) -> tuple[type[Family], Family]:
+    try:
+        cls = family_class(name)
+        return cls, cls(cls.parse_params(params or {}))
+    except FamilyError as exc:
+        raise Invalid(str(exc), field=exc.field or "family") from None
+
+
+def template_columns(family: str) -> list[str]:
+    """The columns of ``family``'s result sheet template, in order."""
+    cls, _ = _family(family, None)
+    sides = min(max(cls.max_sides, 2), TEMPLATE_SIDES)
+    return [
+        "ladder",
+        "date",
+        "event",
+        "round",
+        "table",
+        "neutral",
+        *SIDE_COLUMNS[:sides],
+        *cls.result_fields,
+    ]
+
+
+def write_template(path: Path, family: str, *, params: Mapping[str, Any] | None = None) -> None:
+    """Write a ready-to-fill result sheet for ``family`` to ``path`` (.xlsx).
+
+    A "Results" sheet with the family's columns (``template_columns``), a bold
+    frozen header, dropdowns on rows 2..1000 for ``result`` (a, b, draw),
+    ``margin`` (the family's margins) and ``neutral`` (yes, no), the date
+    column formatted as dates, list columns (ranks, bv...) as text, and one
+    example game in row 2; then an "Instructions" sheet explaining each column.
+
+    ``family`` is a built-in family name or ``package.module:Class``;
+    ``params`` (a ladder's parameters) decide the margins offered, for an
+    ``elo`` ladder with its own score table. Raises Invalid for an unknown
+    family or bad parameters, or when the file cannot be written.
+    """
+    openpyxl = _openpyxl()
+    from openpyxl.comments import Comment
+    from openpyxl.styles import Alignment, Font
+    from openpyxl.utils import get_column_letter
+    from openpyxl.worksheet.datavalidation import DataValidation
+
+    cls, fam = _family(family, params)
+    margins_of = getattr(fam, "margins", None)
+    margins = list(margins_of()) if "margin" in cls.result_fields and margins_of else []
+    columns = template_columns(family)
+    example = _EXAMPLES.get(cls.name, {"ladder": "My Ladder", "date": date(2025, 3, 2)})
+    example = {"side_a": "Anne Martin", "side_b": "Paul Roy", **example}
+
+    book = openpyxl.Workbook()
+    ws = book.active
+    ws.title = RESULTS
+    _header(ws, columns)
+    widths = []
+    lists = {"result": ["a", "b", "draw"], "margin": margins, "neutral": ["yes", "no"]}
+    for number, column in enumerate(columns, start=1):
+        letter = get_column_letter(number)
+        dimension = ws.column_dimensions[letter]
+        if column == "date":
+            dimension.number_format = "yyyy-mm-dd"
+        elif column in _TEXT_COLUMNS:
+            dimension.number_format = "@"
+        value = example.get(column)
+        if value is not None:
+            cell = _put(ws, 2, number, value)
+            cell.number_format = dimension.number_format
+        widths.append(max(len(column), _width(value), 10 if column == "date" else 0))
+        choices = lists.get(column)
+        if choices:
+            check = DataValidation(
+                type="list",
+                formula1='"' + ",".join(choices) + '"',
+                allow_blank=True,
+                showErrorMessage=True,
+                showInputMessage=True,
+                errorTitle=f"Bad {column}",
+                error=f"{column} is one of: {', '.join(choices)} (or blank)",
+                promptTitle=column,
+                prompt=_column_help(cls, column, margins)[:255],
+            )
+            check.add(f"{letter}2:{letter}{TEMPLATE_ROWS}")
+            ws.add_data_validation(check)
+    _set_widths(ws, widths)
+    ws["A2"].comment = Comment(
+        "Example game: replace this row with your own results, or delete it.", "ledger"
+    )
+
+    info = book.create_sheet(INSTRUCTIONS)
+    bold = Font(bold=True)
+    wrap = Alignment(wrap_text=True, vertical="top")
+    title, *notes = _GENERAL_NOTES
+    _put(info, 1, 1, title.format(results=RESULTS)).font = Font(bold=True, size=13)
+    line = 1
+    for note in notes:
+        line += 1
+        _put(info, line, 1, "•").alignment = Alignment(horizontal="right", vertical="top")
+        _put(info, line, 2, note).alignment = wrap
+    line += 2
+    _put(info, line, 1, "column").font = bold
+    _put(info, line, 2, "what to write").font = bold
+    for column in columns:
+        line += 1
+        _put(info, line, 1, column).alignment = wrap
+        _put(info, line, 2, _column_help(cls, column, margins)).alignment = wrap
+    line += 1
+    _put(info, line, 1, f"{ATTRIBUTE_PREFIX}NAME").alignment = wrap
+    _put(
+        info,
+        line,
+        2,
+        "Optional: any extra number your ladder's rules use, in a column you add, named "
+        f"{ATTRIBUTE_PREFIX} and the number's name (e.g. {ATTRIBUTE_PREFIX}points_a).",
+    ).alignment = wrap
+    info.column_dimensions["A"].width = 16
+    info.column_dimensions["B"].width = 100
+    _save(book, path)
