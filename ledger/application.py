@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import getpass
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime
 from typing import Any, ClassVar
 from uuid import UUID
@@ -25,6 +25,7 @@ from ledger.errors import Conflict, Invalid, NotFound
 from ledger.identity import (
     adjustment_id,
     game_id,
+    game_identity,
     ladder_id,
     name_key,
     player_id,
@@ -114,6 +115,21 @@ class PlayerState(msgspec.Struct):
     merged_into: UUID | None
 
 
+GameLookup = Callable[[UUID], "GameState | None"]
+
+
+class DuplicateGame(Conflict):
+    """A live game with the same identity is already recorded."""
+
+    def __init__(self, gid: UUID, facts: ev.GameFacts) -> None:
+        super().__init__(
+            f"this game is already recorded as {short(gid)} (same date, event, round, table "
+            f"and players); use 'ledger correct {short(gid)}' to change it, or give --table"
+        )
+        self.gid = gid
+        self.facts = facts
+
+
 class LedgerApplication(Application):
     """The ledger's event store and its commands."""
 
@@ -163,6 +179,8 @@ class LedgerApplication(Application):
                 state.name = e.name
             elif isinstance(e, ev.PlayerMerged):
                 state.merged_into = e.into
+            elif isinstance(e, ev.PlayerUnmerged):
+                state.merged_into = None
         return state
 
     def _append(self, *events: Any) -> None:
@@ -173,11 +191,13 @@ class LedgerApplication(Application):
             raise Conflict(f"already recorded (a concurrent or repeated command): {exc}") from None
 
     @staticmethod
-    def _meta(by: str, version: int, aggregate: UUID, **kw: Any) -> dict[str, Any]:
+    def _meta(
+        by: str, version: int, aggregate: UUID, at: datetime | None = None, **kw: Any
+    ) -> dict[str, Any]:
         return dict(
             originator_id=aggregate,
             originator_version=version,
-            recorded_at=now(),
+            recorded_at=at or now(),
             recorded_by=by,
             **kw,
         )
@@ -230,18 +250,29 @@ class LedgerApplication(Application):
         return fam
 
     # -- players -----------------------------------------------------------------
-    def add_player(self, name: str, by: str, source: ev.Source | None = None) -> UUID:
-        if not name_key(name):
-            raise Invalid("a player needs a name")
-        pid = player_id(name)
-        if self._events(pid):
-            raise Conflict(f"player {name!r} already exists")
-        self._append(ev.PlayerRegistered(**self._meta(by, 1, pid, source=source), name=name))
-        return pid
+    def add_players(self, names: Sequence[str], by: str) -> list[UUID]:
+        """Register players: all of them, or none if any name is refused."""
+        keys: set[str] = set()
+        for name in names:
+            key = name_key(name)
+            if not key:
+                raise Invalid("a player needs a name")
+            if key in keys:
+                raise Invalid(f"{name!r} is given twice")
+            keys.add(key)
+            if self._events(player_id(name)):
+                raise Conflict(f"player {name!r} already exists (nobody was added)")
+        at = now()
+        self._append(*(self.new_player_event(name, by, None, at) for name in names))
+        return [player_id(name) for name in names]
 
-    def new_player_event(self, name: str, by: str, source: ev.Source | None) -> Any:
+    def new_player_event(
+        self, name: str, by: str, source: ev.Source | None, at: datetime | None = None
+    ) -> Any:
         """The registration event for a new player (appended with an import)."""
-        return ev.PlayerRegistered(**self._meta(by, 1, player_id(name), source=source), name=name)
+        return ev.PlayerRegistered(
+            **self._meta(by, 1, player_id(name), at, source=source), name=name
+        )
 
     def rename_player(self, pid: UUID, name: str, by: str, reason: str | None = None) -> None:
         state = self.player(pid)
@@ -266,6 +297,14 @@ class LedgerApplication(Application):
             ev.PlayerMerged(**self._meta(by, state.version + 1, source, reason=reason), into=into)
         )
 
+    def unmerge_player(self, pid: UUID, reason: str, by: str) -> None:
+        """Undo a merge: the player's games are replayed as theirs again."""
+        _require_reason(reason)
+        state = self.player(pid)
+        if state.merged_into is None:
+            raise Conflict(f"{state.name!r} is not merged into anyone")
+        self._append(ev.PlayerUnmerged(**self._meta(by, state.version + 1, pid, reason=reason)))
+
     # -- games -------------------------------------------------------------------
     def game_event(
         self,
@@ -273,13 +312,46 @@ class LedgerApplication(Application):
         facts: ev.GameFacts,
         by: str,
         source: ev.Source | None = None,
+        at: datetime | None = None,
+        lookup: GameLookup | None = None,
     ) -> ev.GameRecorded:
         """Validate a game against the ruleset in force on its date and return
-        the event that records it (not yet appended)."""
+        the event that records it (not yet appended).
+
+        Raises DuplicateGame when a live game with the same identity (ladder,
+        date, event, round, table, players) is already recorded. ``lookup``
+        finds a recorded game by id (default: from the event store).
+        """
         facts = self.check_game(ladder, facts)
-        players = [p for side in facts.sides for p in side]
-        gid = game_id(ladder.id, facts.date, facts.event, facts.round, facts.table, players)
-        return ev.GameRecorded(**self._meta(by, 1, gid, source=source), game=facts)
+        gid, version = self.place_game(facts, lookup or self._lookup)
+        return ev.GameRecorded(**self._meta(by, version, gid, at, source=source), game=facts)
+
+    def _lookup(self, gid: UUID) -> GameState | None:
+        try:
+            return self.game(gid)
+        except NotFound:
+            return None
+
+    @staticmethod
+    def place_game(facts: ev.GameFacts, lookup: GameLookup) -> tuple[UUID, int]:
+        """The id and version a new game is recorded under.
+
+        A game's id comes from its identity when first recorded. If that id is
+        taken by a game since corrected into another identity, the next id of
+        the same identity is tried; a voided game of the same identity is
+        recorded again (its next version).
+        """
+        identity = game_identity(facts)
+        for attempt in range(1000):
+            gid = game_id(identity, attempt)
+            state = lookup(gid)
+            if state is None:
+                return gid, 1
+            if game_identity(state.facts) == identity:
+                if state.voided:
+                    return gid, state.version + 1
+                raise DuplicateGame(gid, state.facts)
+        raise Conflict("too many games share this identity: give them --table numbers")
 
     def check_game(self, ladder: LadderState, facts: ev.GameFacts) -> ev.GameFacts:
         """Validate a game; return it with its result in normalised form."""
@@ -299,21 +371,6 @@ class LedgerApplication(Application):
             raise Invalid(str(exc), field=exc.field or "result") from None
         # Store the normalised result so a replay reads exactly what was checked.
         return msgspec.structs.replace(facts, result=fam.result_dict(result))
-
-    def record_game(self, ladder: str, facts: ev.GameFacts, by: str) -> UUID:
-        state = self.ladder(ladder)
-        for side in facts.sides:
-            for p in side:
-                self.player(p)
-        event = self.game_event(state, facts, by)
-        if self._events(event.originator_id):
-            raise Conflict(
-                f"this game is already recorded as {short(event.originator_id)} "
-                "(same date, event, round, table and players); use 'ledger correct' "
-                "to change it, or give a different --table"
-            )
-        self._append(event)
-        return event.originator_id
 
     def record_many(self, new: Sequence[Any]) -> None:
         """Append prepared events (an import) in one transaction."""

@@ -23,6 +23,7 @@ from ledger.errors import Invalid, LedgerError
 from ledger.game_input import GameInput, PlayerBook, build_facts, parse_date, parse_number
 from ledger.identity import short
 from ledger.importer import import_sheet
+from ledger.matching import DuplicatePair, likely_duplicates
 from ledger.output import FORMATS, render
 from ledger.storage import Storage, resolve
 from projections import chain, queries, service, timetravel, views
@@ -110,6 +111,41 @@ format_option = click.option(
     "--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
     help="table for people; json or csv for scripts.",
 )  # fmt: skip
+
+
+def export_options(f: Any) -> Any:
+    """--format table|json|csv|xlsx and --output FILE (required for xlsx)."""
+    f = click.option(
+        "--output",
+        "-o",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="Write to FILE instead of the terminal (required for xlsx).",
+    )(f)
+    return click.option(
+        "--format", "fmt", type=click.Choice([*FORMATS, "xlsx"]), default="table",
+        show_default=True, help="table for people; json, csv or xlsx for scripts and sheets.",
+    )(f)  # fmt: skip
+
+
+def emit(rows: Any, fmt: str, title: str, kind: Any, output: Path | None) -> None:
+    """Print query rows, or write them to --output (an .xlsx for xlsx)."""
+    if fmt == "xlsx":
+        if output is None:
+            raise Invalid("--format xlsx needs --output FILE.xlsx")
+        from ledger.workbook import write_rows
+
+        write_rows(output, rows, kind, title)
+        click.echo(f"Wrote {len(rows)} rows to {output}.")
+        return
+    text = render(rows, fmt, title, kind=kind)
+    if output is None:
+        click.echo(text)
+    else:
+        output.write_text(text + "\n", encoding="utf-8")
+        click.echo(f"Wrote {len(rows)} rows to {output}.")
+
+
 pass_ledger = click.make_pass_decorator(Ledger)
 
 
@@ -223,8 +259,7 @@ def player() -> None:
 @pass_ledger
 def player_add(led: Ledger, names: tuple[str, ...]) -> None:
     """Register one or more players."""
-    for name in names:
-        led.app.add_player(name, led.by)
+    led.app.add_players(names, led.by)
     led.caught_up()
     click.echo(f"Added {len(names)} player(s).")
 
@@ -267,6 +302,28 @@ def player_merge(led: Ledger, source: str, into: str, reason: str) -> None:
     led.app.merge_players(UUID(src), UUID(dst), reason, led.by)
     led.caught_up()
     click.echo(f"Merged {source!r} into {into!r}.")
+
+
+@player.command("unmerge")
+@click.argument("name", metavar="PLAYER")
+@click.option("--reason", required=True, help="Why the merge was wrong.")
+@pass_ledger
+def player_unmerge(led: Ledger, name: str, reason: str) -> None:
+    """Undo a merge: PLAYER's games are replayed as their own again."""
+    pid = queries.player_by_name(led.conn, name, follow_merge=False)
+    led.app.unmerge_player(UUID(pid), reason, led.by)
+    led.caught_up()
+    click.echo(f"Unmerged {name!r}.")
+
+
+@player.command("duplicates")
+@format_option
+@pass_ledger
+def player_duplicates(led: Ledger, fmt: str) -> None:
+    """Likely duplicate players, with the evidence: similar names (typos,
+    swapped first and last names, initials) of players never in the same game."""
+    rows = likely_duplicates(*queries.identity_evidence(led.conn))
+    click.echo(render(rows, fmt, "Likely duplicates", kind=DuplicatePair))
 
 
 @player.command("list")
@@ -369,13 +426,6 @@ def record(led: Ledger, ladder_name: str, add_players: bool, **opts: Any) -> Non
     facts = build_facts(lstate, game, book)
     new = [led.app.new_player_event(name, led.by, None) for name in book.new.values()]
     event = led.app.game_event(lstate, facts, led.by)
-    if led.conn.execute(
-        "SELECT 1 FROM view_games WHERE id=?", (str(event.originator_id),)
-    ).fetchone():
-        raise Invalid(
-            f"this game is already recorded as {short(event.originator_id)} (same date, event, "
-            "round, table and players); use 'ledger correct' to change it, or give --table"
-        )
     led.app.record_many([*new, event])
     led.caught_up()
     click.echo(f"Recorded game {short(event.originator_id)}.")
@@ -406,15 +456,24 @@ def _game_input(ladder_name: str, opts: dict[str, Any]) -> GameInput:
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--dry-run", is_flag=True, help="Check and report; write nothing.")
 @click.option("--ladder", "ladder_name", default=None, help="Ladder for rows that name none.")
+@click.option("--sheet", default=None, help="Worksheet of an .xlsx workbook (default: the first).")
+@click.option("--strict", is_flag=True, help="A new name close to a known one is an error.")
 @format_option
 @pass_ledger
-def import_(led: Ledger, file: Path, dry_run: bool, ladder_name: str | None, fmt: str) -> None:
-    """Import a result sheet (CSV): all rows or none.
+def import_(
+    led: Ledger, file: Path, dry_run: bool, ladder_name: str | None, sheet: str | None,
+    strict: bool, fmt: str,
+) -> None:  # fmt: skip
+    """Import a result sheet (.csv or .xlsx): all rows or none.
 
-    Every row is checked first; any error is reported with its row and column
-    and nothing is recorded. Rows already recorded are skipped.
+    Every row is checked first; all errors are reported at once with their
+    row and column, and nothing is recorded unless every row is good. Rows
+    already recorded are skipped. --dry-run also warns of each new player's
+    first game and of results that would move a rating by more than 100.
     """
-    report = import_sheet(led.app, led.conn, file, led.by, dry_run, ladder_name)
+    with ImportProgress() as progress:
+        report = import_sheet(led.app, led.conn, file, led.by, dry_run, ladder_name, sheet,
+                              strict, progress)  # fmt: skip
     if not dry_run:
         led.caught_up()
     if fmt != "table":
@@ -427,6 +486,36 @@ def import_(led: Ledger, file: Path, dry_run: bool, ladder_name: str | None, fmt
         + (f", new players: {', '.join(report.new_players)}" if report.new_players else "")
         + "."
     )
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}")
+
+
+class ImportProgress:
+    """A progress bar for long imports, on a terminal only (plain when piped)."""
+
+    THRESHOLD = 2000
+
+    def __init__(self) -> None:
+        self.bar: Any = None
+        self.task: Any = None
+
+    def __enter__(self) -> ImportProgress:
+        return self
+
+    def __call__(self, done: int, total: int) -> None:
+        if total < self.THRESHOLD or not sys.stderr.isatty():
+            return
+        if self.bar is None:
+            from rich.progress import Progress
+
+            self.bar = Progress(transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("checking rows", total=total)
+        self.bar.update(self.task, completed=done)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
 
 
 @main.command()
@@ -527,11 +616,12 @@ def adjust(
 )  # fmt: skip
 @click.option("--lang", type=click.Choice(["en", "fr"]), default="en", show_default=True,
               help="Language of grades.")  # fmt: skip
-@format_option
+@export_options
 @pass_ledger
 def standings(
-    led: Ledger, ladder_name: str, as_of: str | None, as_known_at: str | None, lang: str, fmt: str
-) -> None:
+    led: Ledger, ladder_name: str, as_of: str | None, as_known_at: str | None, lang: str,
+    fmt: str, output: Path | None,
+) -> None:  # fmt: skip
     """The ranking of LADDER: rank, player, rating, grade, games, last played.
 
     --as-of is effective time (the ranking on that date); --as-known-at is
@@ -544,20 +634,20 @@ def standings(
     rows = queries.standings(conn, ladder_name, date_option(as_of), lang)
     title = ladder_name + (f" as of {as_of}" if as_of else "")
     title += f" as known at {as_known_at}" if as_known_at else ""
-    click.echo(render(rows, fmt, title, kind=queries.StandingRow))
+    emit(rows, fmt, title, queries.StandingRow, output)
 
 
 @main.command()
 @click.argument("ladder_name", metavar="LADDER")
 @click.argument("player_name", metavar="PLAYER")
-@format_option
+@export_options
 @pass_ledger
-def history(led: Ledger, ladder_name: str, player_name: str, fmt: str) -> None:
+def history(led: Ledger, ladder_name: str, player_name: str, fmt: str, output: Path | None) -> None:
     """PLAYER's history in LADDER: games, adjustments and season penalties."""
     rows = queries.history(led.conn, ladder_name, player_name)
     who = queries.names(led.conn)[queries.player_by_name(led.conn, player_name)]
     title = f"{who} in {queries.ladder_row(led.conn, ladder_name)['name']}"
-    click.echo(render(rows, fmt, title, kind=queries.HistoryLine))
+    emit(rows, fmt, title, queries.HistoryLine, output)
 
 
 @main.command()
@@ -586,16 +676,16 @@ def explain(led: Ledger, game: str, fmt: str) -> None:
 @main.command()
 @click.argument("ladder_name", metavar="[LADDER]", required=False)
 @click.option("--head", is_flag=True, help="Print only the hash-chain head (to publish).")
-@format_option
+@export_options
 @pass_ledger
-def audit(led: Ledger, ladder_name: str | None, head: bool, fmt: str) -> None:
+def audit(led: Ledger, ladder_name: str | None, head: bool, fmt: str, output: Path | None) -> None:
     """The event log: sequence, recorded at, by, kind, summary, reason."""
     if head:
         seq, link = chain.head(led.conn)
         click.echo(link if fmt == "table" else render(HeadLine(seq, link), fmt))
         return
     rows = queries.audit(led.conn, ladder_name)
-    click.echo(render(rows, fmt, "Audit log", kind=queries.AuditLine))
+    emit(rows, fmt, "Audit log", queries.AuditLine, output)
 
 
 class HeadLine(msgspec.Struct):
@@ -681,6 +771,31 @@ def whatif(
         raise Invalid("nothing to try: give --set KEY=VALUE or --family")
     rows = whatif_mod.whatif(led.conn, ladder_name, parse_sets(sets), family, date_option(start))
     click.echo(render(rows, fmt, f"{ladder_name}: what if", kind=whatif_mod.WhatIfLine))
+
+
+@main.command()
+@click.option("--family", default=None, help="Family of the sheet (or take the ladder's).")
+@click.option(
+    "--ladder",
+    "ladder_name",
+    default=None,
+    help="Make the sheet for this ladder (its family and margins).",
+)
+@click.argument("output", type=click.Path(path_type=Path))
+@pass_ledger
+def template(led: Ledger, family: str | None, ladder_name: str | None, output: Path) -> None:
+    """Write a ready result sheet (.xlsx) for a family: headers, an
+    instructions sheet, dropdowns for results and margins, an example row."""
+    from ledger.workbook import write_template
+
+    params = None
+    if ladder_name is not None:
+        info = queries.ladder_info(led.conn, ladder_name, rules=False)
+        family, params = family or info.family, info.params
+    if family is None:
+        raise Invalid("give --family F or --ladder NAME")
+    write_template(output, family, params=params)
+    click.echo(f"Wrote a {family} result sheet to {output}.")
 
 
 @main.command()

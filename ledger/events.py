@@ -80,6 +80,12 @@ class PlayerMerged(LedgerEvent, frozen=True, kw_only=True):
     into: UUID
 
 
+class PlayerUnmerged(LedgerEvent, frozen=True, kw_only=True):
+    """A merge undone: this player's games are theirs again."""
+
+    TOPIC = "ledger:PlayerUnmerged"
+
+
 # -- games -----------------------------------------------------------------
 class GameFacts(msgspec.Struct, frozen=True):
     """What a game record says: when, where, who, and the result in the
@@ -138,6 +144,7 @@ EVENT_CLASSES: tuple[type[LedgerEvent], ...] = (
     PlayerRegistered,
     PlayerRenamed,
     PlayerMerged,
+    PlayerUnmerged,
     GameRecorded,
     GameCorrected,
     GameVoided,

@@ -8,8 +8,8 @@ creating a duplicate, and two ledgers holding the same facts share ids.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterable
 from datetime import date
+from typing import Any
 from uuid import UUID, uuid5
 
 NAMESPACE = UUID("6f1c1a52-3f7e-5a43-9a57-1e5b0f6c2d10")
@@ -31,21 +31,21 @@ def player_id(name: str) -> UUID:
     return uuid5(NAMESPACE, "player:" + name_key(name))
 
 
-def game_id(
-    ladder: UUID,
-    on: date,
-    event: str | None,
-    round_: int | None,
-    table: int | None,
-    players: Iterable[UUID],
-) -> UUID:
-    """A game is identified by its ladder, date, event, round, table and the
-    set of its players: re-recording it is detected as a duplicate."""
-    who = ",".join(sorted(str(p) for p in players))
-    return uuid5(
-        NAMESPACE,
-        f"game:{ladder}|{on.isoformat()}|{event or ''}|{round_ or ''}|{table or ''}|{who}",
+def game_identity(facts: Any) -> str:
+    """What identifies a game: its ladder, date, event, round, table and the
+    set of its players (re-recording it is detected as a duplicate)."""
+    who = ",".join(sorted(str(p) for side in facts.sides for p in side))
+    return (
+        f"{facts.ladder}|{facts.date.isoformat()}|{facts.event or ''}|"
+        f"{facts.round or ''}|{facts.table or ''}|{who}"
     )
+
+
+def game_id(identity: str, attempt: int = 0) -> UUID:
+    """The id of a game with this identity (``attempt`` > 0 when an earlier
+    id of the identity was taken by a game corrected since)."""
+    suffix = f"#{attempt}" if attempt else ""
+    return uuid5(NAMESPACE, f"game:{identity}{suffix}")
 
 
 def season_id(ladder: UUID, label: str) -> UUID:

@@ -12,13 +12,14 @@ import msgspec
 FORMATS = ("table", "json", "csv")
 
 
-def _cell(value: Any) -> str:
+def _cell(value: Any, exact: bool = False) -> str:
+    """A value as text: rounded to 4 decimals for people, exact for scripts."""
     if value is None:
         return ""
     if isinstance(value, float):
         if value == int(value):
             return str(int(value))
-        return f"{value:.4f}".rstrip("0").rstrip(".")
+        return repr(value) if exact else f"{value:.4f}".rstrip("0").rstrip(".")
     if isinstance(value, (dict, list)):
         return msgspec.json.encode(value).decode()
     return str(value)
@@ -42,7 +43,7 @@ def render(
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(columns)
         for r in plain:
-            writer.writerow([_cell(r[c]) for c in columns])
+            writer.writerow([_cell(r[c], exact=True) for c in columns])
         return out.getvalue().rstrip("\n")
     return _table(columns, [[_cell(r[c]) for c in columns] for r in plain], title)
 

@@ -1,14 +1,15 @@
 """Excel workbooks: result sheets read like CSV ones, query exports, templates.
 
-- ``read_sheet`` reads an ``.xlsx`` result sheet into exactly the shape of
-  ``importer.read_rows`` (row number, ``{column: text}``), every cell turned
-  into the text a CSV cell would hold, so the importer checks both alike.
-- ``check_columns`` is the header check shared by both readers.
+- ``load_sheet`` reads an ``.xlsx`` result sheet into the ``importer.Sheet``
+  that ``importer.read_rows`` gives for CSV (rows of ``{column: text}``),
+  every cell turned into the text a CSV cell would hold, so the importer
+  checks both alike; ``read_sheet`` gives just the rows.
+- the header is checked by ``importer.check_columns`` (shared with CSV sheets).
 - ``write_rows`` exports query results (standings, history, audit).
 - ``write_template`` writes a ready-to-fill result sheet for a family, with
   dropdowns, an example row and an "Instructions" sheet.
 
-openpyxl is imported on first use, so the CLI starts as fast without it.
+openpyxl is imported on first use: importing this module stays cheap for the CLI.
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from ledger import importer
 from ledger.errors import Invalid
-from ledger.importer import ATTRIBUTE_PREFIX, BASE_COLUMNS, RESULT_COLUMNS, SIDE_COLUMNS
+from ledger.importer import ATTRIBUTE_PREFIX, SIDE_COLUMNS, Sheet
 from projections.families.base import Family, FamilyError
 from projections.families.registry import family_class
 
@@ -38,8 +40,6 @@ INSTRUCTIONS = "Instructions"
 RESULTS = "Results"
 #: Rows of the template that get dropdowns (header = row 1).
 TEMPLATE_ROWS = 1000
-#: Required columns of every result sheet (``ladder`` may be blank with ``--ladder``).
-REQUIRED_COLUMNS = ("ladder", "date", "side_a", "side_b")
 #: Characters Excel refuses in a sheet name.
 _SHEET_NAME_FORBIDDEN = re.compile(r"[\[\]:*?/\\]")
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -56,42 +56,6 @@ def _openpyxl() -> Any:
 
 
 # -- reading -------------------------------------------------------------------------
-def check_columns(path_label: str, columns: list[str]) -> None:
-    """Check a result sheet's header; raise Invalid listing every problem.
-
-    ``columns`` are the header cells already stripped and lower-cased, in
-    order; ``path_label`` starts each message (the file, and for a workbook
-    the sheet). The same checks as the CSV reader: every column is known
-    (``BASE_COLUMNS``, ``side_*``, ``RESULT_COLUMNS`` or ``attr_NAME``) and
-    ``ladder``, ``date``, ``side_a``, ``side_b`` are present. Also refused:
-    a blank column name and a column given twice (the second would silently
-    replace the first).
-    """
-    problems = []
-    seen: dict[str, int] = {}
-    for number, column in enumerate(columns, start=1):
-        where = f"{path_label}: row 1, column {number}"
-        if not column:
-            problems.append(f"{where}: the column has no name")
-            continue
-        if column in seen:
-            problems.append(f"{where}: column {column!r} is also column {seen[column]}")
-            continue
-        seen[column] = number
-        known = column in BASE_COLUMNS or column in SIDE_COLUMNS or column in RESULT_COLUMNS
-        if not known and not column.startswith(ATTRIBUTE_PREFIX):
-            problems.append(
-                f"{where}: unknown column {column!r} (expected "
-                f"{', '.join(BASE_COLUMNS + ('side_a', 'side_b', '...') + RESULT_COLUMNS)} "
-                f"or {ATTRIBUTE_PREFIX}NAME)"
-            )
-    for required in REQUIRED_COLUMNS:
-        if required not in seen:
-            problems.append(f"{path_label}: row 1: missing column {required!r}")
-    if problems:
-        raise Invalid("\n".join(problems))
-
-
 def cell_text(value: Any) -> str:
     """A cell's value as the text a CSV cell would hold.
 
@@ -127,22 +91,27 @@ def sheet_label(path: Path, sheet: str) -> str:
     return f"{path} (sheet {sheet!r})"
 
 
-def read_sheet(path: Path, sheet: str | None = None) -> list[tuple[int, dict[str, str]]]:
-    """The data rows of an ``.xlsx`` result sheet, like ``importer.read_rows``.
+def load_sheet(path: Path, sheet: str | None = None, ladder_given: bool = False) -> Sheet:
+    """An ``.xlsx`` result sheet as ``importer.read_rows`` gives a CSV one.
 
-    Returns ``(excel_row_number, {column: text})`` for each non-blank row
-    (the header is row 1; blank rows anywhere are skipped). Column names are
-    the header cells stripped and lower-cased; every column of the header is
-    in every row's dict (``""`` when the cell is empty); cells are text as
-    ``cell_text`` gives them. Formulas count by their saved values.
+    ``Sheet.label`` names the file and sheet (``results.xlsx (sheet
+    'Results')``); ``Sheet.rows`` holds ``(excel_row_number, {column: text})``
+    for each non-blank row (the header is row 1; blank rows anywhere are
+    skipped). Column names are the header cells stripped and lower-cased;
+    every header column is in every row's dict (``""`` for an empty cell);
+    cells are text as ``cell_text`` gives them, formulas by their saved
+    values. ``Sheet.bad_rows`` says why rows could not be read (an Excel
+    error value such as ``#N/A``, a value right of the header's columns);
+    the importer reports them with its other row errors.
 
     ``sheet`` names the worksheet (exact name, else case-insensitive); by
-    default the first visible sheet not named "Instructions".
+    default the first visible sheet not named "Instructions". The header is
+    checked by ``importer.check_columns`` (``ladder_given``: the import names the
+    ladder, so the column may be left out).
 
     Raises Invalid naming the file (and sheet): no such file, not a workbook,
-    unknown sheet, empty sheet, no header in row 1, bad columns
-    (``check_columns``), Excel error values (``#N/A``...), values outside the
-    header's columns, a header but no games.
+    unknown sheet, empty sheet, no header in row 1, bad columns, a header but
+    no games.
     """
     openpyxl = _openpyxl()
     if not path.exists():
@@ -157,13 +126,27 @@ def read_sheet(path: Path, sheet: str | None = None) -> list[tuple[int, dict[str
         ws = _pick_sheet(path, book, sheet)
         label = sheet_label(path, ws.title)
         try:
-            return _read_rows(label, ws)
+            return _read_rows(label, ws, ladder_given)
         except Invalid:
             raise
         except Exception as exc:  # a corrupt sheet part fails while streaming
             raise Invalid(f"{label}: cannot read: {exc or type(exc).__name__}") from None
     finally:
         book.close()
+
+
+def read_sheet(
+    path: Path, sheet: str | None = None, ladder_given: bool = False
+) -> list[tuple[int, dict[str, str]]]:
+    """Just the rows of ``load_sheet``: ``[(excel_row_number, {column: text})]``.
+
+    Raises Invalid as ``load_sheet`` does, and also listing every row that
+    could not be read (``Sheet.bad_rows``).
+    """
+    loaded = load_sheet(path, sheet, ladder_given)
+    if loaded.bad_rows:
+        raise Invalid("\n".join(loaded.bad_rows))
+    return loaded.rows
 
 
 def _pick_sheet(path: Path, book: Workbook, sheet: str | None) -> Worksheet:
@@ -191,36 +174,30 @@ def _pick_sheet(path: Path, book: Workbook, sheet: str | None) -> Worksheet:
     return ws
 
 
-def _read_rows(label: str, ws: Any) -> list[tuple[int, dict[str, str]]]:
+def _read_rows(label: str, ws: Any, ladder_given: bool) -> Sheet:
     from openpyxl.utils import get_column_letter
 
     # Saved dimensions may be stale (files from other tools): read every cell.
     ws.reset_dimensions()
     columns: list[str] | None = None
-    header_blank = False
-    rows: list[tuple[int, dict[str, str]]] = []
-    problems: list[str] = []
+    loaded = Sheet(label, [])
     for number, cells in enumerate(ws.iter_rows(), start=1):
         texts = [cell_text(cell.value) for cell in cells]
         if number == 1:
             while texts and not texts[-1]:
                 texts.pop()
-            if not texts:
-                header_blank = True
-                columns = []
-                continue
-            columns = [t.lower() for t in texts]
-            check_columns(label, columns)
+            if texts:
+                columns = [t.lower() for t in texts]
+                importer.check_columns(label, columns, ladder_given)
             continue
         if not any(texts):
             continue
-        if header_blank:
+        if columns is None:
             raise Invalid(
                 f"{label}: row 1 is blank; the header row (ladder, date, side_a, side_b, "
                 "result, ...) must be the first row"
             )
-        assert columns is not None
-        bad = False
+        problems = []
         for index, cell in enumerate(cells):
             if getattr(cell, "data_type", None) == "e":
                 name = columns[index] if index < len(columns) else get_column_letter(index + 1)
@@ -228,27 +205,25 @@ def _read_rows(label: str, ws: Any) -> list[tuple[int, dict[str, str]]]:
                     f"{label}: row {number}, column {name}: the cell holds the Excel error "
                     f"{texts[index]} (fix the formula or type the value)"
                 )
-                bad = True
         extra = [i for i in range(len(columns), len(texts)) if texts[i]]
         if extra:
             problems.append(
                 f"{label}: row {number}: a value in column {get_column_letter(extra[0] + 1)} "
                 f"but the header has only {len(columns)} columns"
             )
-            bad = True
-        if not bad:
-            texts += [""] * (len(columns) - len(texts))
-            rows.append((number, dict(zip(columns, texts, strict=False))))
-    if columns is None or header_blank:
+        if problems:
+            loaded.bad_rows.extend(problems)
+            continue
+        texts += [""] * (len(columns) - len(texts))
+        loaded.rows.append((number, dict(zip(columns, texts, strict=False))))
+    if columns is None:
         raise Invalid(
             f"{label}: the sheet is empty (expected a header row: "
             "ladder,date,side_a,side_b,result,...)"
         )
-    if problems:
-        raise Invalid("\n".join(problems))
-    if not rows:
+    if not loaded.rows and not loaded.bad_rows:
         raise Invalid(f"{label}: the sheet has a header but no games")
-    return rows
+    return loaded
 
 
 # -- writing -------------------------------------------------------------------------
@@ -269,6 +244,8 @@ def _excel_value(value: Any) -> Any:
     if isinstance(value, (dict, list)):
         value = msgspec.json.encode(value).decode()
     text = ILLEGAL_CHARACTERS_RE.sub("", str(value))
+    if not text:
+        return None
     if _ISO_DATE.fullmatch(text):
         try:
             return date.fromisoformat(text)

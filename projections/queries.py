@@ -144,11 +144,12 @@ def names(conn: Database) -> dict[str, str]:
 
 
 def ruleset_at(conn: Database, ladder: str, key: str | None = None) -> dict[str, Any]:
-    """The ruleset in force just before ``key`` (or now)."""
+    """The ruleset in force just before ``key`` (or today: a rule change
+    announced for a later date is not yet in force)."""
     row = conn.execute(
         "SELECT data FROM view_entries WHERE ladder=? AND kind='ruleset' AND key<? "
         "ORDER BY key DESC LIMIT 1",
-        (ladder, key or "9999"),
+        (ladder, key or date.today().isoformat() + "\x7f"),
     ).fetchone()
     return msgspec.json.decode(row[0])
 
@@ -364,6 +365,21 @@ def players(conn: Database) -> list[PlayerInfo]:
         PlayerInfo(r["id"], r["name"], r["merged_into"], r["registered_at"])
         for r in conn.execute("SELECT * FROM view_players ORDER BY key")
     ]
+
+
+def identity_evidence(conn: Database) -> tuple[dict[str, str], set[frozenset[str]]]:
+    """Names of players not merged away, and the pairs that played in the
+    same game (who cannot be one person)."""
+    names = dict(conn.execute("SELECT id, name FROM view_players WHERE merged_into IS NULL"))
+    together = {
+        frozenset(pair)
+        for pair in conn.execute(
+            "SELECT DISTINCT a.player, b.player FROM view_history a JOIN view_history b "
+            "ON a.ladder=b.ladder AND a.key=b.key AND a.player<b.player "
+            "WHERE a.kind='game' AND b.kind='game'"
+        )
+    }
+    return names, together
 
 
 def _family(ruleset: dict[str, Any]) -> Any:

@@ -40,33 +40,42 @@ def check_chain(conn: Database, recorder: Any, published: str | None) -> list[st
     """Recompute the chain from the stored events; name the first event that
     was changed, inserted outside the ledger or deleted."""
     stored = dict(conn.execute("SELECT seq, link FROM ledger_chain").fetchall())
+    chained = sorted(stored)
     problems: list[str] = []
-    previous, start, seen = chain.GENESIS, 0, set()
-    while True:
+    previous, start, position = chain.GENESIS, 0, 0
+    while not problems:
         notes = recorder.select_notifications(start, 5000, inclusive_of_start=False)
         if not notes:
             break
         for note in notes:
             start = note.id
-            seen.add(note.id)
-            expected = chain.link(previous, note)
+            # A chained sequence number skipped by the store: that event is gone.
+            while position < len(chained) and chained[position] < note.id:
+                problems.append(
+                    f"event {chained[position]} is in the hash chain but missing from the "
+                    "event store (deleted)"
+                )
+                break
+            if problems:
+                break
             link = stored.get(note.id)
             if link is None:
                 problems.append(f"event {note.id} ({note.topic}) is not in the hash chain")
-            elif link != expected and not problems:
+                break
+            if link != chain.link(previous, note):
                 problems.append(
                     f"event {note.id} ({note.topic}, aggregate {note.originator_id} "
                     f"v{note.originator_version}) does not match its chain link: "
                     "it was changed after it was recorded"
                 )
-            previous = link or expected
-            if problems:
                 break
-        if problems:
-            break
-    missing = sorted(set(stored) - seen)
-    if missing and not problems:
-        problems.append(f"event {missing[0]} is in the hash chain but missing from the event store")
+            previous = link
+            position += 1
+    if not problems and position < len(chained):
+        problems.append(
+            f"event {chained[position]} is in the hash chain but missing from the event store "
+            "(deleted)"
+        )
     if published is not None and published not in stored.values():
         problems.append(f"the published head {published} is not a link of this ledger's chain")
     return problems

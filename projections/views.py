@@ -40,7 +40,7 @@ CREATE INDEX IF NOT EXISTS view_players_key ON view_players (key);
 CREATE TABLE IF NOT EXISTS view_games (
     id TEXT PRIMARY KEY, short TEXT NOT NULL, ladder TEXT NOT NULL,
     key TEXT NOT NULL, status TEXT NOT NULL, facts TEXT NOT NULL,
-    recorded_at TEXT, recorded_by TEXT);
+    recorded_at TEXT, recorded_by TEXT, version INTEGER NOT NULL);
 CREATE INDEX IF NOT EXISTS view_games_short ON view_games (short);
 CREATE TABLE IF NOT EXISTS view_entries (
     ladder TEXT NOT NULL, key TEXT NOT NULL, kind TEXT NOT NULL,
@@ -86,6 +86,7 @@ KIND_NAMES = {
     ev.PlayerRegistered: "player registered",
     ev.PlayerRenamed: "player renamed",
     ev.PlayerMerged: "player merged",
+    ev.PlayerUnmerged: "player unmerged",
     ev.GameRecorded: "game recorded",
     ev.GameCorrected: "game corrected",
     ev.GameVoided: "game voided",
@@ -99,7 +100,7 @@ _json = msgspec.json.Encoder()
 
 #: Bump when the view tables change shape: views of another version are
 #: dropped on connect and rebuilt from the events by the next catch-up.
-VERSION = 4
+VERSION = 6
 
 
 def connect(db: Database) -> Database:
@@ -175,6 +176,22 @@ def rebuild(conn: Database, recorder: Any) -> int:
         conn.execute(f"DROP TABLE IF EXISTS {table}")
     conn.script(SCHEMA)
     return catch_up(conn, recorder)
+
+
+def apply_events(conn: Database, events: list[Any]) -> None:
+    """Project events not (yet) in the store onto ``conn`` (a preview: used by
+    ``import --dry-run`` on throwaway in-memory views)."""
+    conn.begin_exclusive()
+    try:
+        projector = _Projector(conn)
+        seq = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM view_audit").fetchone()[0]
+        for offset, event in enumerate(events, start=1):
+            projector.apply(seq + offset, event)
+        projector.replay_affected()
+        conn.commit()
+    except BaseException:
+        conn.rollback()
+        raise
 
 
 def in_memory(recorder: Any, known_at: datetime | None = None) -> Database:
@@ -279,6 +296,20 @@ class _Projector:
             self._touch(ladder, "")
         return None, f"player {self._name(pid)!r} merged into {self._name(e.into)!r}"
 
+    def _PlayerUnmerged(self, e: ev.PlayerUnmerged) -> tuple[None, str]:
+        pid = str(e.originator_id)
+        self.flush()
+        into = self.conn.execute(
+            "SELECT merged_into FROM view_players WHERE id=?", (pid,)
+        ).fetchone()[0]
+        self.conn.execute("UPDATE view_players SET merged_into=NULL WHERE id=?", (pid,))
+        # Their games were replayed as the other player's: replay those ladders.
+        for (ladder,) in self.conn.execute(
+            "SELECT DISTINCT ladder FROM view_history WHERE player=?", (into,)
+        ).fetchall():
+            self._touch(ladder, "")
+        return None, f"player {self._name(pid)!r} unmerged from {self._name(into)!r}"
+
     def _game_entry(self, gid: str, facts: ev.GameFacts) -> tuple[str, str, dict[str, Any]]:
         key = sort_key(facts.date, "game", gid, facts.event, facts.round, facts.table)
         return str(facts.ladder), key, msgspec.to_builtins(facts)
@@ -286,12 +317,21 @@ class _Projector:
     def _GameRecorded(self, e: ev.GameRecorded) -> tuple[str, str]:
         gid = str(e.originator_id)
         ladder, key, data = self._game_entry(gid, e.game)
-        self.pending["view_games"].append(
-            (gid, short(gid), ladder, key, "recorded", _json.encode(data).decode(),
-             e.recorded_at.isoformat(), e.recorded_by),
-        )  # fmt: skip
+        if e.originator_version > 1:  # recorded again after a void
+            self.flush()
+            self.conn.execute(
+                "UPDATE view_games SET ladder=?, key=?, status='recorded', facts=?, version=? "
+                "WHERE id=?",
+                (ladder, key, _json.encode(data).decode(), e.originator_version, gid),
+            )
+        else:
+            self.pending["view_games"].append(
+                (gid, short(gid), ladder, key, "recorded", _json.encode(data).decode(),
+                 e.recorded_at.isoformat(), e.recorded_by, 1),
+            )  # fmt: skip
         self._put_entry(ladder, key, "game", gid, e.game.date, data)
-        return ladder, f"game {short(gid)}: {self._describe(e.game)}"
+        again = " (recorded again after a void)" if e.originator_version > 1 else ""
+        return ladder, f"game {short(gid)}{again}: {self._describe(e.game)}"
 
     def _GameCorrected(self, e: ev.GameCorrected) -> tuple[str, str]:
         gid = str(e.originator_id)
@@ -302,8 +342,9 @@ class _Projector:
         self._touch(old_ladder, old_key)
         ladder, key, data = self._game_entry(gid, e.game)
         self.conn.execute(
-            "UPDATE view_games SET ladder=?, key=?, status='corrected', facts=? WHERE id=?",
-            (ladder, key, _json.encode(data).decode(), gid),
+            "UPDATE view_games SET ladder=?, key=?, status='corrected', facts=?, version=? "
+            "WHERE id=?",
+            (ladder, key, _json.encode(data).decode(), e.originator_version, gid),
         )
         self._put_entry(ladder, key, "game", gid, e.game.date, data)
         return ladder, f"game {short(gid)} corrected: {self._describe(e.game)}"
@@ -312,7 +353,10 @@ class _Projector:
         gid = str(e.originator_id)
         old_key, ladder = self._game_row(gid)
         self.conn.execute("DELETE FROM view_entries WHERE ladder=? AND key=?", (ladder, old_key))
-        self.conn.execute("UPDATE view_games SET status='voided' WHERE id=?", (gid,))
+        self.conn.execute(
+            "UPDATE view_games SET status='voided', version=? WHERE id=?",
+            (e.originator_version, gid),
+        )
         self._touch(ladder, old_key)
         return ladder, f"game {short(gid)} voided"
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
 from tests.conftest import Cli
 
 HEADER = "ladder,date,event,round,table,side_a,side_b,result"
@@ -269,15 +267,10 @@ def test_errors_in_several_columns_of_several_rows(cli: Cli, tmp_path: Path) -> 
     assert cli.json("player", "list") == []
 
 
-@pytest.mark.xfail(
-    reason="BUG: a row with more cells than the header stops the check after the header "
-    "stage, so the other rows' errors are not reported at once (only 'row 4: 9 cells but "
-    "only 8 columns' is printed; the bad date of row 2 is not)",
-    strict=True,
-)
 def test_a_row_with_too_many_cells_is_reported_with_the_other_errors(
     cli: Cli, tmp_path: Path
 ) -> None:
+    """Regression: the too-many-cells error hid every other row's errors."""
     open_club(cli)
     path = sheet(
         tmp_path, "bad.csv", HEADER,
@@ -302,25 +295,16 @@ def test_ladder_option_fills_rows_that_name_no_ladder(cli: Cli, tmp_path: Path) 
     assert "row 2, column ladder: no ladder given" in refused(cli, "import", str(path))
 
 
-@pytest.mark.xfail(
-    reason="BUG: 'import --ladder Club' of a sheet without a ladder column is refused with "
-    "\"row 1: missing column 'ladder'\" although README says the column is optional "
-    "when --ladder is given",
-    strict=True,
-)
 def test_ladder_option_with_a_sheet_without_ladder_column(cli: Cli, tmp_path: Path) -> None:
+    """Regression: refused with "row 1: missing column 'ladder'"."""
     open_club(cli)
     path = sheet(tmp_path, "results.csv", "date,side_a,side_b,result", "2025-01-05,Alice,Bob,a")
     cli.ok("import", str(path), "--ladder", "Club")
     assert [r["player"] for r in cli.json("standings", "Club")] == ["Alice", "Bob"]
 
 
-@pytest.mark.xfail(
-    reason="BUG: 'import --ladder Club' records a row whose ladder cell says 'Other' into "
-    "Club: --ladder ('Ladder for rows that name none') overrides the rows' own ladder",
-    strict=True,
-)
 def test_ladder_option_does_not_override_a_rows_ladder(cli: Cli, tmp_path: Path) -> None:
+    """Regression: --ladder put the 'Other' row into Club."""
     open_club(cli)
     cli.ok("ladder", "open", "Other", "--family", "elo")
     path = sheet(tmp_path, "results.csv", HEADER, ",2025-01-05,,,,Alice,Bob,a",
@@ -330,14 +314,9 @@ def test_ladder_option_does_not_override_a_rows_ladder(cli: Cli, tmp_path: Path)
     assert [r["player"] for r in cli.json("standings", "Other")] == ["Carol", "Dan"]
 
 
-@pytest.mark.xfail(
-    reason="BUG: an import stamps its games (recorded_at) while checking the rows and the "
-    "new players' registrations afterwards, then appends registrations first: the audit's "
-    "recorded_at goes back in time along the sequence (games look recorded before the "
-    "registrations that precede them)",
-    strict=True,
-)
 def test_audit_times_follow_the_sequence_after_an_import(cli: Cli, tmp_path: Path) -> None:
+    """Regression: games were stamped before the registrations appended ahead
+    of them, so recorded_at went back in time along the sequence."""
     open_club(cli)
     cli.ok("import", str(sheet(tmp_path, "results.csv", HEADER, *GOOD_ROWS)))
     stamps = [a["recorded_at"] for a in cli.json("audit")]

@@ -456,7 +456,8 @@ class BattleTechFamily(Family):
     ) -> dict[str, Any]:
         """Every input and intermediate value, in the order one checks them."""
         detail: dict[str, Any] = {"side": "AB"[side]}
-        for label, lines in zip("AB", t.units, strict=True):
+        # No unit lines when the game was given as BV totals.
+        for label, lines in zip("AB", t.units, strict=False):
             detail[f"units {label}"] = [
                 {
                     "name": line.unit.name,

@@ -137,13 +137,6 @@ def test_battle_empire_500_point_rule(cli: Cli, variant: str | None, gain: int) 
 
 # -- adlg ----------------------------------------------------------------------------
 
-ADLG_BUG = (
-    "BUG: recording any adlg game fails: build_facts() normalises the result to "
-    "{'result': 'a', 'margin': None} and LedgerApplication.game_event() checks it "
-    "again, so AdlgFamily.parse_result rejects the 'margin' key "
-    "(\"'margin' does not belong to a adlg result\")"
-)
-
 
 def adlg_table(cli: Cli) -> None:
     """A new (1000, 0 rounds); B at 1200 with 40 rounds played."""
@@ -159,7 +152,6 @@ def adlg_table(cli: Cli) -> None:
 ADLG_P_A = 1 / (1 + 10 ** (200 / 500))
 
 
-@pytest.mark.xfail(reason=ADLG_BUG, strict=True)
 @pytest.mark.parametrize(
     ("result", "event", "change_a", "change_b"),
     [
@@ -184,6 +176,47 @@ def test_adlg_table(cli: Cli, result: str, event: str | None, change_a: int, cha
     assert (x["A"]["values"]["K"], x["B"]["values"]["K"]) == (50, 30)
     assert (x["A"]["change"], x["B"]["change"]) == (change_a, change_b)
     assert standing(cli, "AD", "A")["rating"] == 1000 + change_a
+
+
+def test_adlg_event_games_rated_from_ratings_before_the_event(cli: Cli) -> None:
+    cli.ok("ladder", "open", "AD", "--family", "adlg")
+    cli.ok("player", "add", "A", "B")
+    for rnd in ("1", "2"):
+        record(cli, "AD", TABLE_DAY, "A", "B", result="a", event="T1", round=rnd)
+    rows = [r for r in history(cli, "AD", "A") if r["kind"] == "game"]
+    # Both games use 1000 v 1000 and K = 50 (0 rounds before the event): +25 each.
+    assert [r["change"] for r in rows] == [25, 25]
+    assert [r["k"] for r in rows] == [50, 50]
+    assert [r["p"] for r in rows] == [0.5, 0.5]
+    assert standing(cli, "AD", "A")["rating"] == 1050
+    assert standing(cli, "AD", "B")["rating"] == 950
+    assert standing(cli, "AD", "A")["games"] == 2
+
+
+def test_adlg_games_without_event_rated_on_their_own(cli: Cli) -> None:
+    cli.ok("ladder", "open", "AD", "--family", "adlg")
+    cli.ok("player", "add", "A", "B")
+    record(cli, "AD", "2025-01-05", "A", "B", result="a")
+    record(cli, "AD", "2025-01-06", "A", "B", result="a")
+    rows = [r for r in history(cli, "AD", "A") if r["kind"] == "game"]
+    # Second game: 1025 v 975, P = 0.5573; 50 x 0.4427 = 22.1 -> 22.
+    assert [r["change"] for r in rows] == [25, 22]
+    assert standing(cli, "AD", "A")["rating"] == 1047
+
+
+def test_adlg_season_close_floor(cli: Cli) -> None:
+    cli.ok("ladder", "open", "AD", "--family", "adlg")
+    cli.ok("player", "add", "D", "E", "F", "G", "H")
+    for name, rating in (("D", 1050), ("E", 1200), ("F", 1000), ("G", 1300)):
+        cli.ok("adjust", "AD", name, "--to", str(rating), "--date", "2024-06-01", "--reason", "s")
+    record(cli, "AD", "2025-04-01", "G", "H", result="draw", event="Open", round="1")
+    cli.ok("season", "close", "AD", "2025", "--from", "2025-01-01", "--to", "2025-12-31")
+    changes = {
+        p: [r["change"] for r in history(cli, "AD", p) if r["kind"] == "season"]
+        for p in ("D", "E", "F", "G", "H")
+    }
+    assert changes == {"D": [-50], "E": [-100], "F": [], "G": [], "H": []}
+    assert standing(cli, "AD", "D")["rating"] == 1000
 
 
 # -- battletech ----------------------------------------------------------------------
@@ -231,12 +264,6 @@ def test_battletech_table(
     assert standing(cli, "BT", "B")["rating"] == r_b + change_b
 
 
-@pytest.mark.xfail(
-    reason="BUG: 'ledger explain' of a battletech game recorded with --bv crashes: "
-    "BattleTechFamily._detail zips 'AB' with BattleTotals.units, which is () for "
-    "the bv form (ValueError: zip() argument 2 is shorter than argument 1)",
-    strict=True,
-)
 def test_battletech_explain_bv_game(cli: Cli) -> None:
     battletech_table(cli, 1200, 1000, "4000,2000,5000,2500")
     x = explained(cli, table_row(cli, "BT", "A")["game"])
@@ -306,13 +333,6 @@ def test_bga_quit(cli: Cli, experienced: bool, penalty: int) -> None:
     assert x["P1"]["values"]["rated"] is False
 
 
-@pytest.mark.xfail(
-    reason="BUG: a bga game someone quit is 'not rated for the others' (RULES.md bga), "
-    "and 'games played' counts rated games only (RULES.md common rules), yet "
-    "projections.replay increments games for every player of the game, so the "
-    "non-quitters' games count (which sets K) goes from 0 to 1",
-    strict=True,
-)
 def test_bga_quit_game_does_not_count_for_the_others(cli: Cli) -> None:
     bga_four(cli, experienced=False)
     record(cli, "G", TABLE_DAY, *FOUR, ranks="1,2,3,4", quit="P3")
@@ -439,9 +459,7 @@ def test_foreign_result_fields_are_refused(
     ("family", "good"),
     [
         ("battle-empire", ["--result", "a", "--margin", "decisive"]),
-        pytest.param(
-            "adlg", ["--result", "a"], marks=pytest.mark.xfail(reason=ADLG_BUG, strict=True)
-        ),
+        ("adlg", ["--result", "a"]),
         ("elo", ["--result", "a"]),
         ("bga", ["--ranks", "1,2"]),
         ("battletech", ["--bv", "5000,3000,5000,1000"]),

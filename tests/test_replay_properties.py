@@ -1,0 +1,546 @@
+"""Properties of the replay and its incremental views (hypothesis, SQLite).
+
+Random ladders of every family get games recorded in random order (late
+results included), corrections of result or date, voids, rule changes,
+rating adjustments and season closes, through ``LedgerApplication`` with the
+views caught up after every command, exactly as ``ledger/cli.py`` does.
+Checkpoints are taken every few games so that replays restart from them.
+
+Properties:
+(a) the incremental views equal views rebuilt from nothing;
+(b) the same games, seasons, adjustments and rule change recorded in any
+    order give identical standings and histories;
+(c) correcting a game and correcting it back restores standings and
+    histories exactly;
+(d) the views as known at a moment just before a correction equal the
+    standings and histories the ledger showed at that moment.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+from uuid import UUID
+
+import msgspec
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import projections.views
+from ledger import events as ev
+from ledger.application import LedgerApplication
+from ledger.errors import Invalid
+from ledger.game_input import GameInput, PlayerBook, build_facts
+from projections import queries, verify, views
+from projections.db import Database, SQLiteDatabase
+
+BY = "tester"
+LADDER = "Club"
+NAMES = ("Ann", "Ben", "Cat", "Dan", "Eve")
+DATES = (
+    date(2024, 2, 10),
+    date(2024, 5, 20),
+    date(2024, 9, 1),
+    date(2025, 1, 15),
+    date(2025, 4, 30),
+    date(2025, 8, 8),
+    date(2025, 12, 31),
+)
+# A tournament is played on one day.
+EVENTS = {"T1": date(2024, 5, 20), "T2": date(2025, 4, 30), "T3": date(2025, 8, 8)}
+SEASONS = {
+    "2024": (date(2024, 1, 1), date(2024, 12, 31)),
+    "2025-H1": (date(2025, 1, 1), date(2025, 6, 30)),
+    "2025": (date(2025, 1, 1), date(2025, 12, 31)),
+}
+SMALL_CHECKPOINTS = 3
+# Examples per family and property (about 0.5 s each); raise it to hunt longer.
+EXAMPLES = int(os.environ.get("LEDGER_PROPERTY_EXAMPLES", "8"))
+PROPERTY_SETTINGS = settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+
+
+# -- what a scenario is made of --------------------------------------------------
+@dataclass(frozen=True)
+class GameOp:
+    on: date
+    sides: tuple[tuple[str, ...], ...]
+    result: dict[str, Any]
+    event: str | None = None
+    round: int | None = None
+    table: int | None = None
+
+
+@dataclass(frozen=True)
+class SeasonOp:
+    label: str
+
+
+@dataclass(frozen=True)
+class AdjustOp:
+    player: str
+    on: date
+    to: float | None
+    shift: float | None
+
+
+@dataclass(frozen=True)
+class RulesOp:
+    overrides: dict[str, Any]
+    effective: date
+
+
+@dataclass(frozen=True)
+class CorrectOp:
+    """Correct the ``pick``-th live game (modulo their number)."""
+
+    pick: int
+    result: dict[str, Any] | None
+    on: date | None
+
+
+@dataclass(frozen=True)
+class VoidOp:
+    pick: int
+
+
+@dataclass(frozen=True)
+class Scenario:
+    family: str
+    params: dict[str, Any]
+    ops: list[Any]
+
+    def __repr__(self) -> str:  # readable falsifying examples
+        lines = "\n".join(f"    {op!r}," for op in self.ops)
+        return f"Scenario({self.family!r}, {self.params!r}, ops=[\n{lines}\n])"
+
+
+# -- every family's vocabulary ---------------------------------------------------
+def two_sided(results: st.SearchStrategy[dict[str, Any]]) -> Any:
+    return lambda n: results
+
+
+OUTCOME = st.sampled_from([{"result": "a"}, {"result": "b"}, {"result": "draw"}])
+BE_OUTCOME = st.one_of(
+    st.just({"result": "draw"}),
+    st.builds(
+        lambda r, m: {"result": r, "margin": m},
+        st.sampled_from(["a", "b"]),
+        st.sampled_from(["marginal", "decisive", "overwhelming"]),
+    ),
+)
+
+
+@st.composite
+def bv_totals(draw: st.DrawFn) -> dict[str, Any]:
+    a_s = draw(st.integers(2, 12)) * 500
+    b_s = draw(st.integers(2, 12)) * 500
+    a_e = draw(st.integers(0, a_s // 500)) * 500
+    b_e = draw(st.integers(0, b_s // 500)) * 500
+    return {"bv": [a_s, a_e, b_s, b_e]}
+
+
+def bga_result(n: int) -> st.SearchStrategy[dict[str, Any]]:
+    ranks = st.lists(st.integers(1, n), min_size=n, max_size=n)
+    quit_ = st.one_of(st.none(), st.none(), st.none(), st.integers(1, n))
+    return st.builds(
+        lambda r, q: {"ranks": r} if q is None else {"ranks": r, "quit": q}, ranks, quit_
+    )
+
+
+@dataclass(frozen=True)
+class FamilySpec:
+    name: str
+    params: dict[str, Any]
+    rules: st.SearchStrategy[dict[str, Any]]
+    result: Any  # number of sides -> strategy of results
+    max_sides: int = 2
+    events: bool = False
+    teams: bool = False
+
+
+FAMILIES: dict[str, FamilySpec] = {
+    "elo": FamilySpec(
+        "elo",
+        {"k": 24, "season_penalties": [{"above": 1500, "penalty": 10}]},
+        st.sampled_from([{"k": 10}, {"k": 32}, {"home_advantage": 30}, {"update": "event"}]),
+        two_sided(OUTCOME),
+        events=True,
+        teams=True,
+    ),
+    "battle-empire": FamilySpec(
+        "battle-empire",
+        {},
+        st.sampled_from([{"variant": "en"}, {"variant": "fr"}]),
+        two_sided(BE_OUTCOME),
+        teams=True,
+    ),
+    "adlg": FamilySpec("adlg", {}, st.just({}), two_sided(OUTCOME), events=True),
+    "battletech": FamilySpec(
+        "battletech",
+        {},
+        st.sampled_from([{"scale": 10}, {"scale": 40}, {"divisor": 300}]),
+        two_sided(bv_totals()),
+    ),
+    "bga": FamilySpec(
+        "bga",
+        {"advised_players": 4},
+        st.sampled_from([{"advised_players": 3}, {"k": 30}, {"quit_penalty": 25}]),
+        bga_result,
+        max_sides=4,
+    ),
+}
+
+
+@st.composite
+def game_ops(draw: st.DrawFn, spec: FamilySpec) -> GameOp:
+    n = draw(st.integers(2, spec.max_sides))
+    team = spec.teams and n == 2 and draw(st.integers(0, 4)) == 0
+    size = 2 if team else 1
+    players = draw(st.permutations(NAMES))[: n * size]
+    sides = tuple(tuple(players[i * size : (i + 1) * size]) for i in range(n))
+    result = draw(spec.result(n))
+    if spec.events and draw(st.booleans()):
+        event = draw(st.sampled_from(sorted(EVENTS)))
+        return GameOp(EVENTS[event], sides, result, event, draw(st.integers(1, 3)))
+    return GameOp(draw(st.sampled_from(DATES)), sides, result)
+
+
+@st.composite
+def adjust_ops(draw: st.DrawFn) -> AdjustOp:
+    player = draw(st.sampled_from(NAMES))
+    on = draw(st.sampled_from(DATES))
+    if draw(st.booleans()):
+        return AdjustOp(player, on, float(draw(st.sampled_from([900, 1200, 1600]))), None)
+    return AdjustOp(player, on, None, float(draw(st.sampled_from([-40, 25, 60]))))
+
+
+@st.composite
+def base_ops(draw: st.DrawFn, spec: FamilySpec, max_rules: int) -> list[Any]:
+    """Games, season closes, adjustments and rule changes: facts whose effect
+    does not depend on the order they are recorded in."""
+    games = draw(st.lists(game_ops(spec), min_size=3, max_size=12))
+    # A table number of its own makes every game distinct (not a duplicate).
+    ops: list[Any] = [replace(g, table=n) for n, g in enumerate(games, start=1)]
+    ops += [SeasonOp(label) for label in draw(st.sets(st.sampled_from(sorted(SEASONS))))]
+    ops += draw(st.lists(adjust_ops(), max_size=2, unique=True))
+    effective = draw(
+        st.lists(st.sampled_from(DATES[1:]), unique=True, min_size=0, max_size=max_rules)
+    )
+    ops += [RulesOp(draw(spec.rules), on) for on in effective]
+    return ops
+
+
+@st.composite
+def edit_ops(draw: st.DrawFn, spec: FamilySpec) -> Any:
+    pick = draw(st.integers(0, 50))
+    kind = draw(st.sampled_from(["result", "date", "both", "void"]))
+    if kind == "void":
+        return VoidOp(pick)
+    # The number of sides of the game is known only when it is picked; a
+    # result for another number of sides is redrawn then (see World.correct).
+    result = draw(st.one_of(*(spec.result(n) for n in range(2, spec.max_sides + 1))))
+    on = draw(st.sampled_from(DATES))
+    return CorrectOp(
+        pick, result if kind != "date" else None, on if kind != "result" else None
+    )
+
+
+@st.composite
+def scenarios(draw: st.DrawFn, family: str, edits: bool, max_rules: int = 3) -> Scenario:
+    spec = FAMILIES[family]
+    ops = draw(st.permutations(draw(base_ops(spec, max_rules))))
+    if edits:
+        for edit in draw(st.lists(edit_ops(spec), min_size=1, max_size=4)):
+            ops.insert(draw(st.integers(1, len(ops))), edit)
+    return Scenario(family, spec.params, ops)
+
+
+# -- running a scenario through the application ----------------------------------
+@dataclass
+class World:
+    """One ledger: the application and its views in one SQLite file."""
+
+    path: Path
+    app: LedgerApplication = field(init=False)
+    db: Database = field(init=False)
+    players: dict[str, UUID] = field(default_factory=dict)
+    games: list[UUID] = field(default_factory=list)  # recording order
+    voided: set[UUID] = field(default_factory=set)
+    facts: dict[UUID, ev.GameFacts] = field(default_factory=dict)
+    reasons: Iterator[int] = field(default_factory=itertools.count)
+
+    def __post_init__(self) -> None:
+        env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(self.path)}
+        self.app = LedgerApplication(env=env)
+        self.db = views.connect(SQLiteDatabase(str(self.path)))
+        self.catch_up()
+
+    def catch_up(self) -> None:
+        views.catch_up(self.db, self.app.recorder)
+
+    def close(self) -> None:
+        self.db.close()
+        self.app.close()
+
+    def open(self, scenario: Scenario) -> None:
+        self.app.open_ladder(LADDER, scenario.family, dict(scenario.params), BY)
+        self.catch_up()
+        self.players = dict(zip(NAMES, self.app.add_players(NAMES, BY), strict=True))
+        self.catch_up()
+
+    def reason(self) -> str:
+        return f"reason {next(self.reasons)}"
+
+    def apply(self, op: Any, family: str) -> None:
+        if isinstance(op, GameOp):
+            # As ``ledger record`` does: names to facts, then the checked event.
+            ladder = self.app.ladder(LADDER)
+            game = GameInput(
+                ladder=LADDER,
+                date=op.on.isoformat(),
+                sides=[list(side) for side in op.sides],
+                result=dict(op.result),
+                event=op.event,
+                round=op.round,
+                table=op.table,
+            )
+            facts = build_facts(ladder, game, PlayerBook(self.db, add_players=False))
+            event = self.app.game_event(ladder, facts, BY)
+            self.app.record_many([event])
+            gid = event.originator_id
+            self.games.append(gid)
+            self.facts[gid] = self.app.game(gid).facts
+        elif isinstance(op, SeasonOp):
+            start, end = SEASONS[op.label]
+            self.app.close_season(LADDER, op.label, start, end, BY)
+        elif isinstance(op, AdjustOp):
+            self.app.adjust_rating(
+                LADDER, self.players[op.player], op.on, f"appeal {op}", BY,
+                to=op.to, shift=op.shift,
+            )  # fmt: skip
+        elif isinstance(op, RulesOp):
+            self.app.change_rules(LADDER, op.overrides, op.effective, "AGM vote", BY)
+        elif isinstance(op, CorrectOp):
+            self.correct(op, family)
+        elif isinstance(op, VoidOp):
+            live = self.live()
+            if live:
+                gid = live[op.pick % len(live)]
+                self.app.void_game(gid, self.reason(), BY)
+                self.voided.add(gid)
+        else:  # pragma: no cover
+            raise AssertionError(op)
+        self.catch_up()
+
+    def live(self) -> list[UUID]:
+        return [g for g in self.games if g not in self.voided]
+
+    def correct(self, op: CorrectOp, family: str) -> UUID | None:
+        live = self.live()
+        if not live:
+            return None
+        gid = live[op.pick % len(live)]
+        old = self.facts[gid]
+        result = op.result
+        if result is not None and family == "bga" and len(result["ranks"]) != len(old.sides):
+            n = len(old.sides)
+            result = {"ranks": [min(r, n) for r in result["ranks"][:n]]}
+            result["ranks"] += [n] * (n - len(result["ranks"]))
+        new = msgspec.structs.replace(
+            old,
+            result=dict(result) if result is not None else old.result,
+            date=op.on or old.date,
+        )
+        return gid if self.correct_to(gid, new) else None
+
+    def correct_to(self, gid: UUID, facts: ev.GameFacts) -> bool:
+        """Correct a game to ``facts``; False when that changes nothing."""
+        try:
+            self.app.correct_game(gid, facts, self.reason(), BY)
+        except Invalid as exc:
+            assert "changes nothing" in str(exc), exc
+            return False
+        self.facts[gid] = self.app.game(gid).facts
+        self.catch_up()
+        return True
+
+    def run(self, scenario: Scenario, ops: list[Any] | None = None) -> None:
+        for op in scenario.ops if ops is None else ops:
+            self.apply(op, scenario.family)
+
+
+@pytest.fixture
+def worlds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+    """Makes fresh ledgers (one file each, for every hypothesis example), in
+    memory-backed storage where there is some: every command commits twice."""
+    monkeypatch.setattr(projections.views, "CHECKPOINT_EVERY", SMALL_CHECKPOINTS)
+    shm = Path("/dev/shm")
+    folder = Path(tempfile.mkdtemp(dir=shm)) if shm.is_dir() else tmp_path
+    made: list[World] = []
+
+    def make() -> World:
+        world = World(folder / f"{uuid.uuid4().hex}.db")
+        made.append(world)
+        return world
+
+    yield make
+    for world in made:
+        world.close()
+    if folder != tmp_path:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+# -- what is compared --------------------------------------------------------------
+def snapshot(conn: Database) -> dict[str, Any]:
+    """Standings and every player's history, as a query shows them."""
+    return {
+        "standings": msgspec.to_builtins(queries.standings(conn, LADDER)),
+        "history": {n: msgspec.to_builtins(queries.history(conn, LADDER, n)) for n in NAMES},
+    }
+
+
+def rating_rows(conn: Database) -> dict[str, list[tuple[Any, ...]]]:
+    """The stored history and standings rows, every column."""
+    return {t: verify.rows(conn, t) for t in ("view_history", "view_standings")}
+
+
+def played(world: World) -> None:
+    """Guard: the scenario rated something (so comparisons are not vacuous)."""
+    rows = world.db.execute("SELECT COUNT(*) FROM view_history WHERE kind='game'").fetchone()
+    assert rows[0] > 0 or not world.live()
+
+
+FAMILY_NAMES = sorted(FAMILIES)
+
+
+# -- (a) incremental views equal a rebuild -------------------------------------------
+@pytest.mark.parametrize("family", FAMILY_NAMES)
+@PROPERTY_SETTINGS
+@given(data=st.data())
+def test_incremental_views_equal_a_rebuild(worlds: Any, family: str, data: st.DataObject) -> None:
+    scenario = data.draw(scenarios(family, edits=True), label="scenario")
+    world = worlds()
+    world.open(scenario)
+    world.run(scenario)
+    played(world)
+
+    problems, _ = verify.check_views(world.db, world.app.recorder)
+    assert problems == []
+    fresh = views.in_memory(world.app.recorder)
+    assert verify.checksum(world.db) == verify.checksum(fresh)
+    assert snapshot(world.db) == snapshot(fresh)
+
+    # And a rebuild of the stored views in place changes nothing either.
+    before = verify.checksum(world.db)
+    views.rebuild(world.db, world.app.recorder)
+    assert verify.checksum(world.db) == before
+
+
+# -- (b) the recording order does not matter -------------------------------------------
+@pytest.mark.parametrize("family", FAMILY_NAMES)
+@PROPERTY_SETTINGS
+@given(data=st.data())
+def test_any_recording_order_gives_identical_results(
+    worlds: Any, family: str, data: st.DataObject
+) -> None:
+    # At most one rule change: its parameters are those in force at its date
+    # plus its own, so two rule changes depend on which was recorded first.
+    scenario = data.draw(scenarios(family, edits=False, max_rules=1), label="scenario")
+    order = data.draw(st.permutations(scenario.ops), label="other order")
+    first, second = worlds(), worlds()
+    first.open(scenario)
+    first.run(scenario)
+    second.open(scenario)
+    second.run(scenario, order)
+    played(first)
+
+    assert snapshot(first.db) == snapshot(second.db)
+    assert rating_rows(first.db) == rating_rows(second.db)
+
+
+# -- (c) correcting a game and back is a no-op -------------------------------------------
+@pytest.mark.parametrize("family", FAMILY_NAMES)
+@PROPERTY_SETTINGS
+@given(data=st.data())
+def test_correcting_a_game_and_back_restores_everything(
+    worlds: Any, family: str, data: st.DataObject
+) -> None:
+    scenario = data.draw(scenarios(family, edits=data.draw(st.booleans())), label="scenario")
+    edit = data.draw(edit_ops(FAMILIES[family]).filter(lambda o: isinstance(o, CorrectOp)))
+    world = worlds()
+    world.open(scenario)
+    world.run(scenario)
+    before, rows = snapshot(world.db), rating_rows(world.db)
+
+    gid = world.correct(edit, family)
+    if gid is None:  # every game voided, or the correction changed nothing
+        return
+    original = world.app.game(gid)
+    assert original.version >= 2
+    recorded = [e.game for e in world.app._events(gid) if hasattr(e, "game")]
+    back = recorded[-2]  # the game as it stood before this correction
+    assert back != recorded[-1]
+    assert world.correct_to(gid, back)
+
+    assert snapshot(world.db) == before
+    assert rating_rows(world.db) == rows
+    problems, _ = verify.check_views(world.db, world.app.recorder)
+    assert problems == []
+
+
+# -- (d) time travel shows what the ledger said then -----------------------------------
+def last_recorded_at(world: World) -> datetime:
+    rows = world.db.execute("SELECT recorded_at FROM view_audit").fetchall()
+    return max(datetime.fromisoformat(r[0]) for r in rows)
+
+
+@pytest.mark.parametrize("family", FAMILY_NAMES)
+@PROPERTY_SETTINGS
+@given(data=st.data())
+def test_known_at_before_a_correction_shows_the_ledger_then(
+    worlds: Any, family: str, data: st.DataObject
+) -> None:
+    scenario = data.draw(scenarios(family, edits=True), label="scenario")
+    edit = data.draw(edit_ops(FAMILIES[family]).filter(lambda o: isinstance(o, CorrectOp)))
+    cut = data.draw(st.integers(0, len(scenario.ops)), label="cut")
+    world = worlds()
+    world.open(scenario)
+    world.run(scenario, scenario.ops[:cut])
+    then, views_then = snapshot(world.db), all_views(world.db)
+    moment = last_recorded_at(world)
+    time.sleep(0.002)  # later events are recorded strictly after the moment
+
+    corrected = world.correct(edit, family)
+    world.run(scenario, scenario.ops[cut:])
+    assert last_recorded_at(world) > moment
+
+    known = views.in_memory(world.app.recorder, known_at=moment)
+    assert snapshot(known) == then
+    assert all_views(known) == views_then
+    if corrected is not None:
+        # The correction is in the ledger now, not in the ledger as known then.
+        assert game_row(world.db, corrected) != game_row(known, corrected)
+
+
+def all_views(conn: Database) -> dict[str, list[tuple[Any, ...]]]:
+    """Every compared view (the tracking position aside: it is the last
+    event read, whether or not it was known at the moment)."""
+    return {t: verify.rows(conn, t) for t in verify.COMPARED if t != "view_tracking"}
+
+
+def game_row(conn: Database, gid: UUID) -> tuple[Any, ...]:
+    return tuple(conn.execute("SELECT * FROM view_games WHERE id=?", (str(gid),)).fetchone())

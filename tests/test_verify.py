@@ -1,0 +1,300 @@
+"""``ledger verify``, ``audit --head`` and ``rebuild`` end to end, on SQLite
+and PostgreSQL: an untouched ledger verifies; a published head is checked;
+an event row changed or deleted behind the ledger's back is named by its
+sequence number; a view row edited by hand is named by its table, and a
+rebuild repairs it without changing any standing or history.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import msgspec
+import pytest
+
+from tests.conftest import Cli
+
+HEX64 = re.compile(r"[0-9a-f]{64}")
+PLAYERS = ("Ann", "Ben", "Cat")
+
+
+@dataclass
+class Ledger:
+    """The small ledger every test starts from."""
+
+    cli: Cli
+    games: dict[str, str]  # label -> short id
+
+
+def record(cli: Cli, on: str, a: str, b: str, result: str) -> str:
+    out = cli.ok("record", "Club", "--date", on, "--side", a, "--side", b, "--result", result)
+    match = re.fullmatch(r"Recorded game ([0-9a-f]{8})\.\n", out)
+    assert match, out
+    return match.group(1)
+
+
+def build(cli: Cli) -> Ledger:
+    """Three games and a correction: 9 events."""
+    cli.ok("ladder", "open", "Club", "--family", "elo", "--set", "k=24")
+    cli.ok("player", "add", *PLAYERS)
+    games = {
+        "g1": record(cli, "2025-01-01", "Ann", "Ben", "a"),
+        "g2": record(cli, "2025-01-02", "Ben", "Cat", "draw"),
+        "g3": record(cli, "2025-01-03", "Cat", "Ann", "b"),
+    }
+    cli.ok("correct", games["g1"], "--result", "b", "--reason", "sheet misread")
+    return Ledger(cli, games)
+
+
+@pytest.fixture
+def ledger(cli: Cli) -> Ledger:
+    return build(cli)
+
+
+def events(cli: Cli) -> list[tuple[int, str, str]]:
+    """Every stored event as (sequence, topic, state as text), in order."""
+    if cli.postgres:
+        query = (
+            "SELECT notification_id, topic, convert_from(state, 'UTF8') "
+            f"FROM {cli.events_table} ORDER BY notification_id"
+        )
+    else:
+        query = f"SELECT rowid, topic, CAST(state AS TEXT) FROM {cli.events_table} ORDER BY rowid"
+    return [(int(seq), topic, state) for seq, topic, state in cli.sql(query)]
+
+
+def recorded_event(cli: Cli, short_id: str) -> tuple[int, str]:
+    """(sequence, state) of the GameRecorded event of a game."""
+    found = [
+        (seq, state)
+        for seq, topic, state in events(cli)
+        if topic == "ledger:GameRecorded"
+        and msgspec.json.decode(state)["originator_id"].replace("-", "").startswith(short_id)
+    ]
+    assert len(found) == 1, found
+    return found[0]
+
+
+def where_seq(cli: Cli, seq: int) -> str:
+    return f"notification_id = {seq}" if cli.postgres else f"rowid = {seq}"
+
+
+def replace_in_state(cli: Cli, seq: int, old: str, new: str) -> None:
+    """Edit a stored event's state in place (as an attacker with SQL would)."""
+    quoted_old, quoted_new = old.replace("'", "''"), new.replace("'", "''")
+    if cli.postgres:
+        value = (
+            f"convert_to(replace(convert_from(state, 'UTF8'), '{quoted_old}', "
+            f"'{quoted_new}'), 'UTF8')"
+        )
+    else:
+        value = f"CAST(replace(CAST(state AS TEXT), '{quoted_old}', '{quoted_new}') AS BLOB)"
+    cli.sql(f"UPDATE {cli.events_table} SET state = {value} WHERE {where_seq(cli, seq)}")
+
+
+def verify(cli: Cli, *args: str) -> tuple[int, dict]:
+    """Run ``verify --format json``; returns (exit code, report)."""
+    result = cli.run("verify", *args, "--format", "json")
+    report = msgspec.json.decode(result.output)
+    assert isinstance(report, dict), result.output
+    return result.exit_code, report
+
+
+def snapshot(cli: Cli) -> tuple[object, dict[str, object]]:
+    """Standings and every player's history, as JSON."""
+    return cli.json("standings", "Club"), {p: cli.json("history", "Club", p) for p in PLAYERS}
+
+
+def ann_id(cli: Cli) -> str:
+    rows = cli.json("player", "list")
+    assert isinstance(rows, list)
+    return next(r["id"] for r in rows if r["name"] == "Ann")
+
+
+# -- an untouched ledger ---------------------------------------------------------
+def test_untouched_ledger_verifies(ledger: Ledger) -> None:
+    cli = ledger.cli
+    result = cli.run("verify")
+    assert result.exit_code == 0, result.output
+    assert "OK" in result.output
+    assert "PROBLEM" not in result.output
+    assert "Events chained: 9\n" in result.output
+    code, report = verify(cli)
+    assert code == 0
+    assert report["problems"] == []
+    assert report["events"] == 9 == len(events(cli))
+    assert HEX64.fullmatch(report["head"])
+    assert HEX64.fullmatch(report["views_checksum"])
+
+
+def test_audit_head_is_published_and_checked(ledger: Ledger) -> None:
+    cli = ledger.cli
+    head = cli.ok("audit", "--head").strip()
+    assert HEX64.fullmatch(head), head
+    assert head != "0" * 64
+    code, report = verify(cli)
+    assert report["head"] == head
+    as_json = cli.json("audit", "--head")
+    assert as_json == {"events": 9, "head": head}
+
+    assert "OK" in cli.ok("verify", "--head", head)
+
+    for bogus in ("0" * 64, "ab" * 32, head[:-1] + ("0" if head[-1] != "0" else "1")):
+        out = cli.fails("verify", "--head", bogus)
+        assert f"the published head {bogus} is not a link" in out
+        assert "OK" not in out
+
+    # A head published earlier stays a link of the chain as the ledger grows.
+    record(cli, "2025-01-04", "Ann", "Ben", "draw")
+    new_head = cli.ok("audit", "--head").strip()
+    assert new_head != head
+    assert "OK" in cli.ok("verify", "--head", head)
+    assert "OK" in cli.ok("verify", "--head", new_head)
+
+
+def test_audit_head_of_an_empty_ledger_is_genesis(cli: Cli) -> None:
+    assert cli.ok("audit", "--head").strip() == "0" * 64
+
+
+# -- tampering with the event log ------------------------------------------------
+def test_changed_event_is_named_by_its_sequence(ledger: Ledger) -> None:
+    cli = ledger.cli
+    seq, state = recorded_event(cli, ledger.games["g3"])
+    assert '"result":"b"' in state
+    replace_in_state(cli, seq, '"result":"b"', '"result":"a"')
+    assert '"result":"a"' in recorded_event(cli, ledger.games["g3"])[1]
+
+    out = cli.fails("verify")
+    assert f"PROBLEM: event {seq} (ledger:GameRecorded" in out
+    assert "changed after it was recorded" in out
+    assert "OK" not in out
+    code, report = verify(cli)
+    assert code != 0
+    assert report["problems"][0].startswith(f"event {seq} ")
+    # No other event is blamed for the chain.
+    assert not any(
+        p.startswith("event ") and not p.startswith(f"event {seq} ") for p in report["problems"]
+    )
+
+
+def test_changed_first_event_is_named(ledger: Ledger) -> None:
+    cli = ledger.cli
+    seq, topic, state = events(cli)[0]
+    assert topic == "ledger:LadderOpened" and '"name":"Club"' in state
+    replace_in_state(cli, seq, '"name":"Club"', '"name":"Clvb"')
+    code, report = verify(cli)
+    assert code != 0
+    assert report["problems"][0].startswith(f"event {seq} (ledger:LadderOpened")
+
+
+def test_deleted_last_event_is_named(ledger: Ledger) -> None:
+    cli = ledger.cli
+    seq, topic, _ = events(cli)[-1]
+    assert topic == "ledger:GameCorrected"
+    cli.sql(f"DELETE FROM {cli.events_table} WHERE {where_seq(cli, seq)}")
+    assert len(events(cli)) == 8
+
+    out = cli.fails("verify")
+    assert f"event {seq} is in the hash chain but missing from the event store" in out
+    code, report = verify(cli)
+    assert code != 0
+    # The views no longer match the events either (g1's correction is gone).
+    assert any("view_" in p for p in report["problems"])
+
+
+@pytest.mark.xfail(
+    reason="BUG: deleting an event in the middle of the log is reported as the NEXT "
+    "event having been 'changed after it was recorded'; the deleted event itself is "
+    "never named (check_chain stops at the first mismatch before looking for gaps)",
+    strict=True,
+)
+def test_deleted_middle_event_is_named(ledger: Ledger) -> None:
+    cli = ledger.cli
+    seq, _ = recorded_event(cli, ledger.games["g2"])
+    cli.sql(f"DELETE FROM {cli.events_table} WHERE {where_seq(cli, seq)}")
+
+    code, report = verify(cli)
+    assert code != 0
+    chain_problems = [p for p in report["problems"] if p.startswith("event ")]
+    assert chain_problems, report["problems"]
+    assert chain_problems[0].startswith(f"event {seq} "), chain_problems
+    assert "missing" in chain_problems[0]
+
+
+def test_deleted_middle_event_fails_verify(ledger: Ledger) -> None:
+    """Whatever it names, a deleted event never passes verification."""
+    cli = ledger.cli
+    seq, _ = recorded_event(cli, ledger.games["g2"])
+    head = cli.ok("audit", "--head").strip()
+    cli.sql(f"DELETE FROM {cli.events_table} WHERE {where_seq(cli, seq)}")
+    out = cli.fails("verify", "--head", head)
+    assert "PROBLEM: event " in out
+    assert "OK" not in out
+
+
+# -- tampering with the views ----------------------------------------------------
+def test_edited_view_is_named_and_rebuild_repairs_it(ledger: Ledger) -> None:
+    cli = ledger.cli
+    before = snapshot(cli)
+    _, clean = verify(cli)
+    pid = ann_id(cli)
+    cli.sql(f"UPDATE view_standings SET rating = rating + 1 WHERE player = '{pid}'")
+    edited = cli.json("standings", "Club")
+    assert edited != before[0]
+
+    out = cli.fails("verify")
+    assert "PROBLEM: view_standings" in out
+    assert pid in out
+    code, report = verify(cli)
+    assert code != 0
+    assert len(report["problems"]) == 1
+    assert report["problems"][0].startswith("view_standings row ")
+    # The event log itself is intact, and the rebuilt views have not changed.
+    assert report["head"] == clean["head"]
+    assert report["views_checksum"] == clean["views_checksum"]
+
+    assert "Rebuilt the views from 9 events." in cli.ok("rebuild")
+    assert "OK" in cli.ok("verify")
+    assert snapshot(cli) == before
+
+
+def test_edited_history_row_is_named(ledger: Ledger) -> None:
+    cli = ledger.cli
+    pid = ann_id(cli)
+    cli.sql(f"UPDATE view_history SET change = change + 1 WHERE player = '{pid}'")
+    code, report = verify(cli)
+    assert code != 0
+    assert report["problems"][0].startswith("view_history row ")
+    cli.ok("rebuild")
+    assert verify(cli)[0] == 0
+
+
+def test_deleted_view_row_is_named(ledger: Ledger) -> None:
+    cli = ledger.cli
+    cli.sql(f"DELETE FROM view_standings WHERE player = '{ann_id(cli)}'")
+    code, report = verify(cli)
+    assert code != 0
+    assert any(p.startswith("view_standings ") for p in report["problems"])
+    cli.ok("rebuild")
+    assert verify(cli)[0] == 0
+
+
+def test_rebuild_keeps_standings_history_and_head(ledger: Ledger) -> None:
+    cli = ledger.cli
+    cli.ok("adjust", "Club", "Cat", "--to", "1600", "--date", "2025-01-02", "--reason", "appeal")
+    cli.ok("void", ledger.games["g2"], "--reason", "wrong lists")
+    cli.ok("season", "close", "Club", "2025", "--from", "2025-01-01", "--to", "2025-12-31")
+    before = snapshot(cli)
+    head = cli.ok("audit", "--head").strip()
+    audit = cli.json("audit")
+    _, report = verify(cli)
+    assert report["problems"] == []
+
+    assert "Rebuilt the views from 12 events." in cli.ok("rebuild")
+    assert snapshot(cli) == before
+    assert cli.ok("audit", "--head").strip() == head
+    assert cli.json("audit") == audit
+    code, again = verify(cli, "--head", head)
+    assert code == 0
+    assert again["views_checksum"] == report["views_checksum"]
