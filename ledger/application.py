@@ -183,6 +183,12 @@ class LedgerApplication(Application):
                 state.merged_into = None
         return state
 
+    def _player_name(self, pid: UUID) -> str:
+        try:
+            return self.player(pid).name
+        except NotFound:  # a player registered with this very game
+            return f"id {short(pid)}"
+
     def _append(self, *events: Any) -> None:
         """Append events in one transaction; a duplicate id is a Conflict."""
         try:
@@ -361,7 +367,10 @@ class LedgerApplication(Application):
                 raise Invalid("every side needs at least one player", field="side")
             for p in side:
                 if p in seen:
-                    raise Invalid("the same player appears twice in one game", field="side")
+                    raise Invalid(
+                        f"player {self._player_name(p)!r} appears twice in one game",
+                        field="side",
+                    )
                 seen.add(p)
         ruleset = ladder.ruleset_on(facts.date)
         fam = _family(ruleset.family, ruleset.params)

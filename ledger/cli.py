@@ -359,8 +359,9 @@ def game_options(required: bool) -> Any:
                          help="battletech: starting and ending BV of sides A and B."),
             click.option("--field", "fields", multiple=True, metavar="KEY=JSON",
                          help="Any other result field of the family (e.g. units=[...])."),
-            click.option("--neutral", is_flag=True, default=False,
-                         help="No first-player (home) advantage in this game."),
+            click.option("--neutral/--not-neutral", default=None,
+                         help="No first-player (home) advantage in this game (or, to "
+                              "correct, there was)."),
             click.option("--attr", "attrs", multiple=True, metavar="NAME=NUMBER",
                          help="An extra numeric attribute (points scored...)."),
         ]  # fmt: skip
@@ -447,7 +448,7 @@ def _game_input(ladder_name: str, opts: dict[str, Any]) -> GameInput:
         event=opts["event"],
         round=opts["round_"],
         table=opts["table"],
-        neutral=opts["neutral"],
+        neutral=bool(opts["neutral"]),
         attributes=attributes(opts["attrs"]),
     )
 
@@ -545,7 +546,7 @@ def correct(led: Ledger, game: str, reason: str, **opts: Any) -> None:
         event=opts["event"] if opts["event"] is not None else old.get("event"),
         round=opts["round_"] if opts["round_"] is not None else old.get("round"),
         table=opts["table"] if opts["table"] is not None else old.get("table"),
-        neutral=opts["neutral"] or old.get("neutral", False),
+        neutral=old.get("neutral", False) if opts["neutral"] is None else opts["neutral"],
         attributes=attributes(opts["attrs"]) or old.get("attributes") or {},
     )
     lstate = led.app.ladder(UUID(row["ladder"]))

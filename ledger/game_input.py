@@ -121,10 +121,15 @@ def build_facts(
     if len(game.sides) < 2:
         raise FieldError("side", "a game needs at least two sides")
     sides = []
+    seen: set[str] = set()
     for number, side in enumerate(game.sides):
         field = f"side_{chr(ord('a') + number)}"
         if not side:
             raise FieldError(field, f"{field}: no player")
+        for name in side:
+            if name_key(name) in seen:
+                raise FieldError("side", f"player {name!r} appears twice in one game")
+            seen.add(name_key(name))
         sides.append([book.resolve(name, field) for name in side])
     result = dict(game.result)
     quit_value = result.get("quit")

@@ -68,7 +68,8 @@ def _typed(value: str) -> Any:
 
 
 def check_columns(label: str, columns: list[str], ladder_given: bool = False) -> None:
-    """Refuse a header with unknown or missing columns (row 1 of the sheet)."""
+    """Refuse a header with unknown, repeated or missing columns (row 1 of the
+    sheet); shared by CSV and Excel sheets."""
     problems = []
     for number, column in enumerate(columns, start=1):
         known = column in BASE_COLUMNS or column in SIDE_COLUMNS or column in RESULT_COLUMNS
@@ -78,6 +79,14 @@ def check_columns(label: str, columns: list[str], ladder_given: bool = False) ->
                 f"{', '.join(BASE_COLUMNS + ('side_a', 'side_b', '...') + RESULT_COLUMNS)} "
                 f"or {ATTRIBUTE_PREFIX}NAME)"
             )
+    seen: dict[str, int] = {}
+    for number, column in enumerate(columns, start=1):
+        if column and column in seen:
+            # Its second cell would silently replace the first.
+            problems.append(
+                f"{label}: row 1, column {number}: column {column!r} is also column {seen[column]}"
+            )
+        seen.setdefault(column, number)
     required = (
         ("date", "side_a", "side_b") if ladder_given else ("ladder", "date", "side_a", "side_b")
     )

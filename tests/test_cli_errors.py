@@ -101,11 +101,12 @@ def test_unknown_family(cli: Cli) -> None:
 
 
 # -- games ---------------------------------------------------------------------
-@pytest.mark.parametrize(("a", "b"), [("Alice", "Alice"), ("Alice;Bob", "Bob"),
-                                      ("Alice", "Carol;alice")])  # fmt: skip
-def test_same_player_on_both_sides(cli: Cli, club: str, a: str, b: str) -> None:
+@pytest.mark.parametrize(("a", "b", "named"), [("Alice", "Alice", "Alice"),
+                                               ("Alice;Bob", "Bob", "Bob"),
+                                               ("Alice", "Carol;alice", "alice")])  # fmt: skip
+def test_same_player_on_both_sides(cli: Cli, club: str, a: str, b: str, named: str) -> None:
     out = refused(cli, *game("--result", "a", a=a, b=b))
-    assert "the same player appears twice in one game" in out
+    assert f"player {named!r} appears twice in one game" in out
 
 
 @pytest.mark.parametrize("bad", ["2025-13-01", "01/02/2025", "2025-02-30", "2025-1-5", "tomorrow"])

@@ -262,7 +262,7 @@ def test_errors_in_several_columns_of_several_rows(cli: Cli, tmp_path: Path) -> 
     out = refused(cli, "import", str(path))
     assert f"{path}: row 2, column ladder: unknown ladder 'Nope'" in out
     assert f"{path}: row 3, column round: round: 'one' is not a whole number" in out
-    assert f"{path}: row 4, column side: the same player appears twice in one game" in out
+    assert f"{path}: row 4, column side: player 'Alice' appears twice in one game" in out
     assert f"{path}: row 5, column side: a game needs at least two sides" in out
     assert cli.json("player", "list") == []
 

@@ -254,9 +254,7 @@ def edit_ops(draw: st.DrawFn, spec: FamilySpec) -> Any:
     # result for another number of sides is redrawn then (see World.correct).
     result = draw(st.one_of(*(spec.result(n) for n in range(2, spec.max_sides + 1))))
     on = draw(st.sampled_from(DATES))
-    return CorrectOp(
-        pick, result if kind != "date" else None, on if kind != "result" else None
-    )
+    return CorrectOp(pick, result if kind != "date" else None, on if kind != "result" else None)
 
 
 @st.composite

@@ -188,49 +188,32 @@ def test_changed_first_event_is_named(ledger: Ledger) -> None:
     assert report["problems"][0].startswith(f"event {seq} (ledger:LadderOpened")
 
 
-def test_deleted_last_event_is_named(ledger: Ledger) -> None:
+@pytest.mark.parametrize("which", ["first", "middle", "last"])
+def test_deleted_event_is_named(ledger: Ledger, which: str) -> None:
     cli = ledger.cli
-    seq, topic, _ = events(cli)[-1]
-    assert topic == "ledger:GameCorrected"
+    stored = events(cli)
+    seq, topic = {
+        "first": stored[0][:2],
+        "middle": (recorded_event(cli, ledger.games["g2"])[0], "ledger:GameRecorded"),
+        "last": stored[-1][:2],
+    }[which]
+    assert topic == {"first": "ledger:LadderOpened", "middle": "ledger:GameRecorded",
+                     "last": "ledger:GameCorrected"}[which]  # fmt: skip
+    head = cli.ok("audit", "--head").strip()
     cli.sql(f"DELETE FROM {cli.events_table} WHERE {where_seq(cli, seq)}")
-    assert len(events(cli)) == 8
+    assert len(events(cli)) == len(stored) - 1
 
-    out = cli.fails("verify")
-    assert f"event {seq} is in the hash chain but missing from the event store" in out
-    code, report = verify(cli)
-    assert code != 0
-    # The views no longer match the events either (g1's correction is gone).
-    assert any("view_" in p for p in report["problems"])
-
-
-@pytest.mark.xfail(
-    reason="BUG: deleting an event in the middle of the log is reported as the NEXT "
-    "event having been 'changed after it was recorded'; the deleted event itself is "
-    "never named (check_chain stops at the first mismatch before looking for gaps)",
-    strict=True,
-)
-def test_deleted_middle_event_is_named(ledger: Ledger) -> None:
-    cli = ledger.cli
-    seq, _ = recorded_event(cli, ledger.games["g2"])
-    cli.sql(f"DELETE FROM {cli.events_table} WHERE {where_seq(cli, seq)}")
-
+    out = cli.fails("verify", "--head", head)
+    assert f"PROBLEM: event {seq} is in the hash chain but missing from the event store" in out
+    assert "OK" not in out
     code, report = verify(cli)
     assert code != 0
     chain_problems = [p for p in report["problems"] if p.startswith("event ")]
-    assert chain_problems, report["problems"]
-    assert chain_problems[0].startswith(f"event {seq} "), chain_problems
-    assert "missing" in chain_problems[0]
-
-
-def test_deleted_middle_event_fails_verify(ledger: Ledger) -> None:
-    """Whatever it names, a deleted event never passes verification."""
-    cli = ledger.cli
-    seq, _ = recorded_event(cli, ledger.games["g2"])
-    head = cli.ok("audit", "--head").strip()
-    cli.sql(f"DELETE FROM {cli.events_table} WHERE {where_seq(cli, seq)}")
-    out = cli.fails("verify", "--head", head)
-    assert "PROBLEM: event " in out
-    assert "OK" not in out
+    # The deleted event is named, and no event after it is blamed instead.
+    assert len(chain_problems) == 1, chain_problems
+    assert chain_problems[0].startswith(f"event {seq} is in the hash chain but missing")
+    # The views no longer match the events either.
+    assert any(p.startswith("view_") for p in report["problems"])
 
 
 # -- tampering with the views ----------------------------------------------------

@@ -17,8 +17,7 @@ import pytest
 from openpyxl.utils import get_column_letter
 
 from ledger.errors import Invalid
-from ledger.importer import read_rows, row_input
-from ledger.importer import check_columns
+from ledger.importer import check_columns, read_rows, row_input
 from ledger.workbook import (
     INSTRUCTIONS,
     RESULTS,
