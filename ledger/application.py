@@ -91,14 +91,25 @@ class LadderState(msgspec.Struct):
     name: str
     version: int
     rulesets: list[Ruleset]
+    # Families bound to each ruleset, built once (an import checks many games).
+    _families: dict[int, Family] = msgspec.field(default_factory=dict)
 
     def ruleset_on(self, on: date) -> Ruleset:
-        """The ruleset in force on a date (the latest adopted on or before)."""
+        """The ruleset in force on a date (the latest adopted on or before;
+        of two adopted for the same date, the later recorded)."""
         current = self.rulesets[0]
         for rs in sorted(self.rulesets, key=lambda r: r.effective):
             if rs.effective <= on:
                 current = rs
         return current
+
+    def family_on(self, on: date) -> Family:
+        """The family, bound to its parameters, in force on a date."""
+        ruleset = self.ruleset_on(on)
+        key = id(ruleset)
+        if key not in self._families:
+            self._families[key] = _family(ruleset.family, ruleset.params)
+        return self._families[key]
 
 
 class GameState(msgspec.Struct):
@@ -372,8 +383,7 @@ class LedgerApplication(Application):
                         field="side",
                     )
                 seen.add(p)
-        ruleset = ladder.ruleset_on(facts.date)
-        fam = _family(ruleset.family, ruleset.params)
+        fam = ladder.family_on(facts.date)
         try:
             result = fam.parse_result(facts.result, len(facts.sides))
         except FamilyError as exc:

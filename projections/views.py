@@ -100,7 +100,7 @@ _json = msgspec.json.Encoder()
 
 #: Bump when the view tables change shape: views of another version are
 #: dropped on connect and rebuilt from the events by the next catch-up.
-VERSION = 6
+VERSION = 7
 
 
 def connect(db: Database) -> Database:
@@ -254,7 +254,7 @@ class _Projector:
 
     def _RulesetAdopted(self, e: ev.RulesetAdopted) -> tuple[str, str]:
         lid = str(e.originator_id)
-        entry_id = f"{lid}/{e.originator_version}"
+        entry_id = f"{lid}/{e.originator_version:06d}"  # sorts in recording order
         key = sort_key(e.effective, "ruleset", entry_id)
         data = {
             "family": e.family,
