@@ -18,6 +18,16 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/pytest
 
+BENCH_STAMP := $(VENV)/.bench-installed
+BENCH_ARGS ?= --games 100000
+
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/pip install --quiet -e '.[dev,bench]'
+	touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)
+	$(BIN)/python bench/bench.py $(BENCH_ARGS)
+
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
