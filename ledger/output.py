@@ -48,15 +48,36 @@ def render(
     return _table(columns, [[_cell(r[c]) for c in columns] for r in plain], title)
 
 
+#: rich lays a table out at ~0.7 ms a row: past this many rows (a large
+#: ladder's ranking) print plain aligned columns instead.
+RICH_ROWS = 500
+
+
 def _table(columns: list[str], rows: list[list[str]], title: str) -> str:
+    headers = [c.replace("_", " ") for c in columns]
+    if len(rows) > RICH_ROWS:
+        return _plain_table(headers, rows, title)
     from rich.console import Console
     from rich.table import Table
 
     table = Table(title=title or None, show_lines=False, header_style="bold")
-    for c in columns:
-        table.add_column(c.replace("_", " "))
+    for header in headers:
+        table.add_column(header)
     for r in rows:
         table.add_row(*r)
-    console = Console(width=200, record=True, file=io.StringIO(), color_system=None)
+    # markup off: a player called "[bold]" is a name, not a style.
+    console = Console(width=200, file=io.StringIO(), color_system=None, markup=False,
+                      emoji=False, highlight=False)  # fmt: skip
     console.print(table)
-    return console.export_text().rstrip("\n")
+    return console.file.getvalue().rstrip("\n")
+
+
+def _plain_table(headers: list[str], rows: list[list[str]], title: str) -> str:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
+    lines = [title] if title else []
+    lines.append("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip())
+    lines.append("  ".join("-" * w for w in widths))
+    lines.extend(
+        "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows
+    )
+    return "\n".join(lines)

@@ -78,7 +78,7 @@ class SQLiteDatabase(Database):
         # Views are rebuilt from the events if ever lost: trade durability of
         # the last transaction for speed, and give bulk replays a big cache.
         conn.execute("PRAGMA synchronous=NORMAL")
-        conn.execute("PRAGMA cache_size=-262144")
+        conn.execute("PRAGMA cache_size=-65536")
         conn.execute("PRAGMA temp_store=MEMORY")
         super().__init__(conn)
 

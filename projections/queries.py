@@ -12,7 +12,8 @@ from typing import Any
 import msgspec
 
 from ledger.errors import NotFound
-from ledger.identity import name_key
+from ledger.identity import name_key, short
+from projections import views
 from projections.db import Database, Row
 from projections.families.base import Game, PlayerState
 from projections.families.registry import family_class, load_family
@@ -128,10 +129,14 @@ def _final(conn: Database, pid: str) -> str:
 def game_row(conn: Database, ref: str) -> Row:
     """A game by its id or any unambiguous prefix of its short id."""
     ref = ref.strip().lower()
-    rows = conn.execute(
-        "SELECT * FROM view_games WHERE id=? OR short LIKE ? LIMIT 2",
-        (ref, ref.replace("-", "")[:8] + "%"),
-    ).fetchall()
+    prefix = ref.replace("-", "")[:8]
+    if len(ref) == 36:
+        rows = conn.execute("SELECT * FROM view_games WHERE id=?", (ref,)).fetchall()
+    else:  # a prefix range uses the index on short ids
+        rows = conn.execute(
+            "SELECT * FROM view_games WHERE short>=? AND short<? LIMIT 2",
+            (prefix, prefix + "\x7f"),
+        ).fetchall()
     if not rows or not ref:
         raise NotFound(f"unknown game {ref!r} (game ids are shown by 'history' and 'audit')")
     if len(rows) > 1:
@@ -144,14 +149,11 @@ def names(conn: Database) -> dict[str, str]:
 
 
 def ruleset_at(conn: Database, ladder: str, key: str | None = None) -> dict[str, Any]:
-    """The ruleset in force just before ``key`` (or today: a rule change
-    announced for a later date is not yet in force)."""
-    row = conn.execute(
-        "SELECT data FROM view_entries WHERE ladder=? AND kind='ruleset' AND key<? "
-        "ORDER BY key DESC LIMIT 1",
-        (ladder, key or date.today().isoformat() + "\x7f"),
-    ).fetchone()
-    return msgspec.json.decode(row[0])
+    """The ruleset in force at ``key`` (or today: a rule change announced
+    for a later date is not yet in force)."""
+    data = views.ruleset_in_force(conn, ladder, key or date.today().isoformat() + "\x7f")
+    assert data is not None, "every ladder opens with a ruleset"
+    return data
 
 
 # -- queries ------------------------------------------------------------------
@@ -196,9 +198,6 @@ def history(conn: Database, ladder: str, player: str) -> list[HistoryLine]:
     lrow = ladder_row(conn, ladder)
     pid = player_by_name(conn, player)
     who = names(conn)
-    shorts = dict(
-        conn.execute("SELECT id, short FROM view_games WHERE ladder=?", (lrow["id"],)).fetchall()
-    )
     out = []
     for r in conn.execute(
         "SELECT * FROM view_history WHERE ladder=? AND player=? ORDER BY key",
@@ -209,7 +208,7 @@ def history(conn: Database, ladder: str, player: str) -> list[HistoryLine]:
             HistoryLine(
                 date=r["date"],
                 kind=r["kind"],
-                game=shorts.get(r["entry"]),
+                game=short(r["entry"]) if r["kind"] == "game" else None,
                 event=r["event"],
                 round=r["round"],
                 opponents=opponents,

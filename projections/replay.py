@@ -77,10 +77,13 @@ class Replay:
         states: dict[str, PlayerState],
         family: Family | None = None,
         merges: Mapping[str, str] | None = None,
+        event_ends: Mapping[str, str] | None = None,
     ) -> None:
         self.states = states
         self.family = family
         self.merges = merges or {}
+        #: The key of each event's last game, for families rated per event.
+        self.event_ends = event_ends or {}
         self.since_checkpoint = 0
 
     def _state(self, player: str, on: date) -> PlayerState:
@@ -105,40 +108,30 @@ class Replay:
         season close, every event close, and once ``every`` games have passed
         since the last checkpoint (``since`` of them before this run).
         """
-        entries = list(entries) if not isinstance(entries, list) else entries
-        last_of_event = self._event_ends(entries)
         pending: dict[str, dict[str, list[Any]]] = {}
         self.since_checkpoint = since
-        for index, entry in enumerate(entries):
+        for entry in entries:
             boundary = False
             if entry.kind == "ruleset":
+                for event in list(pending):  # a rule change closes open events
+                    self._close_event(event, pending, entry.date)
                 self.family = load_family(entry.data["family"], entry.data["params"])
-                last_of_event = self._event_ends(entries)
             elif entry.kind == "game":
                 self.since_checkpoint += 1
                 yield from self._game(entry, pending)
+                event = entry.data.get("event")
+                if event in pending and self.event_ends.get(event, entry.key) <= entry.key:
+                    self._close_event(event, pending, entry.date)
+                    boundary = True
             elif entry.kind == "adjust":
                 yield from self._adjust(entry)
             elif entry.kind == "season":
                 boundary = True
                 yield from self._season(entry)
-            event = entry.data.get("event") if entry.kind == "game" else None
-            if event is not None and last_of_event.get(event) == index:
-                self._close_event(event, pending, entry.date)
-                boundary = True
             due = boundary or (every and self.since_checkpoint >= every)
             if checkpoint is not None and due and not pending:
                 checkpoint(entry.key, self.states)
                 self.since_checkpoint = 0
-
-    def _event_ends(self, entries: list[Entry]) -> dict[str, int]:
-        if self.family is None or not self.family.per_event:
-            return {}
-        ends: dict[str, int] = {}
-        for index, entry in enumerate(entries):
-            if entry.kind == "game" and entry.data.get("event") is not None:
-                ends[entry.data["event"]] = index
-        return ends
 
     def _game(self, entry: Entry, pending: dict[str, dict[str, list[Any]]]) -> Iterator[Row]:
         family = self.family
@@ -250,3 +243,12 @@ class Replay:
                 None, None, None, before, change.delta, state.rating,
                 state.games, state.games, change.reason,
             )  # fmt: skip
+
+
+def event_ends(entries: Iterable[Entry]) -> dict[str, str]:
+    """The key of each event's last game among ``entries``."""
+    return {
+        e.data["event"]: e.key
+        for e in entries
+        if e.kind == "game" and e.data.get("event") is not None
+    }

@@ -11,7 +11,7 @@ Tables (prefixed ``view_``, in the event store's database) are disposable:
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from datetime import date, datetime
 from typing import Any
 
@@ -46,6 +46,7 @@ CREATE TABLE IF NOT EXISTS view_entries (
     ladder TEXT NOT NULL, key TEXT NOT NULL, kind TEXT NOT NULL,
     id TEXT NOT NULL, date TEXT NOT NULL, event TEXT, data TEXT NOT NULL,
     PRIMARY KEY (ladder, key));
+CREATE INDEX IF NOT EXISTS view_entries_kind ON view_entries (ladder, kind, key);
 CREATE TABLE IF NOT EXISTS view_checkpoints (
     ladder TEXT NOT NULL, key TEXT NOT NULL, states BLOB NOT NULL,
     PRIMARY KEY (ladder, key));
@@ -100,7 +101,7 @@ _json = msgspec.json.Encoder()
 
 #: Bump when the view tables change shape: views of another version are
 #: dropped on connect and rebuilt from the events by the next catch-up.
-VERSION = 7
+VERSION = 8
 
 
 def connect(db: Database) -> Database:
@@ -407,17 +408,42 @@ class _Projector:
             replay_ladder(self.conn, ladder, key, merges)
 
 
-def ladder_entries(conn: Database, ladder: str, after: str | None) -> list[Entry]:
-    """A ladder's entries in effective order, after a key (or all)."""
+def ladder_entries(conn: Database, ladder: str, after: str | None) -> Iterator[Entry]:
+    """A ladder's entries in effective order after a key (or all), read in
+    pages so a replay of a large ladder holds only one page in memory."""
     decode = msgspec.json.Decoder(dict[str, Any]).decode
-    return [
-        Entry(key, kind, entry_id, date.fromisoformat(on), decode(data))
-        for key, kind, entry_id, on, data in conn.execute(
+    last = "" if after is None else after
+    while True:
+        page = conn.execute(
             "SELECT key, kind, id, date, data FROM view_entries "
-            "WHERE ladder=? AND key>? ORDER BY key",
-            (ladder, "" if after is None else after),
-        )
-    ]
+            "WHERE ladder=? AND key>? ORDER BY key LIMIT ?",
+            (ladder, last, ENTRY_PAGE),
+        ).fetchall()
+        for key, kind, entry_id, on, data in page:
+            yield Entry(key, kind, entry_id, date.fromisoformat(on), decode(data))
+        if len(page) < ENTRY_PAGE:
+            return
+        last = page[-1][0]
+
+
+ENTRY_PAGE = 20000
+
+
+def ladder_event_ends(conn: Database, ladder: str) -> dict[str, str]:
+    """The key of each event's last game, when a ruleset of the ladder rates
+    per event (otherwise no event needs closing)."""
+    rulesets = conn.execute(
+        "SELECT data FROM view_entries WHERE ladder=? AND kind='ruleset'", (ladder,)
+    ).fetchall()
+    if not any(_family_of(msgspec.json.decode(r[0])).per_event for r in rulesets):
+        return {}
+    return dict(
+        conn.execute(
+            "SELECT event, MAX(key) FROM view_entries WHERE ladder=? AND kind='game' "
+            "AND event IS NOT NULL GROUP BY event",
+            (ladder,),
+        ).fetchall()
+    )
 
 
 CHECKPOINT_EVERY = 2000  # games between checkpoints (besides event and season closes)
@@ -425,13 +451,20 @@ _states_encoder = msgspec.msgpack.Encoder()
 _states_decoder = msgspec.msgpack.Decoder(dict[str, PlayerState])
 
 
-def _ruleset_before(conn: Database, ladder: str, key: str) -> Any:
+def ruleset_in_force(conn: Database, ladder: str, key: str) -> dict[str, Any] | None:
+    """The ruleset entry (family, params, who, why) in force at ``key``: the
+    latest adopted at or before it."""
     row = conn.execute(
         "SELECT data FROM view_entries WHERE ladder=? AND kind='ruleset' AND key<=? "
         "ORDER BY key DESC LIMIT 1",
         (ladder, key),
     ).fetchone()
-    return _family_of(msgspec.json.decode(row[0])) if row else None
+    return msgspec.json.decode(row[0]) if row else None
+
+
+def _ruleset_before(conn: Database, ladder: str, key: str) -> Any:
+    data = ruleset_in_force(conn, ladder, key)
+    return _family_of(data) if data else None
 
 
 def _restart_checkpoint(conn: Database, ladder: str, from_key: str, per_event: bool) -> str | None:
@@ -497,11 +530,18 @@ def replay_ladder(conn: Database, ladder: str, from_key: str, merges: dict[str, 
             (ladder, key, _states_encoder.encode(current)),
         )
 
-    replay = Replay(states, family, merges)
+    replay = Replay(states, family, merges, ladder_event_ends(conn, ladder))
     touched: set[str] = set()
     batch: list[tuple[Any, ...]] = []
-    entries = ladder_entries(conn, ladder, after)
-    for row in replay.run(entries, checkpoint, CHECKPOINT_EVERY, since):
+    last_key = after or ""
+
+    def entries() -> Iterator[Entry]:
+        nonlocal last_key
+        for entry in ladder_entries(conn, ladder, after):
+            last_key = entry.key
+            yield entry
+
+    for row in replay.run(entries(), checkpoint, CHECKPOINT_EVERY, since):
         touched.add(row.player)
         batch.append(_history_tuple(ladder, row))
         if len(batch) >= 10000:
@@ -518,10 +558,9 @@ def replay_ladder(conn: Database, ladder: str, from_key: str, merges: dict[str, 
             if p in touched or not appending
         ],
     )
-    last = entries[-1].key if entries else (after or "")
     conn.execute(
         "UPDATE view_ladders SET frontier=?, since_checkpoint=? WHERE id=?",
-        (last, replay.since_checkpoint, ladder),
+        (last_key, replay.since_checkpoint, ladder),
     )
 
 

@@ -13,7 +13,7 @@ from projections import queries
 from projections.db import Database
 from projections.families.base import FamilyError
 from projections.families.registry import family_class, load_family
-from projections.replay import Entry, Replay, resolve_merges
+from projections.replay import Entry, Replay, event_ends, resolve_merges
 from projections.timeline import sort_key
 from projections.views import ladder_entries
 
@@ -38,7 +38,7 @@ def whatif(
     """Replay ``ladder`` with ``overrides`` (from ``start`` on, or for its
     whole history) and compare with today's standings."""
     lid = queries.ladder_row(conn, ladder)["id"]
-    entries = ladder_entries(conn, lid, None)
+    entries = list(ladder_entries(conn, lid, None))
     if start is None:
         changed = [_override(e, overrides, family) if e.kind == "ruleset" else e for e in entries]
     else:
@@ -49,7 +49,7 @@ def whatif(
     merges = resolve_merges(
         dict(conn.execute("SELECT id, merged_into FROM view_players WHERE merged_into IS NOT NULL"))
     )
-    replay = Replay({}, None, merges)
+    replay = Replay({}, None, merges, event_ends(changed))
     for _ in replay.run(changed):
         pass
     names = queries.names(conn)
