@@ -203,7 +203,9 @@ class LedgerApplication(Application):
     def _append(self, *events: Any) -> None:
         """Append events in one transaction; a duplicate id is a Conflict."""
         try:
-            self.save(*events)
+            # Straight to the event store: these are events, not aggregates,
+            # and save()'s protocol checks cost more than the insert.
+            self.events.put(list(events))
         except IntegrityError as exc:
             raise Conflict(f"already recorded (a concurrent or repeated command): {exc}") from None
 

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import unicodedata
 from datetime import date
+from functools import lru_cache
 from typing import Any
 from uuid import UUID, uuid5
 
 NAMESPACE = UUID("6f1c1a52-3f7e-5a43-9a57-1e5b0f6c2d10")
 
 
+@lru_cache(maxsize=65536)
 def name_key(name: str) -> str:
     """Case- and accent-insensitive form of a name, repeated spaces ignored:
     ``"Éric  Dupont"`` and ``"eric dupont"`` share one key."""

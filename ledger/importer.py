@@ -11,7 +11,7 @@ whose game is recorded with different content is an error pointing to
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 from uuid import UUID
@@ -137,29 +137,46 @@ def read_rows(path: Path, ladder_given: bool = False) -> Sheet:
     return sheet
 
 
-def row_input(row: dict[str, str]) -> GameInput:
+class Layout(msgspec.Struct, frozen=True):
+    """Which side, result and attribute columns a sheet has (found once, not
+    per row)."""
+
+    sides: tuple[str, ...]
+    results: tuple[str, ...]
+    attributes: tuple[str, ...]
+
+    @classmethod
+    def of(cls, columns: Iterable[str]) -> Layout:
+        present = set(columns)
+        return cls(
+            sides=tuple(c for c in SIDE_COLUMNS if c in present),
+            results=tuple(c for c in RESULT_COLUMNS if c in present),
+            attributes=tuple(sorted(c for c in present if c.startswith(ATTRIBUTE_PREFIX))),
+        )
+
+
+def row_input(row: dict[str, str], layout: Layout | None = None) -> GameInput:
     """A sheet row as a GameInput (still unchecked)."""
+    layout = layout or Layout.of(row)
     sides = []
-    for column in SIDE_COLUMNS:
+    for column in layout.sides:
         cell = (row.get(column) or "").strip()
         if cell:
             sides.append([n.strip() for n in cell.split(PLAYER_SEPARATOR) if n.strip()])
     neutral = (row.get("neutral") or "").strip().lower()
-    if neutral not in TRUE | FALSE:
+    if neutral not in TRUE and neutral not in FALSE:
         raise Invalid(f"neutral: {row['neutral']!r} is not yes or no", field="neutral")
     return GameInput(
         ladder=(row.get("ladder") or "").strip(),
         date=(row.get("date") or "").strip(),
         sides=sides,
-        result={c: _typed(row[c]) for c in RESULT_COLUMNS if (row.get(c) or "").strip()},
+        result={c: _typed(row[c]) for c in layout.results if (row.get(c) or "").strip()},
         event=row.get("event"),
         round=row.get("round"),
         table=row.get("table"),
         neutral=neutral in TRUE,
         attributes={
-            c[len(ATTRIBUTE_PREFIX) :]: row[c]
-            for c in row
-            if c.startswith(ATTRIBUTE_PREFIX) and row[c].strip()
+            c[len(ATTRIBUTE_PREFIX) :]: row[c] for c in layout.attributes if row[c].strip()
         },
     )
 
@@ -202,12 +219,13 @@ def import_sheet(
     first_row: dict[Any, int] = {}
     skipped: list[int] = []
     unknown_ladders: dict[str, list[int]] = {}
+    layout = Layout.of(sheet.rows[0][1]) if sheet.rows else None
     for index, (number, row) in enumerate(sheet.rows, start=1):
         if progress is not None and index % 500 == 0:
             progress(index, len(sheet.rows))
         book.row = number
         try:
-            inp = row_input(row)
+            inp = row_input(row, layout)
             name = inp.ladder or ladder
             if not name:
                 raise Invalid("no ladder given (fill the column or pass --ladder)", field="ladder")
