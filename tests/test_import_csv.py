@@ -108,14 +108,26 @@ def test_dry_run_reports_and_writes_nothing(cli: Cli, tmp_path: Path) -> None:
     path = sheet(tmp_path, "results.csv", HEADER, *GOOD_ROWS)
     before = cli.event_count()
     out = cli.ok("import", str(path), "--dry-run")
+    firsts = [
+        f"{path}: row {row}: first game of {name!r}"
+        for row, name in [
+            (2, "Alice"),
+            (2, "Bob"),
+            (3, "Carol"),
+            (3, "Dan"),
+            (4, "Eve"),
+            (4, "Frank"),
+        ]
+    ]
     assert out == (
         f"{path}: 3 rows: would add 3 games, skipped 0 already recorded, "
         "new players: Alice, Bob, Carol, Dan, Eve, Frank.\n"
+        + "".join(f"warning: {w}\n" for w in firsts)
     )
     report = cli.json("import", str(path), "--dry-run")
     assert report == {
         "file": str(path), "rows": 3, "added": 3, "skipped": 0, "new_players": PLAYERS,
-        "dry_run": True, "skipped_rows": [],
+        "dry_run": True, "skipped_rows": [], "warnings": firsts,
     }  # fmt: skip
     assert cli.event_count() == before
     assert cli.json("standings", "Club") == []
