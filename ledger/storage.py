@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
@@ -26,8 +27,10 @@ class Storage(msgspec.Struct, frozen=True):
     target: str
     schema: str = "ledger"
 
-    def app_env(self) -> dict[str, str]:
-        """The eventsourcing environment for the event store."""
+    def app_env(self, create_tables: bool = False) -> dict[str, str]:
+        """The eventsourcing environment for the event store. PostgreSQL
+        tables are created once, by ``prepare`` (creating them on every
+        command races when two commands start together)."""
         if self.kind == "sqlite":
             return {
                 "PERSISTENCE_MODULE": "eventsourcing.sqlite",
@@ -43,7 +46,7 @@ class Storage(msgspec.Struct, frozen=True):
             "POSTGRES_USER": unquote(url.username or "postgres"),
             "POSTGRES_PASSWORD": unquote(url.password or ""),
             "POSTGRES_SCHEMA": self.schema,
-            "CREATE_TABLE": "y",
+            "CREATE_TABLE": "y" if create_tables else "n",
         }
 
     def open_views(self) -> Database:
@@ -53,9 +56,31 @@ class Storage(msgspec.Struct, frozen=True):
         return PostgresDatabase(self.target, self.schema)
 
     def prepare(self) -> None:
-        """Create what the event store needs before it opens (a schema)."""
-        if self.kind == "postgres":
-            self.open_views().close()
+        """Create the PostgreSQL schema, event store and view tables if they
+        are missing, one process at a time (DDL run by two processes at once
+        fails with "tuple concurrently updated")."""
+        if self.kind != "postgres":
+            return
+        import psycopg
+
+        from ledger.application import LedgerApplication
+        from projections import views
+
+        with psycopg.connect(self.target, autocommit=True) as conn:
+            ready = f"{self.schema}.view_version"
+            if conn.execute("SELECT to_regclass(%s)", (ready,)).fetchone()[0]:
+                return
+            conn.execute("SELECT pg_advisory_lock(hashtext(%s))", ("ledger-setup:" + self.schema,))
+            try:
+                if conn.execute("SELECT to_regclass(%s)", (ready,)).fetchone()[0]:
+                    return
+                conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.schema}"')
+                LedgerApplication(env=self.app_env(create_tables=True)).close()
+                views.connect(self.open_views()).close()
+            finally:
+                conn.execute(
+                    "SELECT pg_advisory_unlock(hashtext(%s))", ("ledger-setup:" + self.schema,)
+                )
 
 
 def resolve(db: str | None, schema: str | None = None) -> Storage:
@@ -80,9 +105,12 @@ def resolve(db: str | None, schema: str | None = None) -> Storage:
             f"cannot create database {target!r}: folder {str(path.parent)!r} does not exist"
         )
     try:
-        sqlite3.connect(target).execute("PRAGMA user_version").fetchall()
-        with open(target, "ab"):
-            pass
+        # Probe for write access with SQLite itself, and close the probe:
+        # opening and closing the file any other way drops this process's
+        # SQLite locks, and another process may then delete the WAL in use.
+        with closing(sqlite3.connect(target)) as probe:
+            probe.execute("BEGIN IMMEDIATE")
+            probe.execute("ROLLBACK")
     except (OSError, sqlite3.Error) as exc:
         raise Invalid(f"cannot open database {target!r} for writing: {exc}") from None
     return Storage("sqlite", str(path))

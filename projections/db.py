@@ -99,7 +99,6 @@ class PostgresDatabase(Database):
             return lambda values: Row(values, names)
 
         conn = psycopg.connect(url, autocommit=True, row_factory=rows)
-        conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
         conn.execute(f'SET search_path TO "{schema}"')
         super().__init__(conn)
 

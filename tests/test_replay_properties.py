@@ -39,7 +39,7 @@ from hypothesis import strategies as st
 import projections.views
 from ledger import events as ev
 from ledger.application import LedgerApplication
-from ledger.errors import Invalid
+from ledger.errors import Conflict, Invalid
 from ledger.game_input import GameInput, PlayerBook, build_facts
 from projections import queries, verify, views
 from projections.db import Database, SQLiteDatabase
@@ -105,16 +105,36 @@ class RulesOp:
 
 @dataclass(frozen=True)
 class CorrectOp:
-    """Correct the ``pick``-th live game (modulo their number)."""
+    """Correct the ``pick``-th live game (modulo their number): its result,
+    its date, or the event and round it belongs to (``move``)."""
 
     pick: int
     result: dict[str, Any] | None
-    on: date | None
+    on: date | None = None
+    move: tuple[str | None, int | None] | None = None
 
 
 @dataclass(frozen=True)
 class VoidOp:
     pick: int
+
+
+@dataclass(frozen=True)
+class RerecordOp:
+    """Record the ``pick``-th voided game again (``ledger record`` of the same
+    date, event, round, table and players), with another result."""
+
+    pick: int
+    result: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class MergeOp:
+    """``ledger player merge SOURCE INTO`` (skipped when the CLI refuses it:
+    the two played in one game, or either is already merged)."""
+
+    source: str
+    into: str
 
 
 @dataclass(frozen=True)
@@ -229,7 +249,7 @@ def adjust_ops(draw: st.DrawFn) -> AdjustOp:
 
 
 @st.composite
-def base_ops(draw: st.DrawFn, spec: FamilySpec, max_rules: int) -> list[Any]:
+def base_ops(draw: st.DrawFn, spec: FamilySpec, max_rules: int, unique_rules: bool) -> list[Any]:
     """Games, season closes, adjustments and rule changes: facts whose effect
     does not depend on the order they are recorded in."""
     games = draw(st.lists(game_ops(spec), min_size=3, max_size=12))
@@ -237,8 +257,10 @@ def base_ops(draw: st.DrawFn, spec: FamilySpec, max_rules: int) -> list[Any]:
     ops: list[Any] = [replace(g, table=n) for n, g in enumerate(games, start=1)]
     ops += [SeasonOp(label) for label in draw(st.sets(st.sampled_from(sorted(SEASONS))))]
     ops += draw(st.lists(adjust_ops(), max_size=2, unique=True))
+    # Rule changes effective the same day apply in recording order, so they
+    # are order-independent only on distinct days.
     effective = draw(
-        st.lists(st.sampled_from(DATES[1:]), unique=True, min_size=0, max_size=max_rules)
+        st.lists(st.sampled_from(DATES[1:]), unique=unique_rules, min_size=0, max_size=max_rules)
     )
     ops += [RulesOp(draw(spec.rules), on) for on in effective]
     return ops
@@ -247,20 +269,35 @@ def base_ops(draw: st.DrawFn, spec: FamilySpec, max_rules: int) -> list[Any]:
 @st.composite
 def edit_ops(draw: st.DrawFn, spec: FamilySpec) -> Any:
     pick = draw(st.integers(0, 50))
-    kind = draw(st.sampled_from(["result", "date", "both", "void"]))
+    kinds = ["result", "date", "both", "void", "rerecord", "merge"]
+    kind = draw(st.sampled_from(kinds + (["move"] if spec.events else [])))
     if kind == "void":
         return VoidOp(pick)
+    if kind == "merge":
+        source, into = draw(st.permutations(NAMES))[:2]
+        return MergeOp(source, into)
     # The number of sides of the game is known only when it is picked; a
-    # result for another number of sides is redrawn then (see World.correct).
+    # result for another number of sides is fitted then (see World.fit).
     result = draw(st.one_of(*(spec.result(n) for n in range(2, spec.max_sides + 1))))
+    if kind == "rerecord":
+        return RerecordOp(pick, result)
+    if kind == "move":
+        event = draw(st.sampled_from([None, *sorted(EVENTS)]))
+        return CorrectOp(
+            pick, None, move=(event, None if event is None else draw(st.integers(1, 3)))
+        )
     on = draw(st.sampled_from(DATES))
     return CorrectOp(pick, result if kind != "date" else None, on if kind != "result" else None)
+
+
+def corrections(spec: FamilySpec) -> st.SearchStrategy[CorrectOp]:
+    return edit_ops(spec).filter(lambda op: isinstance(op, CorrectOp))
 
 
 @st.composite
 def scenarios(draw: st.DrawFn, family: str, edits: bool, max_rules: int = 3) -> Scenario:
     spec = FAMILIES[family]
-    ops = draw(st.permutations(draw(base_ops(spec, max_rules))))
+    ops = draw(st.permutations(draw(base_ops(spec, max_rules, unique_rules=not edits))))
     if edits:
         for edit in draw(st.lists(edit_ops(spec), min_size=1, max_size=4)):
             ops.insert(draw(st.integers(1, len(ops))), edit)
@@ -276,8 +313,13 @@ class World:
     app: LedgerApplication = field(init=False)
     db: Database = field(init=False)
     players: dict[str, UUID] = field(default_factory=dict)
+    names: dict[UUID, str] = field(default_factory=dict)
     games: list[UUID] = field(default_factory=list)  # recording order
     voided: set[UUID] = field(default_factory=set)
+    # Games recorded again after a void are left alone afterwards: the
+    # application still reads them as voided (see the xfail tests below).
+    again: set[UUID] = field(default_factory=set)
+    merged: set[str] = field(default_factory=set)
     facts: dict[UUID, ev.GameFacts] = field(default_factory=dict)
     reasons: Iterator[int] = field(default_factory=itertools.count)
 
@@ -298,6 +340,7 @@ class World:
         self.app.open_ladder(LADDER, scenario.family, dict(scenario.params), BY)
         self.catch_up()
         self.players = dict(zip(NAMES, self.app.add_players(NAMES, BY), strict=True))
+        self.names = {pid: name for name, pid in self.players.items()}
         self.catch_up()
 
     def reason(self) -> str:
@@ -305,8 +348,6 @@ class World:
 
     def apply(self, op: Any, family: str) -> None:
         if isinstance(op, GameOp):
-            # As ``ledger record`` does: names to facts, then the checked event.
-            ladder = self.app.ladder(LADDER)
             game = GameInput(
                 ladder=LADDER,
                 date=op.on.isoformat(),
@@ -316,20 +357,24 @@ class World:
                 round=op.round,
                 table=op.table,
             )
-            facts = build_facts(ladder, game, PlayerBook(self.db, add_players=False))
-            event = self.app.game_event(ladder, facts, BY)
-            self.app.record_many([event])
-            gid = event.originator_id
-            self.games.append(gid)
-            self.facts[gid] = self.app.game(gid).facts
+            self.record(game)
+        elif isinstance(op, RerecordOp):
+            voided = [g for g in self.games if g in self.voided and g not in self.again]
+            if voided:
+                gid = voided[op.pick % len(voided)]
+                old = self.facts[gid]
+                again = self.record(self.game_input(old, result=self.fit(op.result, old)))
+                if again is not None:
+                    self.again.add(again)
         elif isinstance(op, SeasonOp):
             start, end = SEASONS[op.label]
             self.app.close_season(LADDER, op.label, start, end, BY)
         elif isinstance(op, AdjustOp):
-            self.app.adjust_rating(
-                LADDER, self.players[op.player], op.on, f"appeal {op}", BY,
-                to=op.to, shift=op.shift,
-            )  # fmt: skip
+            # As ``ledger adjust`` does, the name follows merges.
+            pid = UUID(queries.player_by_name(self.db, op.player))
+            self.app.adjust_rating(LADDER, pid, op.on, f"appeal {op}", BY, to=op.to, shift=op.shift)
+        elif isinstance(op, MergeOp):
+            self.merge(op)
         elif isinstance(op, RulesOp):
             self.app.change_rules(LADDER, op.overrides, op.effective, "AGM vote", BY)
         elif isinstance(op, CorrectOp):
@@ -344,26 +389,90 @@ class World:
             raise AssertionError(op)
         self.catch_up()
 
+    def record(self, game: GameInput) -> UUID | None:
+        """As ``ledger record`` does: names to facts (following merges), then
+        the checked event. None when the CLI would refuse the game because a
+        merge put one player on both sides."""
+        ladder = self.app.ladder(LADDER)
+        try:
+            facts = build_facts(ladder, game, PlayerBook(self.db, add_players=False))
+            event = self.app.game_event(ladder, facts, BY)
+        except Invalid as exc:
+            assert self.merged and "twice" in str(exc), exc
+            return None
+        self.app.record_many([event])
+        gid = event.originator_id
+        if gid not in self.games:
+            self.games.append(gid)
+        self.voided.discard(gid)
+        self.facts[gid] = event.game
+        return gid
+
+    def game_input(self, facts: ev.GameFacts, **changes: Any) -> GameInput:
+        """A recorded game in people's terms (as ``ledger correct`` rebuilds it)."""
+        fields = {
+            "ladder": LADDER,
+            "date": facts.date.isoformat(),
+            "sides": [[self.names[p] for p in side] for side in facts.sides],
+            "result": dict(facts.result),
+            "event": facts.event,
+            "round": facts.round,
+            "table": facts.table,
+            "neutral": facts.neutral,
+            "attributes": dict(facts.attributes),
+        }
+        return GameInput(**{**fields, **changes})
+
+    @staticmethod
+    def fit(result: dict[str, Any], facts: ev.GameFacts) -> dict[str, Any]:
+        """A bga result drawn for another number of sides, fitted to this game."""
+        n = len(facts.sides)
+        if "ranks" not in result or len(result["ranks"]) == n:
+            return dict(result)
+        ranks = [min(r, n) for r in result["ranks"][:n]]
+        return {"ranks": ranks + [n] * (n - len(ranks))}
+
     def live(self) -> list[UUID]:
-        return [g for g in self.games if g not in self.voided]
+        return [g for g in self.games if g not in self.voided and g not in self.again]
 
     def correct(self, op: CorrectOp, family: str) -> UUID | None:
+        """As ``ledger correct`` does: the recorded game with the fields given."""
         live = self.live()
         if not live:
             return None
         gid = live[op.pick % len(live)]
         old = self.facts[gid]
-        result = op.result
-        if result is not None and family == "bga" and len(result["ranks"]) != len(old.sides):
-            n = len(old.sides)
-            result = {"ranks": [min(r, n) for r in result["ranks"][:n]]}
-            result["ranks"] += [n] * (n - len(result["ranks"]))
-        new = msgspec.structs.replace(
-            old,
-            result=dict(result) if result is not None else old.result,
-            date=op.on or old.date,
-        )
+        changes: dict[str, Any] = {}
+        if op.result is not None:
+            changes["result"] = self.fit(op.result, old)
+        if op.on is not None:
+            changes["date"] = op.on.isoformat()
+        if op.move is not None:
+            event, round_ = op.move
+            changes.update(event=event, round=round_)
+            if event is not None:
+                changes["date"] = EVENTS[event].isoformat()
+        try:
+            new = build_facts(
+                self.app.ladder(LADDER),
+                self.game_input(old, **changes),
+                PlayerBook(self.db, add_players=False),
+            )
+        except Invalid as exc:
+            assert self.merged and "twice" in str(exc), exc
+            return None
         return gid if self.correct_to(gid, new) else None
+
+    def merge(self, op: MergeOp) -> None:
+        if op.source in self.merged or op.into in self.merged:
+            return
+        source, into = self.players[op.source], self.players[op.into]
+        for facts in self.facts.values():
+            together = {p for side in facts.sides for p in side} >= {source, into}
+            if together:  # ``ledger player merge`` refuses it
+                return
+        self.app.merge_players(source, into, "same person", BY)
+        self.merged.add(op.source)
 
     def correct_to(self, gid: UUID, facts: ev.GameFacts) -> bool:
         """Correct a game to ``facts``; False when that changes nothing."""
@@ -478,7 +587,7 @@ def test_correcting_a_game_and_back_restores_everything(
     worlds: Any, family: str, data: st.DataObject
 ) -> None:
     scenario = data.draw(scenarios(family, edits=data.draw(st.booleans())), label="scenario")
-    edit = data.draw(edit_ops(FAMILIES[family]).filter(lambda o: isinstance(o, CorrectOp)))
+    edit = data.draw(corrections(FAMILIES[family]), label="correction")
     world = worlds()
     world.open(scenario)
     world.run(scenario)
@@ -513,7 +622,7 @@ def test_known_at_before_a_correction_shows_the_ledger_then(
     worlds: Any, family: str, data: st.DataObject
 ) -> None:
     scenario = data.draw(scenarios(family, edits=True), label="scenario")
-    edit = data.draw(edit_ops(FAMILIES[family]).filter(lambda o: isinstance(o, CorrectOp)))
+    edit = data.draw(corrections(FAMILIES[family]), label="correction")
     cut = data.draw(st.integers(0, len(scenario.ops)), label="cut")
     world = worlds()
     world.open(scenario)
@@ -522,9 +631,11 @@ def test_known_at_before_a_correction_shows_the_ledger_then(
     moment = last_recorded_at(world)
     time.sleep(0.002)  # later events are recorded strictly after the moment
 
+    recorded = len(views_then["view_audit"])
     corrected = world.correct(edit, family)
     world.run(scenario, scenario.ops[cut:])
-    assert last_recorded_at(world) > moment
+    if len(all_views(world.db)["view_audit"]) > recorded:
+        assert last_recorded_at(world) > moment
 
     known = views.in_memory(world.app.recorder, known_at=moment)
     assert snapshot(known) == then
@@ -542,3 +653,55 @@ def all_views(conn: Database) -> dict[str, list[tuple[Any, ...]]]:
 
 def game_row(conn: Database, gid: UUID) -> tuple[Any, ...]:
     return tuple(conn.execute("SELECT * FROM view_games WHERE id=?", (str(gid),)).fetchone())
+
+
+# -- a game recorded again after a void ----------------------------------------------
+def recorded_again(worlds: Any) -> tuple[World, UUID]:
+    """Ann beats Ben; the game is voided, then recorded again as Ben's win."""
+    world = worlds()
+    world.open(Scenario("elo", {}, []))
+    world.apply(GameOp(date(2025, 1, 1), (("Ann",), ("Ben",)), {"result": "a"}, table=1), "elo")
+    gid = world.games[0]
+    world.apply(VoidOp(0), "elo")
+    world.apply(RerecordOp(0, {"result": "b"}), "elo")
+    return world, gid
+
+
+def test_a_game_recorded_again_after_a_void_counts_again(worlds: Any) -> None:
+    world, gid = recorded_again(worlds)
+    standings = {r.player: r.rating for r in queries.standings(world.db, LADDER)}
+    assert standings == {"Ben": 1510.0, "Ann": 1490.0}  # K = 20: the second record counts
+    assert game_row(world.db, gid)[4] == "recorded"
+    problems, _ = verify.check_views(world.db, world.app.recorder)
+    assert problems == []
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: LedgerApplication.game() ignores a GameRecorded of version > 1, so a game "
+    "recorded again after a void still reads as voided with its first facts: "
+    "'ledger correct' refuses it ('is voided') and 'ledger void' refuses it ('already voided')",
+)
+def test_a_game_recorded_again_after_a_void_can_be_corrected(worlds: Any) -> None:
+    world, gid = recorded_again(worlds)
+    state = world.app.game(gid)
+    assert not state.voided
+    assert state.facts.result == {"result": "b"}
+    world.app.correct_game(gid, replace_result(state.facts, {"result": "draw"}), "typo", BY)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="BUG: a game recorded again after a void can be recorded a third time (the "
+    "application still reads it as voided), and the next catch-up then fails with "
+    "UNIQUE constraint failed: view_entries.ladder, view_entries.key, for every command",
+)
+def test_a_game_recorded_again_after_a_void_is_not_recorded_twice(worlds: Any) -> None:
+    world, gid = recorded_again(worlds)
+    ladder = world.app.ladder(LADDER)
+    with pytest.raises(Conflict):
+        world.app.game_event(ladder, world.facts[gid], BY)
+
+
+def replace_result(facts: ev.GameFacts, result: dict[str, Any]) -> ev.GameFacts:
+    return msgspec.structs.replace(facts, result=result)
