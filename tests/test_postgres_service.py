@@ -566,7 +566,7 @@ def test_postgres_follower_single_prompt_stoppable_resumable(
 
 
 def test_sqlite_follower_single_stoppable_resumable(tmp_path: Path) -> None:
-    """SQLite, without the live part (see the xfail below)."""
+    """SQLite, without the live part (tested below with the collector off)."""
     db = tmp_path / "club.db"
     follower_round_trip(
         str(db), None, tmp_path, signal.SIGINT,
