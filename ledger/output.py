@@ -48,14 +48,14 @@ def render(
     return _table(columns, [[_cell(r[c]) for c in columns] for r in plain], title)
 
 
-#: rich lays a table out at ~0.7 ms a row: past this many rows (a large
-#: ladder's ranking) print plain aligned columns instead.
-RICH_ROWS = 500
+#: rich lays a table out at ~0.2 ms a cell: past this many cells (a large
+#: ranking, a long history) print plain aligned columns instead.
+RICH_CELLS = 1000
 
 
 def _table(columns: list[str], rows: list[list[str]], title: str) -> str:
     headers = [c.replace("_", " ") for c in columns]
-    if len(rows) > RICH_ROWS:
+    if len(rows) * len(headers) > RICH_CELLS:
         return _plain_table(headers, rows, title)
     from rich.console import Console
     from rich.table import Table
