@@ -173,8 +173,9 @@ class LedgerApplication(Application):
         state = GameState(id=gid, version=0, facts=events[0].game, voided=False)
         for e in events:
             state.version = e.originator_version
-            if isinstance(e, ev.GameCorrected):
-                state.facts = e.game
+            if isinstance(e, ev.GameRecorded | ev.GameCorrected):
+                # Recorded again after a void: the game counts again.
+                state.facts, state.voided = e.game, False
             elif isinstance(e, ev.GameVoided):
                 state.voided = True
         return state
