@@ -38,7 +38,7 @@ from hypothesis import strategies as st
 
 import projections.views
 from ledger import events as ev
-from ledger.application import LedgerApplication
+from ledger.application import DuplicateGame, LedgerApplication
 from ledger.errors import Conflict, Invalid
 from ledger.game_input import GameInput, PlayerBook, build_facts
 from ledger.identity import ladder_id
@@ -327,10 +327,6 @@ class World:
     names: dict[UUID, str] = field(default_factory=dict)
     games: list[UUID] = field(default_factory=list)  # recording order
     voided: set[UUID] = field(default_factory=set)
-    # Games recorded again after a void (left alone by later random steps;
-    # tested on their own below).
-
-    again: set[UUID] = field(default_factory=set)
     merged: set[str] = field(default_factory=set)
     facts: dict[UUID, ev.GameFacts] = field(default_factory=dict)
     reasons: Iterator[int] = field(default_factory=itertools.count)
@@ -372,17 +368,14 @@ class World:
             )
             self.record(game)
         elif isinstance(op, RerecordOp):
-            voided = [g for g in self.games if g in self.voided and g not in self.again]
-            if not voided and self.live():
+            if not self.voided and self.live():
                 self.apply(VoidOp(op.pick), family)
-                voided = [g for g in self.games if g in self.voided and g not in self.again]
+            voided = [g for g in self.games if g in self.voided]
             if voided:
-                gid = voided[op.pick % len(voided)]
-                old = self.facts[gid]
-                again = self.record(self.game_input(old, result=self.fit(op.result, old)))
-                # A game corrected before its void is recorded again under a new
-                # id; either way, neither id is recorded again.
-                self.again.update({gid} if again is None else {gid, again})
+                old = self.facts[voided[op.pick % len(voided)]]
+                # A game corrected before its void is recorded again under a
+                # new id; recording it once more is then refused as a duplicate.
+                self.record(self.game_input(old, result=self.fit(op.result, old)), again=True)
         elif isinstance(op, SeasonOp):
             start, end = SEASONS[op.label]
             self.app.close_season(op.ladder, op.label, start, end, BY)
@@ -408,16 +401,20 @@ class World:
             raise AssertionError(op)
         self.catch_up()
 
-    def record(self, game: GameInput) -> UUID | None:
+    def record(self, game: GameInput, again: bool = False) -> UUID | None:
         """As ``ledger record`` does: names to facts (following merges), then
-        the checked event. None when the CLI would refuse the game because a
-        merge put one player on both sides."""
+        the checked event. None when the CLI refuses the game: a merge put one
+        player on both sides, or (``again``: a voided game recorded again) a
+        live game of the same identity is already recorded."""
         ladder = self.app.ladder(game.ladder)
         try:
             facts = build_facts(ladder, game, PlayerBook(self.db, add_players=False))
             event = self.app.game_event(ladder, facts, BY)
         except Invalid as exc:
             assert self.merged and "twice" in str(exc), exc
+            return None
+        except DuplicateGame:
+            assert again
             return None
         self.app.record_many([event])
         gid = event.originator_id
@@ -455,7 +452,7 @@ class World:
         return {"ranks": ranks + [n] * (n - len(ranks))}
 
     def live(self) -> list[UUID]:
-        return [g for g in self.games if g not in self.voided and g not in self.again]
+        return [g for g in self.games if g not in self.voided]
 
     def correct(self, op: CorrectOp, family: str) -> UUID | None:
         """As ``ledger correct`` does: the recorded game with the fields given."""
