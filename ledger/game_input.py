@@ -121,16 +121,21 @@ def build_facts(
     if len(game.sides) < 2:
         raise FieldError("side", "a game needs at least two sides")
     sides = []
-    seen: set[str] = set()
+    seen: dict[UUID, str] = {}  # player id -> the name that named them first
     for number, side in enumerate(game.sides):
         field = f"side_{chr(ord('a') + number)}"
         if not side:
             raise FieldError(field, f"{field}: no player")
+        ids = []
         for name in side:
-            if name_key(name) in seen:
-                raise FieldError("side", f"player {name!r} appears twice in one game")
-            seen.add(name_key(name))
-        sides.append([book.resolve(name, field) for name in side])
+            pid = book.resolve(name, field)
+            if pid in seen:
+                # The same name twice, or two names of one (merged) player.
+                same = "" if name_key(seen[pid]) == name_key(name) else f" (as {seen[pid]!r})"
+                raise FieldError("side", f"player {name!r} appears twice in one game{same}")
+            seen[pid] = name
+            ids.append(pid)
+        sides.append(ids)
     result = dict(game.result)
     quit_value = result.get("quit")
     if isinstance(quit_value, str) and quit_value.strip() and not quit_value.strip().isdigit():
