@@ -503,13 +503,15 @@ def replay_ladder(conn: Database, ladder: str, from_key: str, merges: dict[str, 
     ).fetchone()
     frontier, since = (lrow[0], lrow[1]) if lrow else ("", 0)
     family = _ruleset_before(conn, ladder, frontier) if frontier else None
+    ends = ladder_event_ends(conn, ladder)
     appending = family is not None and from_key > frontier and not family.per_event
     if appending:
         states = _load_standings(conn, ladder)
         after: str | None = frontier
     else:
-        per_event = family is not None and family.per_event
-        after = _restart_checkpoint(conn, ladder, from_key, per_event)
+        # Any period rated per event (not only the rules at the frontier)
+        # forbids restarting inside one of its events.
+        after = _restart_checkpoint(conn, ladder, from_key, bool(ends))
         if after is None:
             states, family, since = {}, None, 0
         else:
@@ -530,7 +532,7 @@ def replay_ladder(conn: Database, ladder: str, from_key: str, merges: dict[str, 
             (ladder, key, _states_encoder.encode(current)),
         )
 
-    replay = Replay(states, family, merges, ladder_event_ends(conn, ladder))
+    replay = Replay(states, family, merges, ends)
     touched: set[str] = set()
     batch: list[tuple[Any, ...]] = []
     last_key = after or ""

@@ -485,9 +485,11 @@ class World:
     def merge(self, op: MergeOp) -> None:
         if op.source in self.merged or op.into in self.merged:
             return
+        # Who each player is now (earlier merges followed).
+        final = {pid: UUID(queries.player_by_name(self.db, n)) for pid, n in self.names.items()}
         source, into = self.players[op.source], self.players[op.into]
         for facts in self.facts.values():
-            together = {p for side in facts.sides for p in side} >= {source, into}
+            together = {final[p] for side in facts.sides for p in side} >= {source, into}
             if together:  # ``ledger player merge`` refuses it
                 return
         self.app.merge_players(source, into, "same person", BY)
