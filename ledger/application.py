@@ -33,7 +33,7 @@ from ledger.identity import (
     short,
 )
 from projections.families.base import Family, FamilyError
-from projections.families.registry import family_class, load_family
+from projections.families.registry import load_family
 
 
 class MsgspecMapper(Mapper):
@@ -476,6 +476,3 @@ def _family(name: str, params: dict[str, Any]) -> Family:
 def _require_reason(reason: str | None) -> None:
     if not reason or not reason.strip():
         raise Invalid("a reason is required (--reason)")
-
-
-__all__ = ["LedgerApplication", "current_user", "family_class"]

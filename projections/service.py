@@ -14,7 +14,6 @@ import fcntl
 import os
 import signal
 import threading
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -84,13 +83,3 @@ def follow(
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     return total
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float) -> bool:
-    """Poll ``predicate`` until it holds or ``timeout`` seconds pass."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return predicate()

@@ -34,8 +34,3 @@ def sort_key(
             entry_id,
         )
     )
-
-
-def day_start(on: date) -> str:
-    """A key that sorts before every entry of ``on``."""
-    return on.isoformat()
