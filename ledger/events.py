@@ -59,6 +59,9 @@ class RulesetAdopted(LedgerEvent, frozen=True, kw_only=True):
     family: str
     params: dict[str, Any]
     effective: date
+    #: The version of the family's maths this ruleset was adopted under
+    #: (``Family.version``); rulesets recorded before versions existed read 1.
+    family_version: int = 1
 
 
 # -- players ---------------------------------------------------------------
@@ -100,6 +103,11 @@ class GameFacts(msgspec.Struct, frozen=True):
     table: int | None = None
     neutral: bool = False
     attributes: dict[str, float] = {}
+    #: The order of play within (date, event, round), a recorded fact: the
+    #: table number when one is given, else the next number after the games
+    #: already recorded there (RULES.md, order of effect). None only in
+    #: games recorded before sequences existed.
+    sequence: int | None = None
 
 
 class GameRecorded(LedgerEvent, frozen=True, kw_only=True):
