@@ -1,0 +1,135 @@
+"""What every command shares: the opened ledger, error reporting, output
+options and rendering helpers."""
+
+from __future__ import annotations
+
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Any, NoReturn
+
+import click
+
+from ledger.application import LedgerApplication, current_user
+from ledger.errors import Invalid, LedgerError
+from ledger.game_input import parse_date
+from ledger.output import FORMATS, render
+from ledger.storage import Storage, resolve
+from projections import views
+from projections.db import Database
+from projections.families.base import parse_param_value
+
+
+class Ledger:
+    """What every command shares: the storage, the application and the views,
+    opened on first use."""
+
+    def __init__(self, db: str | None, by: str | None, schema: str | None = None) -> None:
+        self.db = db
+        self.schema = schema
+        self.by = current_user(by)
+        self._storage: Storage | None = None
+        self._app: LedgerApplication | None = None
+        self._conn: Database | None = None
+
+    @property
+    def storage(self) -> Storage:
+        if self._storage is None:
+            self._storage = resolve(self.db, self.schema)
+        return self._storage
+
+    @property
+    def app(self) -> LedgerApplication:
+        if self._app is None:
+            self._app = LedgerApplication(env=self.storage.app_env())
+        return self._app
+
+    @property
+    def conn(self) -> Database:
+        if self._conn is None:
+            self.app  # noqa: B018 - the event store's tables exist before the views read them
+            self._conn = views.connect(self.storage.open_views())
+            views.catch_up(self._conn, self.app.recorder)
+        return self._conn
+
+    def close(self) -> None:
+        """Release connections (PostgreSQL pools hold server slots)."""
+        if self._conn is not None:
+            self._conn.close()
+        if self._app is not None:
+            self._app.close()
+
+    def caught_up(self) -> None:
+        """Bring the views up to the events just appended."""
+        views.catch_up(self.conn, self.app.recorder)
+
+
+def fail(message: str) -> NoReturn:
+    click.echo(f"Error: {message}", err=True)
+    sys.exit(1)
+
+
+class LedgerGroup(click.Group):
+    """Turns a refused command (LedgerError) into a clear message and exit 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except LedgerError as exc:
+            fail(str(exc))
+
+
+def date_option(value: str | None) -> date | None:
+    return None if value is None else parse_date(value)
+
+
+def parse_sets(pairs: tuple[str, ...]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise Invalid(f"--set takes KEY=VALUE, got {pair!r}")
+        out[key.strip()] = parse_param_value(value)
+    return out
+
+
+format_option = click.option(
+    "--format", "fmt", type=click.Choice(FORMATS), default="table", show_default=True,
+    help="table for people; json or csv for scripts.",
+)  # fmt: skip
+
+
+def export_options(f: Any) -> Any:
+    """--format table|json|csv|xlsx and --output FILE (required for xlsx)."""
+    f = click.option(
+        "--output",
+        "-o",
+        type=click.Path(path_type=Path),
+        default=None,
+        help="Write to FILE instead of the terminal (required for xlsx).",
+    )(f)
+    return click.option(
+        "--format", "fmt", type=click.Choice([*FORMATS, "xlsx"]), default="table",
+        show_default=True, help="table for people; json, csv or xlsx for scripts and sheets.",
+    )(f)  # fmt: skip
+
+
+def emit(rows: Any, fmt: str, title: str, kind: Any, output: Path | None) -> None:
+    """Print query rows, or write them to --output (an .xlsx for xlsx)."""
+    if fmt == "xlsx":
+        if output is None:
+            raise Invalid("--format xlsx needs --output FILE.xlsx")
+        from ledger.workbook import write_rows
+
+        write_rows(output, rows, kind, title)
+        click.echo(f"Wrote {len(rows)} rows to {output}.")
+        return
+    text = render(rows, fmt, title, kind=kind)
+    if output is None:
+        click.echo(text)
+    else:
+        output.write_text(text + "\n", encoding="utf-8")
+        click.echo(f"Wrote {len(rows)} rows to {output}.")
+
+
+pass_ledger = click.make_pass_decorator(Ledger)
