@@ -7,9 +7,11 @@ conditions.
 
 from __future__ import annotations
 
+from typing import Any
+
 import msgspec
 
-from projections.families.base import PlayerState
+from projections.families.base import PlayerState, ResultColumn, example_sides
 from projections.families.elo import Bracket, EloFamily, EloParams, KRule
 
 
@@ -38,8 +40,28 @@ class AdlgFamily(EloFamily):
     rated from the ratings before the event and applied when it closes."""
 
     name = "adlg"
+    #: 2: the more-than-500 rule compares each player's own rating with the
+    #: opposing side's mean; a rating held at a season's end counts, even
+    #: one set by an adjustment during the season.
+    version = 2
     Params = AdlgParams
-    result_fields = ("result",)
+
+    @classmethod
+    def result_columns(cls, params: Any = None) -> tuple[ResultColumn, ...]:
+        """``result`` alone: AdlG scores no margins."""
+        return tuple(c for c in super().result_columns(params) if c.name == "result")
+
+    @classmethod
+    def example_rows(cls, n_sides: int | None = None) -> list[dict[str, str]]:
+        """A draw in round 2 of a tournament, then a win of side B."""
+        base = {"ladder": "AdlG Championship", "date": "2025-04-12", "event": "ADLG-2025-TOURS",
+                "round": "2"}  # fmt: skip
+        return [
+            {**base, "table": "4", **example_sides(["Bertrand Du Guesclin", "Gaston Phébus"],
+             n_sides), "result": "draw"},
+            {**base, "table": "5", **example_sides(["Aliénor Chastel", "Olivier Marbot"],
+             n_sides), "result": "b"},
+        ]  # fmt: skip
 
     @classmethod
     def to_elo(cls, params: AdlgParams) -> EloParams:

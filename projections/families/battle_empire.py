@@ -6,18 +6,30 @@ fixes; this module holds the vocabulary, the two variants and the grades.
 
 from __future__ import annotations
 
-from typing import Literal
+from collections.abc import Mapping
+from typing import Annotated, Literal
 
 import msgspec
 
-from projections.families.base import PlayerState
+from projections.families.base import (
+    PlayerState,
+    Season,
+    SeasonChange,
+    example_sides,
+)
 from projections.families.elo import Bracket, EloFamily, EloParams, KRule
 
 
 class BattleEmpireParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """``variant``: ``fr`` (the 500-point rule, default) or ``en`` (none)."""
 
-    variant: Literal["fr", "en"] = "fr"
+    variant: Annotated[
+        Literal["fr", "en"],
+        msgspec.Meta(
+            description="fr (the French text): a player rated 500 or more above the opposing "
+            "side's mean gains nothing; en (the English text): no such rule."
+        ),
+    ] = "fr"
 
 
 # (lowest rating, French grade, English grade), highest first.
@@ -39,7 +51,27 @@ class BattleEmpireFamily(EloFamily):
     (``marginal``, ``decisive``, ``overwhelming``) for a victory."""
 
     name = "battle-empire"
+    #: 2: the 500-point rule compares each player's own rating with the
+    #: opposing side's mean (team games).
+    version = 2
     Params = BattleEmpireParams
+
+    @classmethod
+    def example_rows(cls, n_sides: int | None = None) -> list[dict[str, str]]:
+        """A decisive victory of side A at a tournament, then a draw."""
+        base = {
+            "ladder": "Battle Empire Club",
+            "date": "2025-03-02",
+            "event": "BE-2025-LYON",
+            "round": "1",
+            "table": "3",
+        }
+        return [
+            {**base, **example_sides(["Éric Dupont", "Anne Martin"], n_sides or 2),
+             "result": "a", "margin": "decisive"},
+            {**base, "table": "4", **example_sides(["Paul Roy", "Jean Vidal"], n_sides or 2),
+             "result": "draw", "margin": ""},
+        ]  # fmt: skip
 
     @classmethod
     def to_elo(cls, params: BattleEmpireParams) -> EloParams:
@@ -63,6 +95,19 @@ class BattleEmpireFamily(EloFamily):
             gain_cap=500 if params.variant == "fr" else None,
             season_penalties=[Bracket(above=1300, penalty=100), Bracket(above=1100, penalty=50)],
         )
+
+    def close_season(
+        self, season: Season, states: Mapping[str, PlayerState]
+    ) -> dict[str, SeasonChange]:
+        """The year-end adjustment, for players who already had a rating when
+        the year began (Battle Empire's condition alone, RULES.md) and played
+        no game during it."""
+        rated_before = {
+            player: state
+            for player, state in states.items()
+            if state.rated_since is not None and state.rated_since < season.start
+        }
+        return super().close_season(season, rated_before)
 
     def grade(self, state: PlayerState, lang: str = "en") -> str:
         for lowest, fr, en in GRADES:

@@ -38,11 +38,9 @@ K terms come from ``k_a``/``k_b``/``k_star`` alone.
 
 from __future__ import annotations
 
-import json
 import math
-import re
-from collections.abc import Mapping, Sequence
-from typing import Any, ClassVar, Literal
+from collections.abc import Sequence
+from typing import Annotated, Any, ClassVar, Literal
 
 import msgspec
 
@@ -52,6 +50,8 @@ from projections.families.base import (
     FamilyError,
     Game,
     PlayerState,
+    ResultColumn,
+    example_sides,
     side_means,
 )
 from projections.families.rounding import floor_half_up
@@ -101,9 +101,15 @@ class BattleTechParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """``initial`` rating, the ``divisor`` of the rating difference (400) and
     the ``scale`` the score difference is divided by (20)."""
 
-    initial: int = 1000
-    divisor: float = 400
-    scale: float = 20
+    initial: Annotated[int, msgspec.Meta(description="The rating a new player starts at.")] = 1000
+    divisor: Annotated[
+        float,
+        msgspec.Meta(gt=0, description="E = (...) / (1 + 10^((R_B - R_A) / divisor))."),
+    ] = 400
+    scale: Annotated[
+        float,
+        msgspec.Meta(gt=0, description="The change is (S - E) / scale, rounded half up."),
+    ] = 20
 
 
 class BattleTechResult(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -260,23 +266,6 @@ def expected_score(
     return (own_s + opp_s + k_own + k_star / 2) / (1 + 10 ** ((r_opp - r_own) / divisor))
 
 
-_LIST_FIELDS = ("bv", "units", "objectives")
-
-
-def _decode_text(key: str, value: Any) -> Any:
-    """Turn a list field given as text (command line, result sheet) into data:
-    JSON, or for ``bv`` also numbers separated by commas or spaces."""
-    if key not in _LIST_FIELDS or not isinstance(value, str):
-        return value
-    text = value.strip()
-    try:
-        return json.loads(text)
-    except ValueError:
-        if key == "bv":
-            return [part for part in re.split(r"[\s,;]+", text) if part]
-        raise FamilyError(f"{key!r} takes JSON (a list), got {value!r}", field=key) from None
-
-
 def _check_number(value: float, what: str, field: str) -> None:
     if not math.isfinite(value) or value < 0:
         raise FamilyError(f"{what} must be a non-negative number, got {value!r}", field=field)
@@ -309,34 +298,77 @@ class BattleTechFamily(Family):
     """Roger Burton West's BattleTech rating (RULES.md "battletech")."""
 
     name: ClassVar[str] = "battletech"
+    version: ClassVar[int] = 1
     Params: ClassVar[type[msgspec.Struct]] = BattleTechParams
     Result: ClassVar[type[msgspec.Struct]] = BattleTechResult
-    result_fields: ClassVar[tuple[str, ...]] = (
-        "bv",
-        "units",
-        "objectives",
-        "k_a",
-        "k_b",
-        "k_star",
-    )
     min_sides: ClassVar[int] = 2
     max_sides: ClassVar[int] = 2
 
     params: BattleTechParams
 
-    def parse_result(self, raw: Mapping[str, Any], n_sides: int) -> Any:
-        """Validate a result; list fields may be given as text.
+    @classmethod
+    def result_columns(cls, params: Any = None) -> tuple[ResultColumn, ...]:
+        """``bv`` (the four totals) or ``units`` with ``objectives``; the
+        extra K terms ``k_a``, ``k_b``, ``k_star`` with either."""
+        return (
+            ResultColumn(
+                name="bv",
+                help="Four Battle Value totals separated by commas: side A at the start, "
+                "side A at the end, side B at the start, side B at the end, e.g. "
+                "6000,3200,6000,1800. Give either bv or units, not both.",
+                example="6000,3200,6000,1800",
+                kind="numbers",
+            ),
+            ResultColumn(
+                name="units",
+                help="Instead of bv: the units of each side as JSON, one list per side, "
+                'side A first: [[{"name":"Atlas AS7-D","bv":1897,"state":"crippled"}], '
+                '[{"name":"Marauder MAD-3R","bv":1363,"state":"destroyed","fled":false}]]. '
+                "state is intact, critical-damage, crippled or destroyed; "
+                '"fled": true for a unit that left by a friendly edge.',
+                kind="json",
+            ),
+            ResultColumn(
+                name="objectives",
+                help="Optional, with units only: the objectives agreed before play as JSON, "
+                'e.g. [{"kind":"protect","value":600,"side":"a","survived":false,'
+                '"name":"Comms relay"}]. kind is protect (side = defender, survived '
+                "true/false), guard (side = guard, holder = side holding it at the end) "
+                "or contested (holder = side that took it).",
+                kind="json",
+            ),
+            ResultColumn(
+                name="k_a",
+                help="Optional: extra objective points counted in side A's K.",
+                kind="number",
+            ),
+            ResultColumn(
+                name="k_b",
+                help="Optional: extra objective points counted in side B's K.",
+                kind="number",
+            ),
+            ResultColumn(
+                name="k_star",
+                help="Optional: extra objective points open to both sides (K*).",
+                kind="number",
+            ),
+        )
 
-        An empty text value counts as not given (an empty sheet cell).
-        """
-        decoded = {}
-        for key, value in raw.items():
-            if key in self.result_fields and isinstance(value, str):
-                if not value.strip():
-                    continue
-                value = _decode_text(key, value)
-            decoded[key] = value
-        return super().parse_result(decoded, n_sides)
+    @classmethod
+    def example_rows(cls, n_sides: int | None = None) -> list[dict[str, str]]:
+        """A game given as BV totals, then one given as unit lists."""
+        base = {"ladder": "BattleTech League", "date": "2025-01-18", "event": "BTL-2025",
+                "round": "1"}  # fmt: skip
+        units = (
+            '[[{"name":"Atlas AS7-D","bv":1897,"state":"crippled"}],'
+            '[{"name":"Marauder MAD-3R","bv":1363,"state":"destroyed"}]]'
+        )
+        return [
+            {**base, "table": "1", **example_sides(["Dan Morrison", "Priya Natarajan"], n_sides or 2),
+             "bv": "6000,3200,6000,1800"},
+            {**base, "table": "2", **example_sides(["Klaus Schmidt", "Yuki Nakamura"], n_sides or 2),
+             "units": units},
+        ]  # fmt: skip
 
     def check_result(self, result: Any, n_sides: int) -> None:
         """Exactly one of ``bv`` / ``units``; sane numbers; objectives coherent."""

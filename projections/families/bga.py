@@ -15,8 +15,8 @@ someone quit, only the first quitter is rated: as if finishing last, minus
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Annotated, Any, ClassVar
+from collections.abc import Sequence
+from typing import Annotated, Any
 
 import msgspec
 
@@ -26,6 +26,8 @@ from projections.families.base import (
     FamilyError,
     Game,
     PlayerState,
+    ResultColumn,
+    example_sides,
     side_means,
 )
 from projections.families.rounding import round_half_away
@@ -43,16 +45,33 @@ LEVELS: tuple[tuple[float, str], ...] = (
 class BgaParams(msgspec.Struct, forbid_unknown_fields=True):
     """A bga ruleset's parameters (RULES.md defaults)."""
 
-    initial: int = 1500
-    divisor: Annotated[float, msgspec.Meta(gt=0)] = 400
-    #: The title's advised number of players; N is capped at it (None: no cap).
-    advised_players: Annotated[int, msgspec.Meta(ge=2)] | None = None
-    difference_cap: Annotated[float, msgspec.Meta(ge=0)] = 600
-    k_new: Annotated[float, msgspec.Meta(ge=0)] = 60
-    k: Annotated[float, msgspec.Meta(ge=0)] = 40
-    #: K is k_new while a player has played fewer than this many rated games.
-    new_games: Annotated[int, msgspec.Meta(ge=0)] = 30
-    quit_penalty: Annotated[float, msgspec.Meta(ge=0)] = 10
+    initial: Annotated[int, msgspec.Meta(description="The rating a new player starts at.")] = 1500
+    divisor: Annotated[
+        float, msgspec.Meta(gt=0, description="P = 1 / (1 + 10^(difference / divisor)).")
+    ] = 400
+    advised_players: Annotated[
+        Annotated[int, msgspec.Meta(ge=2)] | None,
+        msgspec.Meta(
+            description="The title's advised number of players: N in K x N/2 is capped at "
+            "it (none: no cap)."
+        ),
+    ] = None
+    difference_cap: Annotated[
+        float,
+        msgspec.Meta(ge=0, description="Each rating difference is clamped to ±this."),
+    ] = 600
+    k_new: Annotated[
+        float, msgspec.Meta(ge=0, description="K of a player with fewer than new_games games.")
+    ] = 60
+    k: Annotated[float, msgspec.Meta(ge=0, description="K of an experienced player.")] = 40
+    new_games: Annotated[
+        int,
+        msgspec.Meta(ge=0, description="K is k_new while a player has played fewer games."),
+    ] = 30
+    quit_penalty: Annotated[
+        float,
+        msgspec.Meta(ge=0, description="Points the first player to quit loses beyond last place."),
+    ] = 10
 
 
 class BgaResult(msgspec.Struct, forbid_unknown_fields=True):
@@ -76,41 +95,51 @@ class BgaFamily(Family):
     """
 
     name = "bga"
+    version = 1
     Params = BgaParams
     Result = BgaResult
-    result_fields = ("ranks", "quit")
     min_sides = 2
     max_sides = 64
 
     params: BgaParams
 
-    _BLANK: ClassVar[tuple[str, ...]] = ("", "-", "none")
+    @classmethod
+    def result_columns(cls, params: Any = None) -> tuple[ResultColumn, ...]:
+        """``ranks`` (one per side) and ``quit`` (who quit first, if anyone)."""
+        return (
+            ResultColumn(
+                name="ranks",
+                help="One rank per side, in side order (side_a first), separated by commas: "
+                "1 = best; tied sides share a rank. E.g. 1,3,2,4 or 1,1,3. The column is "
+                "formatted as text so Excel keeps the commas.",
+                example="1,3,2,4",
+                required=True,
+                kind="integers",
+            ),
+            ResultColumn(
+                name="quit",
+                help="Leave blank when everyone finished. Otherwise the name of the player "
+                "who quit first (or their side number, 1 for side_a): only that player is "
+                "rated, as if last and with a penalty; nobody else's rating moves.",
+                kind="player",
+            ),
+        )
 
-    def parse_result(self, raw: Mapping[str, Any], n_sides: int) -> BgaResult:
-        """Validate a result; ``ranks`` may be text such as ``"1,1,3"``.
-
-        A blank ``quit`` (empty text, as in an empty result-sheet cell, "-" or
-        "none") means nobody quit. Raises FamilyError naming the field.
-        """
-        values = dict(raw)
-        ranks = values.get("ranks")
-        if isinstance(ranks, str):
-            # Command line and result sheets give the list as one text cell.
-            values["ranks"] = [part.strip() for part in ranks.split(",")]
-        quit_ = values.get("quit")
-        if isinstance(quit_, str) and quit_.strip().lower() in self._BLANK:
-            values["quit"] = None
-        try:
-            return super().parse_result(values, n_sides)
-        except FamilyError as exc:
-            # msgspec's "missing required field" error carries no path; with a
-            # valid side count that is the only unnamed error, so name it.
-            sides_ok = self.min_sides <= n_sides <= self.max_sides
-            if exc.field is None and "ranks" not in values and sides_ok:
-                raise FamilyError(
-                    "a bga result needs ranks, one per side (e.g. 1,1,3)", field="ranks"
-                ) from None
-            raise
+    @classmethod
+    def example_rows(cls, n_sides: int | None = None) -> list[dict[str, str]]:
+        """A finished game of ``n_sides`` players (default 4), then one a
+        player quit."""
+        n = n_sides or 4
+        sides = example_sides(["MeepleMarie", "RoadBuilder", "CloisterKing", "FarmerJo"], n)
+        ranks = list(range(1, n + 1))
+        if n >= 3:  # not in side order: 1,3,2,4
+            ranks[1], ranks[2] = ranks[2], ranks[1]
+        cells = ",".join(map(str, ranks))
+        base = {"ladder": "BGA Carcassonne", "date": "2025-01-05", **sides}
+        return [
+            {**base, "table": "1", "ranks": cells, "quit": ""},
+            {**base, "table": "2", "ranks": cells, "quit": sides["side_b"]},
+        ]
 
     def check_result(self, result: BgaResult, n_sides: int) -> None:
         """One rank (>= 1) per side; ``quit`` names an existing side."""

@@ -12,9 +12,10 @@ Battle Empire and AdlG are this same computation with their own parameters
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import msgspec
+from msgspec import Meta
 
 from projections.families.base import (
     Change,
@@ -23,23 +24,29 @@ from projections.families.base import (
     Game,
     Outcome,
     PlayerState,
+    ResultColumn,
     Season,
     SeasonChange,
+    example_sides,
+    listing,
     played_in,
+    side_means,
 )
 from projections.families.rounding import Rounding, apply_rounding, round_half_up
 
 
 class KRule(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """One line of a K schedule: ``k`` applies when every condition given holds.
+    """One line of a K schedule: ``k`` applies when every condition given holds."""
 
-    ``games_below``: fewer than this many games played before the game.
-    ``rating_at_least``: a rating of at least this before the game.
-    """
-
-    k: float
-    games_below: int | None = None
-    rating_at_least: float | None = None
+    k: Annotated[float, Meta(description="The K of a player this rule applies to.")]
+    games_below: Annotated[
+        int | None,
+        Meta(description="Applies while the player has played fewer than this many games."),
+    ] = None
+    rating_at_least: Annotated[
+        float | None,
+        Meta(description="Applies when the player's rating before the game is at least this."),
+    ] = None
 
     def applies(self, state: PlayerState) -> bool:
         if self.games_below is not None and state.games >= self.games_below:
@@ -52,54 +59,169 @@ class KRule(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 class Bracket(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Season penalty: a rating strictly above ``above`` loses ``penalty``."""
 
-    above: float
-    penalty: float
+    above: Annotated[float, Meta(description="Applies to a rating strictly above this.")]
+    penalty: Annotated[float, Meta(description="Points the rating loses.")]
 
 
 class EloParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Parameters of the generic ``elo`` family (RULES.md defaults)."""
 
-    initial: float = 1500
-    divisor: float = 400
-    #: K when no line of ``k_rules`` applies.
-    k: float = 20
-    #: K schedule: the first rule that applies gives K.
-    k_rules: list[KRule] = []
-    #: S for each result: ``loss``, ``draw`` and one or more winning margins.
-    scores: dict[str, float] = msgspec.field(
-        default_factory=lambda: {"win": 1.0, "draw": 0.5, "loss": 0.0}
-    )
-    #: The winning margin used when a result names none.
-    default_margin: str | None = "win"
-    #: Decimal places P is rounded to (half-up) before use; None: not rounded.
-    probability_places: int | None = None
-    rounding: Rounding = "none"
-    integer: bool = False
-    #: Rating difference clamped to ±this before P is computed.
-    difference_cap: float | None = None
-    #: A player rated this much above the opponent (or more) gains nothing.
-    gain_cap: float | None = None
-    #: With ``gain_cap``: True means strictly more than the cap (AdlG).
-    gain_cap_strict: bool = False
-    update: Literal["game", "event"] = "game"
-    team: Literal["mean", "sum"] = "mean"
-    #: Added to the first side's rating when P is computed, unless neutral.
-    home_advantage: float = 0
-    #: Season close: penalties for inactive players, highest bracket first.
-    season_penalties: list[Bracket] = []
-    season_floor: float | None = None
-    #: Season close: every rated player regresses toward the mean by this fraction.
-    season_regression: float | None = None
-    season_mean: float | None = None
+    initial: Annotated[float, Meta(description="The rating a new player starts at.")] = 1500
+    divisor: Annotated[
+        float, Meta(description="P = 1 / (1 + 10^(difference / divisor)); must be positive.")
+    ] = 400
+    k: Annotated[float, Meta(description="K when no K rule applies.")] = 20
+    k_rules: Annotated[
+        list[KRule],
+        Meta(
+            description="K schedule, as a JSON list: the first rule whose conditions all "
+            'hold gives K, e.g. [{"k": 40, "games_below": 30}, {"k": 10, '
+            '"rating_at_least": 2400}].'
+        ),
+    ] = []
+    scores: Annotated[
+        dict[str, float],
+        Meta(
+            description="S for each result, as a JSON table: 'loss', 'draw' and one or "
+            "more winning margins (each margin is a --margin value), e.g. "
+            '{"win": 1, "draw": 0.5, "loss": 0}.'
+        ),
+    ] = msgspec.field(default_factory=lambda: {"win": 1.0, "draw": 0.5, "loss": 0.0})
+    default_margin: Annotated[
+        str | None,
+        Meta(description="The winning margin of a victory recorded without one (none: required)."),
+    ] = "win"
+    probability_places: Annotated[
+        int | None, Meta(description="Decimal places P is rounded to (half up); none: not rounded.")
+    ] = None
+    rounding: Annotated[
+        Rounding,
+        Meta(
+            description="How a change (of a game or a season close) is rounded: none, half-up "
+            "(halves toward +infinity), half-away (halves away from zero), truncate (toward "
+            "zero), floor (down)."
+        ),
+    ] = "none"
+    integer: Annotated[
+        bool, Meta(description="Integer ratings (needs a rounding other than none).")
+    ] = False
+    difference_cap: Annotated[
+        float | None,
+        Meta(description="The rating difference is clamped to ±this before P is computed."),
+    ] = None
+    gain_cap: Annotated[
+        float | None,
+        Meta(
+            description="A player rated this much (or more) above the opposing side's mean "
+            "rating gains nothing from the game; a loss stays."
+        ),
+    ] = None
+    gain_cap_strict: Annotated[
+        bool, Meta(description="With gain_cap: only strictly more than the cap (AdlG).")
+    ] = False
+    update: Annotated[
+        Literal["game", "event"],
+        Meta(
+            description="game: each game changes ratings at once; event: every game of an "
+            "event is rated from the ratings before it and applied when it closes."
+        ),
+    ] = "game"
+    team: Annotated[
+        Literal["mean", "sum"],
+        Meta(description="A team side's rating: the mean or the sum of its players' ratings."),
+    ] = "mean"
+    home_advantage: Annotated[
+        float,
+        Meta(description="Added to the first side's rating when P is computed, unless neutral."),
+    ] = 0
+    season_penalties: Annotated[
+        list[Bracket],
+        Meta(
+            description="Season close: a player who played no game in the season loses the "
+            "penalty of the highest bracket their rating is above (in any order), e.g. "
+            '[{"above": 1300, "penalty": 100}, {"above": 1100, "penalty": 50}].'
+        ),
+    ] = []
+    season_floor: Annotated[
+        float | None,
+        Meta(description="Season penalties never take a rating below this (none: no floor)."),
+    ] = None
+    season_regression: Annotated[
+        float | None,
+        Meta(
+            description="Season close: every rated player moves toward season_mean by this "
+            "fraction (0 to 1): rating = mean × f + rating × (1 − f)."
+        ),
+    ] = None
+    season_mean: Annotated[
+        float | None, Meta(description="The mean of season_regression (none: the initial rating).")
+    ] = None
+
+
+#: The result codes of a two-sided game.
+OUTCOMES = ("a", "b", "draw")
 
 
 class EloFamily(Family):
     """The generic two-sided Elo family (``--family elo``)."""
 
     name = "elo"
+    #: 2: a gain cap compares each player's own rating with the opposing
+    #: side's mean; season changes are rounded like a game's; the highest
+    #: bracket exceeded applies; a rating held at the season's end counts.
+    version = 2
     Params = EloParams
     Result = Outcome
-    result_fields = ("result", "margin")
+
+    @classmethod
+    def result_columns(cls, params: Any = None) -> tuple[ResultColumn, ...]:
+        """``result`` (a, b, draw) and ``margin`` (the score table's winning
+        margins, which ``params`` decide)."""
+        p = cls.to_elo(cls.default_params() if params is None else params)
+        margins = [m for m in p.scores if m not in ("draw", "loss")]
+        if p.default_margin is None:
+            margin_help = (
+                f"For a victory, how large it was: {listing(margins)}. Leave blank for a draw."
+            )
+        else:
+            margin_help = (
+                f"Optional: the winning margin from the ladder's score table "
+                f"({listing(margins)}); blank means {p.default_margin}. Blank for a draw."
+            )
+        return (
+            ResultColumn(
+                name="result",
+                help="Who won: a = side A (side_a) won, b = side B (side_b) won, draw = a draw.",
+                example="a",
+                choices=OUTCOMES,
+                required=True,
+                kind="code",
+            ),
+            ResultColumn(
+                name="margin",
+                help=margin_help,
+                example=margins[0] if margins and p.default_margin is None else "",
+                choices=tuple(margins),
+                kind="code",
+            ),
+        )
+
+    @classmethod
+    def example_rows(cls, n_sides: int | None = None) -> list[dict[str, str]]:
+        """A chess-club game won by side A, then a draw."""
+        base = {
+            "ladder": "Chess Club",
+            "date": "2025-03-04",
+            "event": "CC-2025-SPRING-RAPID",
+            "round": "1",
+            "table": "1",
+            **example_sides(["Anna Kowalski", "Farid Haddad"], n_sides or 2),
+        }
+        return [
+            {**base, "result": "a"},
+            {**base, "table": "2", **example_sides(["Sophie Rosen", "Kenji Watanabe"], n_sides or 2),
+             "result": "draw"},
+        ]  # fmt: skip
 
     def __init__(self, params: Any) -> None:
         super().__init__(params)
@@ -159,14 +281,20 @@ class EloFamily(Family):
                 raise FamilyError("a draw has no margin", field="margin")
             return
         margin = result.margin or self.elo.default_margin
+        if not self.margins():
+            raise FamilyError(
+                f"this {self.name} ladder's score table has no winning margin, so a victory "
+                "cannot be scored: add one to the 'scores' parameter",
+                field="margin",
+            )
         if margin is None:
             raise FamilyError(
-                f"a {self.name} victory needs a margin ({', '.join(self.margins())})",
+                f"a {self.name} victory needs a margin ({listing(self.margins())})",
                 field="margin",
             )
         if margin not in self.margins():
             raise FamilyError(
-                f"unknown margin {margin!r} (expected one of: {', '.join(self.margins())})",
+                f"unknown margin {margin!r} (expected one of: {listing(self.margins())})",
                 field="margin",
             )
 
@@ -201,6 +329,9 @@ class EloFamily(Family):
         return diff, expected
 
     def gains_capped(self, own: float, opponent: float) -> bool:
+        """True when a player rated ``own`` gains nothing against an opposing
+        side whose mean rating is ``opponent`` (RULES.md, team sides: the
+        player's own rating against the opposing side's mean)."""
         cap = self.elo.gain_cap
         if cap is None:
             return False
@@ -215,6 +346,7 @@ class EloFamily(Family):
     ) -> list[list[Change]]:
         p = self.elo
         ratings = [self.side_rating(states[0]), self.side_rating(states[1])]
+        means = side_means(states)
         advantage = 0.0 if game.neutral else p.home_advantage
         s_a, s_b = self.scores(game.result)
         out: list[list[Change]] = []
@@ -222,9 +354,9 @@ class EloFamily(Family):
             own = ratings[side] + (advantage if side == 0 else 0.0)
             opp = ratings[1 - side] + (advantage if side == 1 else 0.0)
             diff, expected = self.expected(own, opp)
-            capped = self.gains_capped(ratings[side], ratings[1 - side])
             changes = []
             for state in states[side]:
+                capped = self.gains_capped(state.rating, means[1 - side])
                 k = self.k_factor(state)
                 raw = k * (own_s - expected)
                 delta = apply_rounding(raw, p.rounding)
@@ -244,6 +376,7 @@ class EloFamily(Family):
                         "K": k,
                         "K x (S - P)": raw,
                         f"rounded ({p.rounding})": apply_rounding(raw, p.rounding),
+                        "opposing side mean (gain cap)": means[1 - side],
                         "gain cap applies": capped,
                         "change": delta,
                     }
@@ -254,6 +387,15 @@ class EloFamily(Family):
     def close_season(
         self, season: Season, states: Mapping[str, PlayerState]
     ) -> dict[str, SeasonChange]:
+        """Regression of every rated player, or penalties for the players who
+        played no game in the season (RULES.md "elo", "Season close").
+
+        Every player with a rating at the season's end counts, including one
+        rated only by an adjustment. A change is rounded with the ladder's
+        change rounding; of several penalty brackets, the one with the highest
+        threshold the rating exceeds applies, whatever the order they were
+        listed in.
+        """
         p = self.elo
         out: dict[str, SeasonChange] = {}
         if p.season_regression is not None:
@@ -267,24 +409,22 @@ class EloFamily(Family):
                         delta, f"season {season.label}: regression toward {mean:g} by {f:g}"
                     )
             return out
-        if not p.season_penalties:
+        brackets = sorted(p.season_penalties, key=lambda b: b.above, reverse=True)
+        if not brackets:
             return out
         for player, state in states.items():
             if played_in(state, season):
                 continue
-            # Only players who already had a rating when the season began.
-            if state.rated_since is None or state.rated_since >= season.start:
+            bracket = next((b for b in brackets if state.rating > b.above), None)
+            if bracket is None:
                 continue
-            for bracket in p.season_penalties:
-                if state.rating > bracket.above:
-                    new = state.rating - bracket.penalty
-                    if p.season_floor is not None:
-                        new = max(new, min(p.season_floor, state.rating))
-                    if new != state.rating:
-                        out[player] = SeasonChange(
-                            new - state.rating,
-                            f"season {season.label}: no game played, rating above "
-                            f"{bracket.above:g}",
-                        )
-                    break
+            delta = apply_rounding(-bracket.penalty, p.rounding)
+            if p.season_floor is not None:
+                # The floor never raises a rating already below it.
+                delta = max(delta, min(0.0, p.season_floor - state.rating))
+            if delta:
+                out[player] = SeasonChange(
+                    delta,
+                    f"season {season.label}: no game played, rating above {bracket.above:g}",
+                )
         return out

@@ -154,9 +154,11 @@ def test_500_point_rule_applies_from_exactly_500() -> None:
     assert rate("a", "marginal", high, low, FR)[0].delta == 3
 
 
-def test_500_point_rule_uses_side_means() -> None:
-    # Side A's mean is 1500, B's 1000: A's players gain nothing though 1300 is
-    # only 300 above B.
+def test_500_point_rule_compares_own_rating_with_opposing_mean() -> None:
+    # Side A: 1700 and 1300 (mean 1500) against 1000. The 1700 player is 700
+    # above the opposing mean and gains nothing; the 1300 player is only 300
+    # above it and gains as usual (RULES.md, team sides). P(A) from the side
+    # means: 1 / (1 + 10^(-500/500)) = 0.909 -> 0.91; K 30 (1400+) and 60.
     changes = FR.rate(
         Game(
             id="g",
@@ -169,7 +171,8 @@ def test_500_point_rule_uses_side_means() -> None:
             [PlayerState(rating=1000, games=20)],
         ],
     )
-    assert [c.delta for c in changes[0]] == [0, 0]
+    # 60 x (1 - 0.91) = 5.4 -> 5.
+    assert [c.delta for c in changes[0]] == [0, 5]
 
 
 # -- K boundaries -------------------------------------------------------------

@@ -1,0 +1,165 @@
+"""Documentation of a family's parameters, read from its ``Params`` struct.
+
+Each parameter's help text sits beside the field it documents, as
+``Annotated[type, msgspec.Meta(description=...)]``; the name, type, default
+and allowed values (``Literal`` types) come from the struct itself through
+``msgspec.inspect``, so the documentation cannot drift from what
+``parse_params`` accepts. Struct-typed and list-of-struct parameters (elo's
+``k_rules`` of ``KRule``, ``season_penalties`` of ``Bracket``) are documented
+with their sub-fields.
+
+``params_help(family_cls)`` renders it as plain text for ``--help``,
+``ladder show`` and the README.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+import msgspec.inspect as mi
+
+if TYPE_CHECKING:
+    from projections.families.base import Family
+
+
+class ParamDoc(msgspec.Struct, frozen=True):
+    """One parameter (or sub-field of a structured parameter).
+
+    ``type`` is for people ("number", "whole number ≥ 2 or none", "list of
+    objects"...); ``default`` is plain data (None also when the parameter is
+    required, see ``required``); ``choices`` the allowed values of a
+    ``Literal`` type; ``fields`` the sub-fields of a struct or of each item of
+    a list of structs.
+    """
+
+    name: str
+    type: str
+    help: str
+    default: Any = None
+    required: bool = False
+    choices: tuple[str, ...] = ()
+    fields: tuple[ParamDoc, ...] = ()
+
+
+def describe_struct(struct: type[msgspec.Struct]) -> list[ParamDoc]:
+    """The documentation of every field of ``struct``, in declaration order."""
+    info = mi.type_info(struct)
+    assert isinstance(info, mi.StructType)
+    return [_field_doc(field) for field in info.fields]
+
+
+def _field_doc(field: mi.Field) -> ParamDoc:
+    described = _Described()
+    text = described.walk(field.type)
+    if field.required:
+        default = None
+    elif field.default_factory is not mi.NODEFAULT:
+        default = msgspec.to_builtins(field.default_factory())
+    else:
+        default = msgspec.to_builtins(field.default)
+    return ParamDoc(
+        name=field.name,
+        type=text,
+        help=described.help,
+        default=default,
+        required=field.required,
+        choices=described.choices,
+        fields=described.fields,
+    )
+
+
+class _Described:
+    """Walks a msgspec type, collecting its help text, choices and sub-fields
+    while building the type's name for people."""
+
+    def __init__(self) -> None:
+        self.help = ""
+        self.choices: tuple[str, ...] = ()
+        self.fields: tuple[ParamDoc, ...] = ()
+
+    def walk(self, t: mi.Type) -> str:
+        if isinstance(t, mi.Metadata):
+            description = (t.extra_json_schema or {}).get("description")
+            if description and not self.help:
+                self.help = description
+            return self.walk(t.type)
+        if isinstance(t, mi.UnionType):
+            parts = [self.walk(u) for u in t.types if not isinstance(u, mi.NoneType)]
+            text = " or ".join(parts)
+            return text + " or none" if len(parts) < len(t.types) else text
+        if isinstance(t, mi.LiteralType):
+            self.choices = tuple(str(v) for v in t.values)
+            return "one of " + ", ".join(self.choices)
+        if isinstance(t, mi.ListType):
+            return "list of " + self._plural(t.item_type)
+        if isinstance(t, mi.DictType):
+            return f"table of {self.walk(t.key_type)} to {self.walk(t.value_type)}"
+        if isinstance(t, mi.StructType):
+            self.fields = tuple(_field_doc(f) for f in t.fields)
+            return "object"
+        if isinstance(t, mi.BoolType):
+            return "true or false"
+        if isinstance(t, mi.IntType):
+            return "whole number" + _bounds(t)
+        if isinstance(t, mi.FloatType):
+            return "number" + _bounds(t)
+        if isinstance(t, mi.StrType):
+            return "text"
+        return type(t).__name__.removesuffix("Type").lower()
+
+    def _plural(self, t: mi.Type) -> str:
+        text = self.walk(t)
+        return "objects" if text == "object" else f"{text}s" if " " not in text else text
+
+
+def _bounds(t: mi.IntType | mi.FloatType) -> str:
+    parts = []
+    for attr, sign in (("gt", ">"), ("ge", "≥"), ("lt", "<"), ("le", "≤")):
+        value = getattr(t, attr)
+        if value is not None:
+            parts.append(f" {sign} {value:g}")
+    return "".join(parts)
+
+
+def default_text(doc: ParamDoc) -> str:
+    """A default as a person types it after ``--set KEY=``."""
+    if doc.required:
+        return "required"
+    if doc.default is None:
+        return "none"
+    if isinstance(doc.default, bool):
+        return "true" if doc.default else "false"
+    if isinstance(doc.default, float) and doc.default.is_integer():
+        return str(int(doc.default))
+    if isinstance(doc.default, (list, dict)):
+        return msgspec.json.encode(doc.default).decode() if doc.default else "none"
+    return str(doc.default)
+
+
+def render(docs: list[ParamDoc], indent: int = 0, width: int = 78) -> list[str]:
+    """Plain-text lines for ``docs``: a line per parameter, then its help
+    and its sub-fields, indented."""
+    pad = " " * indent
+    lines: list[str] = []
+    for doc in docs:
+        lines.append(f"{pad}{doc.name} ({doc.type}; default {default_text(doc)})")
+        if doc.help:
+            lines += textwrap.wrap(
+                doc.help, width, initial_indent=pad + "    ", subsequent_indent=pad + "    "
+            )
+        if doc.fields:
+            lines.append(f"{pad}    each has:")
+            lines += render(list(doc.fields), indent + 8, width)
+    return lines
+
+
+def params_help(family_cls: type[Family]) -> str:
+    """Every parameter of a family, its type, default, allowed values, help
+    and sub-fields, as plain text (for ``--help``, ``ladder show``, README)."""
+    docs = family_cls.describe_params()
+    if not docs:
+        return f"{family_cls.name} has no parameters: its rules are fixed."
+    head = f"{family_cls.name} parameters (--set KEY=VALUE; lists and tables as JSON):"
+    return "\n".join([head, *render(docs, indent=2)])
