@@ -58,9 +58,9 @@ class AdlgFamily(EloFamily):
                 "round": "2"}  # fmt: skip
         return [
             {**base, "table": "4", **example_sides(["Bertrand Du Guesclin", "Gaston Phébus"],
-             n_sides), "result": "draw"},
+             n_sides or 2), "result": "draw"},
             {**base, "table": "5", **example_sides(["Aliénor Chastel", "Olivier Marbot"],
-             n_sides), "result": "b"},
+             n_sides or 2), "result": "b"},
         ]  # fmt: skip
 
     @classmethod

@@ -274,8 +274,13 @@ class Family:
                     f"{values.get(key)!r} is not one of {', '.join(doc.choices)}",
                     field=key,
                 ) from None
+            fields = (
+                f" (each takes: {', '.join(f.name for f in doc.fields)})"
+                if doc and doc.fields
+                else ""
+            )
             raise FamilyError(
-                f"bad value for parameter {key!r} of family {cls.name}: {exc}", field=key
+                f"bad value for parameter {key!r} of family {cls.name}: {exc}{fields}", field=key
             ) from None
 
     @classmethod

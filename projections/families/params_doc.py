@@ -15,7 +15,8 @@ with their sub-fields.
 from __future__ import annotations
 
 import textwrap
-from typing import TYPE_CHECKING, Any
+import typing
+from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 import msgspec.inspect as mi
@@ -47,12 +48,28 @@ def describe_struct(struct: type[msgspec.Struct]) -> list[ParamDoc]:
     """The documentation of every field of ``struct``, in declaration order."""
     info = mi.type_info(struct)
     assert isinstance(info, mi.StructType)
-    return [_field_doc(field) for field in info.fields]
+    return [_field_doc(field, struct) for field in info.fields]
 
 
-def _field_doc(field: mi.Field) -> ParamDoc:
+def _declared_literal(annotation: Any) -> tuple[str, ...]:
+    """The values of the first ``Literal`` inside an annotation, in declared
+    order (msgspec.inspect sorts them; people expect the order written)."""
+    if typing.get_origin(annotation) is Literal:
+        return tuple(str(v) for v in typing.get_args(annotation))
+    for arg in typing.get_args(annotation):
+        found = _declared_literal(arg)
+        if found:
+            return found
+    return ()
+
+
+def _field_doc(field: mi.Field, struct: type[msgspec.Struct]) -> ParamDoc:
     described = _Described()
     text = described.walk(field.type)
+    declared = _declared_literal(typing.get_type_hints(struct, include_extras=True)[field.name])
+    if described.choices and set(declared) == set(described.choices):
+        text = text.replace(", ".join(described.choices), ", ".join(declared))
+        described.choices = declared
     if field.required:
         default = None
     elif field.default_factory is not mi.NODEFAULT:
@@ -97,7 +114,7 @@ class _Described:
         if isinstance(t, mi.DictType):
             return f"table of {self.walk(t.key_type)} to {self.walk(t.value_type)}"
         if isinstance(t, mi.StructType):
-            self.fields = tuple(_field_doc(f) for f in t.fields)
+            self.fields = tuple(_field_doc(f, t.cls) for f in t.fields)
             return "object"
         if isinstance(t, mi.BoolType):
             return "true or false"
@@ -134,7 +151,7 @@ def default_text(doc: ParamDoc) -> str:
     if isinstance(doc.default, float) and doc.default.is_integer():
         return str(int(doc.default))
     if isinstance(doc.default, (list, dict)):
-        return msgspec.json.encode(doc.default).decode() if doc.default else "none"
+        return msgspec.json.encode(doc.default).decode() if doc.default else "empty"
     return str(doc.default)
 
 
@@ -144,7 +161,8 @@ def render(docs: list[ParamDoc], indent: int = 0, width: int = 78) -> list[str]:
     pad = " " * indent
     lines: list[str] = []
     for doc in docs:
-        lines.append(f"{pad}{doc.name} ({doc.type}; default {default_text(doc)})")
+        default = "required" if doc.required else f"default {default_text(doc)}"
+        lines.append(f"{pad}{doc.name} ({doc.type}; {default})")
         if doc.help:
             lines += textwrap.wrap(
                 doc.help, width, initial_indent=pad + "    ", subsequent_indent=pad + "    "
