@@ -335,63 +335,12 @@ def write_rows(
 # -- templates -----------------------------------------------------------------------
 #: Most side columns a template offers for a many-sided family (bga).
 TEMPLATE_SIDES = 5
-#: Template columns holding lists typed with commas: formatted as text, so an
-#: Excel using a decimal comma does not turn "1,2" into the number 1.2.
-_TEXT_COLUMNS = ("ranks", "quit", "bv", "units", "objectives", "event")
-
-_EXAMPLES: dict[str, dict[str, Any]] = {
-    "elo": {
-        "ladder": "Chess Club",
-        "date": date(2025, 3, 4),
-        "event": "CC-2025-SPRING-RAPID",
-        "round": 1,
-        "table": 1,
-        "side_a": "Anna Kowalski",
-        "side_b": "Farid Haddad",
-        "result": "a",
-    },
-    "battle-empire": {
-        "ladder": "Battle Empire Club",
-        "date": date(2025, 3, 2),
-        "event": "BE-2025-LYON",
-        "round": 1,
-        "table": 3,
-        "side_a": "Éric Dupont",
-        "side_b": "Anne Martin",
-        "result": "a",
-        "margin": "decisive",
-    },
-    "adlg": {
-        "ladder": "AdlG Championship",
-        "date": date(2025, 4, 12),
-        "event": "ADLG-2025-TOURS",
-        "round": 2,
-        "table": 4,
-        "side_a": "Bertrand Du Guesclin",
-        "side_b": "Gaston Phébus",
-        "result": "draw",
-    },
-    "battletech": {
-        "ladder": "BattleTech League",
-        "date": date(2025, 1, 18),
-        "event": "BTL-2025",
-        "round": 1,
-        "table": 1,
-        "side_a": "Dan Morrison",
-        "side_b": "Priya Natarajan",
-        "bv": "6000,3200,6000,1800",
-    },
-    "bga": {
-        "ladder": "BGA Carcassonne",
-        "date": date(2025, 1, 5),
-        "table": 1,
-        "side_a": "MeepleMarie",
-        "side_b": "RoadBuilder",
-        "side_c": "CloisterKing",
-        "side_d": "FarmerJo",
-        "ranks": "1,3,2,4",
-    },
-}
+#: Base columns formatted as text (an event id such as 2025-03 must not
+#: become a date). A family's list, JSON and player columns are text too
+#: (``ResultColumn.text_cell``), so "1,2" never turns into the number 1.2.
+_TEXT_COLUMNS = ("event",)
+#: The base columns that hold whole numbers.
+_NUMBER_COLUMNS = ("round", "table")
 
 _GENERAL_NOTES = (
     "How to fill the {results} sheet",
@@ -408,18 +357,18 @@ _GENERAL_NOTES = (
 )
 
 
-def _column_help(family: type[Family], column: str, margins: Sequence[str]) -> str:
-    """What to write in ``column``, in plain words, for ``family``."""
-    per_event = family.name == "adlg"
+def _column_help(family: Family, column: str) -> str:
+    """What to write in ``column``, in plain words: the sheet's own columns
+    here, a result column as its family words it (``ResultColumn.help``)."""
     texts = {
         "ladder": "The ladder's name, as opened with 'ledger ladder open'. May be left "
         "blank when the import is given --ladder NAME.",
         "date": "The day the game was played: an Excel date, or text YYYY-MM-DD (e.g. 2025-03-02).",
         "event": "Optional: the tournament or event id, e.g. BE-2025-LYON."
         + (
-            " AdlG ratings change when each event closes, rated from the ratings "
+            f" {family.name} ratings change when each event closes, rated from the ratings "
             "before the event, so give every game of a tournament the same event."
-            if per_event
+            if family.per_event
             else ""
         ),
         "round": "Optional: the round number (a whole number).",
@@ -428,35 +377,6 @@ def _column_help(family: type[Family], column: str, margins: Sequence[str]) -> s
         "it is also the order of play within a round.",
         "neutral": "yes when no side has the first-player (home) advantage; otherwise "
         "leave blank (or no). Only matters when the ladder gives the first side an advantage.",
-        "result": "Who won: a = side A (side_a) won, b = side B (side_b) won, draw = a draw.",
-        "margin": (
-            f"For a victory, how large it was: {', '.join(margins)}. Leave blank for a draw."
-            if family.name == "battle-empire"
-            else "Optional: the winning margin from the ladder's score table "
-            f"({', '.join(margins) or 'none'}); blank uses the default. Blank for a draw."
-        ),
-        "ranks": "One rank per side, in side order (side_a first), separated by commas: "
-        "1 = best; tied sides share a rank. E.g. 1,3,2,4 or 1,1,3. The column is "
-        "formatted as text so Excel keeps the commas.",
-        "quit": "Leave blank when everyone finished. Otherwise the name of the player who "
-        "quit first (or their side number, 1 for side_a): only that player is rated, as "
-        "if last and with a penalty; nobody else's rating moves.",
-        "bv": "Four Battle Value totals separated by commas: side A at the start, side A "
-        "at the end, side B at the start, side B at the end, e.g. 6000,3200,6000,1800. "
-        "Give either bv or units, not both.",
-        "units": "Instead of bv: the units of each side as JSON, one list per side, side A "
-        'first: [[{"name":"Atlas AS7-D","bv":1897,"state":"crippled"}], '
-        '[{"name":"Marauder MAD-3R","bv":1363,"state":"destroyed","fled":false}]]. '
-        "state is intact, critical-damage, crippled or destroyed; "
-        '"fled": true for a unit that left by a friendly edge.',
-        "objectives": "Optional, with units only: the objectives agreed before play as JSON, "
-        'e.g. [{"kind":"protect","value":600,"side":"a","survived":false,'
-        '"name":"Comms relay"}]. kind is protect (side = defender, survived true/false), '
-        "guard (side = guard, holder = side holding it at the end) or contested "
-        "(holder = side that took it).",
-        "k_a": "Optional: extra objective points counted in side A's K.",
-        "k_b": "Optional: extra objective points counted in side B's K.",
-        "k_star": "Optional: extra objective points open to both sides (K*).",
     }
     if column in texts:
         return texts[column]
@@ -472,7 +392,7 @@ def _column_help(family: type[Family], column: str, margins: Sequence[str]) -> s
             f"Side {letter}, when the game had that many players (blank otherwise). "
             "Add side_f, side_g, ... columns for bigger games."
         )
-    return f"The {family.name} result field {column!r}."
+    return family.column(column).help
 
 
 def _family(name: str, params: Mapping[str, Any] | None) -> tuple[type[Family], Family]:
@@ -484,7 +404,8 @@ def _family(name: str, params: Mapping[str, Any] | None) -> tuple[type[Family], 
 
 
 def template_columns(family: str) -> list[str]:
-    """The columns of ``family``'s result sheet template, in order."""
+    """The columns of ``family``'s result sheet template, in order: the
+    sheet's own columns, the sides, then the family's result columns."""
     cls, _ = _family(family, None)
     sides = min(max(cls.max_sides, 2), TEMPLATE_SIDES)
     return [
@@ -495,23 +416,37 @@ def template_columns(family: str) -> list[str]:
         "table",
         "neutral",
         *SIDE_COLUMNS[:sides],
-        *cls.result_fields,
+        *(column.name for column in cls.result_columns()),
     ]
+
+
+def _example_value(column: str, text: str) -> Any:
+    """An example cell as the template writes it: dates as dates, round and
+    table as numbers, everything else as the family wrote it."""
+    if not text:
+        return None
+    if column == "date":
+        return date.fromisoformat(text)
+    if column in _NUMBER_COLUMNS and text.isdigit():
+        return int(text)
+    return text
 
 
 def write_template(path: Path, family: str, *, params: Mapping[str, Any] | None = None) -> None:
     """Write a ready-to-fill result sheet for ``family`` to ``path`` (.xlsx).
 
     A "Results" sheet with the family's columns (``template_columns``), a bold
-    frozen header, dropdowns on rows 2..1000 for ``result`` (a, b, draw),
-    ``margin`` (the family's margins) and ``neutral`` (yes, no), the date
-    column formatted as dates, list columns (ranks, bv...) as text, and one
-    example game in row 2; then an "Instructions" sheet explaining each column.
+    frozen header, dropdowns on rows 2..1000 for ``neutral`` (yes, no) and
+    every result column with allowed codes (``ResultColumn.choices``: result
+    a, b, draw; the ladder's margins...), the date column formatted as dates,
+    list columns (ranks, bv...) as text, and the family's first example game
+    (``Family.example_rows``) in row 2; then an "Instructions" sheet
+    explaining each column (``ResultColumn.help`` for the result columns).
 
     ``family`` is a built-in family name or ``package.module:Class``;
-    ``params`` (a ladder's parameters) decide the margins offered, for an
-    ``elo`` ladder with its own score table. Raises Invalid for an unknown
-    family or bad parameters, or when the file cannot be written.
+    ``params`` (a ladder's parameters) decide the choices offered, such as an
+    ``elo`` ladder's margins from its own score table. Raises Invalid for an
+    unknown family or bad parameters, or when the file cannot be written.
     """
     openpyxl = _openpyxl()
     from openpyxl.comments import Comment
@@ -520,31 +455,31 @@ def write_template(path: Path, family: str, *, params: Mapping[str, Any] | None 
     from openpyxl.worksheet.datavalidation import DataValidation
 
     cls, fam = _family(family, params)
-    margins_of = getattr(fam, "margins", None)
-    margins = list(margins_of()) if "margin" in cls.result_fields and margins_of else []
     columns = template_columns(family)
-    example = _EXAMPLES.get(cls.name, {"ladder": "My Ladder", "date": date(2025, 3, 2)})
-    example = {"side_a": "Anne Martin", "side_b": "Paul Roy", **example}
+    result_columns = {column.name: column for column in fam.columns()}
+    example = cls.example_rows()[0]
+    text_columns = {*_TEXT_COLUMNS, *(c for c, rc in result_columns.items() if rc.text_cell)}
+    choices_of = {"neutral": ("yes", "no")}
+    choices_of.update({c: rc.choices for c, rc in result_columns.items() if rc.choices})
 
     book = openpyxl.Workbook()
     ws = book.active
     ws.title = RESULTS
     _header(ws, columns)
     widths = []
-    lists = {"result": ["a", "b", "draw"], "margin": margins, "neutral": ["yes", "no"]}
     for number, column in enumerate(columns, start=1):
         letter = get_column_letter(number)
         dimension = ws.column_dimensions[letter]
         if column == "date":
             dimension.number_format = "yyyy-mm-dd"
-        elif column in _TEXT_COLUMNS:
+        elif column in text_columns:
             dimension.number_format = "@"
-        value = example.get(column)
+        value = _example_value(column, example.get(column, ""))
         if value is not None:
             cell = _put(ws, 2, number, value)
             cell.number_format = dimension.number_format
         widths.append(max(len(column), _width(value), 10 if column == "date" else 0))
-        choices = lists.get(column)
+        choices = choices_of.get(column)
         if choices:
             check = DataValidation(
                 type="list",
@@ -555,7 +490,7 @@ def write_template(path: Path, family: str, *, params: Mapping[str, Any] | None 
                 errorTitle=f"Bad {column}",
                 error=f"{column} is one of: {', '.join(choices)} (or blank)",
                 promptTitle=column,
-                prompt=_column_help(cls, column, margins)[:255],
+                prompt=_column_help(fam, column)[:255],
             )
             check.add(f"{letter}2:{letter}{TEMPLATE_ROWS}")
             ws.add_data_validation(check)
@@ -580,7 +515,7 @@ def write_template(path: Path, family: str, *, params: Mapping[str, Any] | None 
     for column in columns:
         line += 1
         _put(info, line, 1, column).alignment = wrap
-        _put(info, line, 2, _column_help(cls, column, margins)).alignment = wrap
+        _put(info, line, 2, _column_help(fam, column)).alignment = wrap
     line += 1
     _put(info, line, 1, f"{ATTRIBUTE_PREFIX}NAME").alignment = wrap
     _put(
