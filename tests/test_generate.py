@@ -8,10 +8,13 @@ import csv
 import itertools
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
+import msgspec
 import pytest
 
 from fixtures.generate import (
+    BASE,
     DEFAULT_LADDERS,
     FAMILIES,
     columns,
@@ -20,6 +23,8 @@ from fixtures.generate import (
     player_names,
 )
 from ledger.identity import name_key
+from projections.families.base import Family, ResultColumn
+from projections.families.registry import BUILT_IN
 from tests.conftest import Cli
 
 
@@ -243,3 +248,46 @@ def test_corrections_apply_with_ledger_correct(cli: Cli, tmp_path: Path) -> None
         if fix["new_margin"]:
             args += ["--margin", fix["new_margin"]]
         cli.ok(*args, "--reason", "generated correction")
+
+
+# -- the vocabulary comes from the family ------------------------------------------------
+@pytest.mark.parametrize("family", FAMILIES)
+def test_result_columns_are_the_family_s_own(family: str) -> None:
+    cls = BUILT_IN[family]
+    result_columns = [c for c in columns(family) if c not in BASE and not c.startswith("side_")]
+    assert result_columns == [c.name for c in cls.result_columns() if c.name in result_columns]
+    filled = {c for row in cls.example_rows() for c, text in row.items() if text}
+    assert result_columns and set(result_columns) <= filled
+    fam = cls(cls.default_params())
+    for row in generate(300, 30, 1, family, 2):
+        for column in result_columns:
+            fam.parse_cell(column, row[column])  # every cell is in the family's words
+
+
+class Bout(msgspec.Struct, forbid_unknown_fields=True):
+    winner: str
+    touches: str | None = None
+
+
+class Fencing(Family):
+    """A sixth family: its own column names and codes, declared once."""
+
+    name = "fencing"
+    Params = msgspec.defstruct("FencingParams", [], forbid_unknown_fields=True)
+    Result = Bout
+
+    @classmethod
+    def result_columns(cls, params: Any = None) -> tuple[ResultColumn, ...]:
+        return (
+            ResultColumn("winner", "a, b or draw", "a", ("a", "b", "draw"), True, "code"),
+            ResultColumn("touches", "by how much", "by-5", ("by-1", "by-5"), False, "code"),
+        )
+
+
+def test_a_new_family_needs_nothing_but_its_own_module() -> None:
+    family = f"{__name__}:Fencing"
+    assert columns(family) == (*BASE, "side_a", "side_b", "winner", "touches")
+    rows = list(generate(2000, 30, 1, family, 3))
+    assert {row["winner"] for row in rows} == {"a", "b", "draw"}
+    assert {row["touches"] for row in rows if row["winner"] != "draw"} == {"by-1", "by-5"}
+    assert all(row["touches"] == "" for row in rows if row["winner"] == "draw")
