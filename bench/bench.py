@@ -219,24 +219,31 @@ def phase_rebuild(args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _scorer(family: str) -> Callable[[dict[str, Any]], float]:
-    """Side A's score in [0, 1] from a stored result of two sides (no family code)."""
-    if family == "battletech":
+    """Side A's score in [0, 1] from a stored result of two sides (no family
+    maths: the family only names the columns, fixtures.generate.vocabulary)."""
+    from fixtures.generate import vocabulary
+
+    vocab = vocabulary(family)
+    if vocab.totals:
+        totals = vocab.totals
 
         def bv_score(result: dict[str, Any]) -> float:
-            a_s, a_e, b_s, b_e = result["bv"]
+            a_s, a_e, b_s, b_e = result[totals]
             a, b = a_e * b_s, b_e * a_s
             return 1.0 if a > b else 0.5 if a == b else 0.0
 
         return bv_score
-    if family == "bga":
+    if vocab.ranks:
+        ranks = vocab.ranks
 
         def rank_score(result: dict[str, Any]) -> float:
-            a, b = result["ranks"]
+            a, b = result[ranks]
             return 1.0 if a < b else 0.5 if a == b else 0.0
 
         return rank_score
     scores = {"a": 1.0, "draw": 0.5, "b": 0.0}
-    return lambda result: scores[result["result"]]
+    outcome = vocab.outcome
+    return lambda result: scores[result[outcome]]
 
 
 def _multi_scores(ranks: list[int]) -> list[float]:
@@ -297,6 +304,7 @@ def phase_floor(args: dict[str, Any]) -> dict[str, Any]:
     conn.close()
     family = args["family"]
     score = _scorer(family)
+    ranks_column = _vocabulary(family).ranks
     sink_path = Path(args["sink"])
     sink_path.unlink(missing_ok=True)
     sink = sqlite3.connect(sink_path, isolation_level=None)
@@ -336,7 +344,7 @@ def phase_floor(args: dict[str, Any]) -> dict[str, Any]:
                     s_a = score(event.game.result)
                     scores = [s_a, 1.0 - s_a]
                 else:
-                    scores = _multi_scores(event.game.result["ranks"])
+                    scores = _multi_scores(event.game.result[ranks_column])
                 total = sum(means)
                 for i, side in enumerate(sides):
                     opp = (total - means[i]) / (len(sides) - 1)
@@ -355,23 +363,31 @@ def phase_floor(args: dict[str, Any]) -> dict[str, Any]:
             "start_rss_mb": start_rss, "peak_rss_mb": peak_rss_mb()}  # fmt: skip
 
 
+def _vocabulary(family: str) -> Any:
+    from fixtures.generate import vocabulary
+
+    return vocabulary(family)
+
+
 def _sheet_games(sheet: str, family: str) -> list[tuple[list[list[str]], list[int]]]:
     """(sides of names, ranks: 1 = best) per game of a sheet, in file order."""
     import csv
 
+    vocab = _vocabulary(family)
+    cell = vocab.family.parse_cell
     games = []
     with open(sheet, encoding="utf-8", newline="") as f:
         for row in csv.DictReader(f):
             sides = [row[c].split(";") for c in row if c.startswith("side_") and row[c]]
-            if family == "bga":
-                ranks = [int(r) for r in row["ranks"].split(",")]
+            if vocab.ranks:
+                ranks = cell(vocab.ranks, row[vocab.ranks])
             else:
-                if family == "battletech":
-                    a_s, a_e, b_s, b_e = (float(x) for x in row["bv"].split(","))
+                if vocab.totals:
+                    a_s, a_e, b_s, b_e = cell(vocab.totals, row[vocab.totals])
                     a, b = a_e / a_s, b_e / b_s
                     outcome = "a" if a > b else "b" if b > a else "draw"
                 else:
-                    outcome = row["result"]
+                    outcome = row[vocab.outcome]
                 ranks = {"a": [1, 2], "b": [2, 1]}.get(outcome, [1, 1])
             games.append((sides, ranks))
     return games
@@ -481,36 +497,33 @@ def median_time(commands: list[list[str]]) -> dict[str, Any]:
 
 
 def record_args(family: str, names: list[str], table: int) -> list[str]:
-    """A new game after every entry of the ladder (last day, an event sorting last)."""
+    """A new game after every entry of the ladder (last day, an event sorting
+    last), its result the family's first example (``Family.example_rows``)."""
+    vocab = _vocabulary(family)
     args = ["--date", "2025-12-31", "--event", "~BENCH", "--round", "1", "--table", str(table)]
-    n = 3 if family == "bga" else 2
+    n = min(3, vocab.sides)
     for name in names[:n]:
         args += ["--side", name]
-    args += {
-        "elo": ["--result", "a"],
-        "adlg": ["--result", "a"],
-        "battle-empire": ["--result", "a", "--margin", "decisive"],
-        "battletech": ["--bv", "5000,3000,5000,1000"],
-        "bga": ["--ranks", "1,2,3"],
-    }[family]
+    example = type(vocab.family).example_rows(n)[0]
+    for column in vocab.family.columns():
+        if example.get(column.name):
+            args += ["--field", f"{column.name}={example[column.name]}"]
     return [*args, "--add-players"]
 
 
 def correction_args(family: str, result: dict[str, Any]) -> list[str]:
-    """Options of ``ledger correct`` that change a stored result."""
-    if family == "bga":
-        ranks = result["ranks"]
-        new = ranks[::-1] if ranks[::-1] != ranks else list(range(1, len(ranks) + 1))
-        return ["--ranks", ",".join(str(r) for r in new)]
-    if family == "battletech":
-        a_s, a_e, b_s, b_e = result["bv"]
-        if a_e == b_e:
-            a_e = max(0.0, a_e - 100)
-        return ["--bv", ",".join(f"{v:g}" for v in (a_s, b_e, b_s, a_e))]
-    new = {"a": "b", "b": "a", "draw": "a"}[result["result"]]
-    args = ["--result", new]
-    if family == "battle-empire" and new != "draw":
-        args += ["--margin", "decisive"]
+    """Options of ``ledger correct`` that change a stored result (the
+    generator's corrections, fixtures.generate.correction)."""
+    import random
+
+    from fixtures.generate import correction
+
+    vocab = _vocabulary(family)
+    cells = {c: vocab.family.format_cell(c, v) for c, v in result.items() if c in vocab.columns}
+    new, margin = correction(family, cells, random.Random(0))
+    args = ["--field", f"{vocab.changed}={new}"]
+    if margin:
+        args += ["--field", f"{vocab.margin}={margin}"]
     return args
 
 
