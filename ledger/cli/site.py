@@ -1,0 +1,69 @@
+"""``ledger site build`` and ``ledger export``: publishing a ladder."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from ledger.cli.context import Ledger, date_option, pass_ledger
+
+
+@click.group()
+def site() -> None:
+    """Publish the rankings as a static web site."""
+
+
+@site.command("build")
+@click.argument("out_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--ladder", "ladders", multiple=True, metavar="NAME",
+              help="A ladder to include (repeat; default: every ladder).")  # fmt: skip
+@click.option("--lang", type=click.Choice(["en", "fr"]), default="en", show_default=True,
+              help="Language of the pages and grades.")  # fmt: skip
+@click.option("--title", default=None, help="The site's title (default: Ladders / Classements).")
+@click.option("--as-of", default=None, metavar="DATE",
+              help="Publish the rankings as they stood at the end of DATE.")  # fmt: skip
+@pass_ledger
+def site_build(
+    led: Ledger, out_dir: Path, ladders: tuple[str, ...], lang: str, title: str | None,
+    as_of: str | None,
+) -> None:  # fmt: skip
+    """Build the site into OUT_DIR (created if needed), or bring it up to
+    date: only pages whose content changed are rewritten. Open
+    OUT_DIR/index.html in a browser, or serve OUT_DIR with any web server."""
+    from projections.site.build import build_site
+
+    report = build_site(led.conn, out_dir, list(ladders) or None, lang, title, date_option(as_of))
+    click.echo(
+        f"Site in {report.out_dir}: {report.pages} pages, {report.pages_written} written "
+        f"({report.pages - report.pages_written} unchanged); {report.files} downloads and "
+        f"assets, {report.files_written} written; {report.removed} stale files removed."
+    )
+    click.echo(f"Open {(out_dir / 'index.html').resolve().as_uri()}")
+
+
+@click.command()
+@click.argument("ladder_name", metavar="LADDER")
+@click.option("--format", "fmt", type=click.Choice(["csv", "json", "xlsx"]), default="csv",
+              show_default=True,
+              help="csv: one file per table in the -o directory; json: one object of three "
+              "arrays; xlsx: one workbook of three sheets.")  # fmt: skip
+@click.option("--output", "-o", type=click.Path(path_type=Path), default=None,
+              help="The directory (csv) or file (json, xlsx) to write; json without it "
+              "goes to standard output.")  # fmt: skip
+@pass_ledger
+def export(led: Ledger, ladder_name: str, fmt: str, output: Path | None) -> None:
+    """The whole of LADDER as open data: every game, every rating change and
+    the players, in shapes that load straight into pandas, R or a spreadsheet.
+
+    Text cells that a spreadsheet would run as a formula (beginning with =,
+    +, -, @, a tab or a carriage return) are written with a leading
+    apostrophe in csv and xlsx, so they read as plain text.
+    """
+    from projections.export import export_ladder
+
+    report = export_ladder(led.conn, ladder_name, fmt, output, out=sys.stdout)
+    if report.written:
+        rows = ", ".join(f"{n} {name}" for name, n in report.rows.items())
+        click.echo(f"Exported {report.ladder} ({rows}) to {', '.join(report.written)}.")

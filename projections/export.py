@@ -1,0 +1,277 @@
+"""A whole ladder as open data: its games, rating changes and players.
+
+``ladder_tables`` describes three tables whose rows are produced lazily from
+the views (one streaming SELECT each), so an export of a million games holds
+one row at a time, not the ladder:
+
+- ``games``: one row per game, voided ones too, in short-id order: ids,
+  date, event, round, table, sequence, status, one column per side (names,
+  ``;`` between team members, and the player ids the same way), one
+  ``result_*`` column per result field, one ``attr_*`` column per attribute,
+  ``neutral``, the sheet row it was imported from, who recorded it and when;
+- ``changes``: one row per rating change in effective order: the entry (game,
+  adjustment, season close), the player, K, P, S, before, change, after;
+- ``players``: the ladder's players with their current rating.
+
+Written as one CSV file per table in a directory, one JSON object of three
+arrays of records, or one XLSX workbook of three sheets. Spreadsheet formats
+(CSV, XLSX) neutralise text cells that a spreadsheet would run as a formula:
+a text cell beginning with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
+return gets a leading apostrophe (``=1+1`` is written ``'=1+1``). Numbers are
+written as numbers and never altered.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+import msgspec
+
+from ledger.errors import Invalid
+from ledger.identity import short
+from projections import queries
+from projections.db import Database
+from projections.site import tables
+from projections.site.spreadsheet import neutralise
+
+#: Effective-order keys start with a date: this sorts after every one of them.
+ALL = "9999-12-31\x7f"
+FORMATS = ("csv", "json", "xlsx")
+#: Rows per XLSX sheet (Excel's limit, less the header); longer tables go on.
+XLSX_ROWS = 1_048_575
+
+
+class Table(msgspec.Struct):
+    """One exported table: its name, its columns, and its rows (lazy)."""
+
+    name: str
+    columns: list[str]
+    rows: Iterable[list[Any]]
+
+
+class ExportReport(msgspec.Struct):
+    ladder: str
+    format: str
+    written: list[str]
+    rows: dict[str, int]
+
+
+class PlayerHistoryLine(msgspec.Struct):
+    """One line of a player's history, naming the player (``history LADDER``)."""
+
+    player: str
+    date: str
+    kind: str
+    game: str | None
+    event: str | None
+    round: int | None
+    opponents: str
+    s: float | None
+    p: float | None
+    k: float | None
+    before: float
+    after: float
+    change: float
+    note: str
+
+
+# -- the tables -------------------------------------------------------------------
+def ladder_tables(conn: Database, ladder: str) -> list[Table]:
+    """The games, changes and players tables of a ladder (rows read lazily)."""
+    lid = queries.ladder_row(conn, ladder)["id"]
+    who = tables.player_names(conn)
+    result_keys, attribute_keys, n_sides = tables.result_and_attribute_keys(conn, lid)
+    sides = [chr(ord("a") + i) for i in range(n_sides)]
+    games_columns = [
+        "game_id", "short_id", "date", "event", "round", "table", "sequence", "status",
+        *[f"side_{s}" for s in sides], *[f"side_{s}_ids" for s in sides],
+        *[f"result_{k}" for k in result_keys], *[f"attr_{k}" for k in attribute_keys],
+        "neutral", "source", "recorded_at", "recorded_by",
+    ]  # fmt: skip
+    changes_columns = [
+        "date", "kind", "entry_id", "game_short_id", "event", "round", "player_id", "player",
+        "side", "opponents", "k", "p", "s", "before", "change", "after", "games_after", "note",
+    ]  # fmt: skip
+    players_columns = [
+        "player_id", "player", "rating", "games", "last_played", "rated_since", "registered_at",
+    ]  # fmt: skip
+    return [
+        Table(
+            "games", games_columns, _game_rows(conn, lid, who, result_keys, attribute_keys, n_sides)
+        ),  # fmt: skip
+        Table("changes", changes_columns, _change_rows(conn, lid, who)),
+        Table("players", players_columns, (list(r) for r in tables.ladder_players(conn, lid))),
+    ]
+
+
+def _game_rows(
+    conn: Database,
+    lid: str,
+    who: dict[str, str],
+    result_keys: list[str],
+    attribute_keys: list[str],
+    n_sides: int,
+) -> Iterator[list[Any]]:
+    decode = msgspec.json.Decoder(dict[str, Any]).decode
+    sources = tables.game_sources(conn, lid)
+    pending = next(sources, None)
+    for gid, short_id, status, facts_json, recorded_at, recorded_by in tables.games_by_short(
+        conn, lid
+    ):
+        # Both streams are in short-id order: advance the sources to this game.
+        while pending is not None and pending[0] < short_id:
+            pending = next(sources, None)
+        source = pending[1] if pending is not None and pending[0] == short_id else None
+        facts = decode(facts_json)
+        sides = facts["sides"] + [[]] * (n_sides - len(facts["sides"]))
+        result = facts["result"]
+        attributes = facts.get("attributes") or {}
+        yield [
+            gid, short_id, facts["date"], facts.get("event"), facts.get("round"),
+            facts.get("table"), facts.get("sequence"), status,
+            *[";".join(who.get(p, p) for p in side) for side in sides],
+            *[";".join(side) for side in sides],
+            *[_plain(result.get(k)) for k in result_keys],
+            *[attributes.get(k) for k in attribute_keys],
+            bool(facts.get("neutral", False)), source, recorded_at, recorded_by,
+        ]  # fmt: skip
+
+
+def _plain(value: Any) -> Any:
+    """A result value as one cell (lists and dicts as JSON text)."""
+    if isinstance(value, list | dict):
+        return msgspec.json.encode(value).decode()
+    return value
+
+
+def _change_rows(conn: Database, lid: str, who: dict[str, str]) -> Iterator[list[Any]]:
+    for r in tables.history_rows(conn, lid, ALL, by_player=False):
+        row = dict(zip(tables.HISTORY_COLUMNS, r, strict=True))
+        opponents = ";".join(who.get(o, o) for o in row["opponents"].split(",") if o)
+        yield [
+            row["date"], row["kind"], row["entry"],
+            short(row["entry"]) if row["kind"] == "game" else None,
+            row["event"], row["round"], row["player"], who.get(row["player"], row["player"]),
+            chr(ord("a") + row["side"]) if row["kind"] == "game" else None, opponents,
+            row["k"], row["p"], row["s"], row["before"], row["change"], row["after"],
+            row["games_after"], row["note"],
+        ]  # fmt: skip
+
+
+def all_histories(conn: Database, ladder: str) -> Iterator[PlayerHistoryLine]:
+    """Every player's history in a ladder (``ledger history LADDER``): the
+    lines of ``queries.history`` for each player, player by player (in
+    player-id order), each in effective order; streamed."""
+    lid = queries.ladder_row(conn, ladder)["id"]
+    who = tables.player_names(conn)
+    for r in tables.history_rows(conn, lid, ALL, by_player=True):
+        row = dict(zip(tables.HISTORY_COLUMNS, r, strict=True))
+        yield PlayerHistoryLine(
+            player=who.get(row["player"], row["player"]),
+            date=row["date"],
+            kind=row["kind"],
+            game=short(row["entry"]) if row["kind"] == "game" else None,
+            event=row["event"],
+            round=row["round"],
+            opponents=", ".join(who.get(o, o) for o in row["opponents"].split(",") if o),
+            s=row["s"],
+            p=row["p"],
+            k=row["k"],
+            before=row["before"],
+            after=row["after"],
+            change=row["change"],
+            note=row["note"],
+        )
+
+
+# -- writers ----------------------------------------------------------------------
+def write_csv(table: Table, out: IO[str]) -> int:
+    """One table as CSV (header first); returns the number of rows."""
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(table.columns)
+    n = 0
+    for row in table.rows:
+        writer.writerow([neutralise(v) for v in row])
+        n += 1
+    return n
+
+
+def write_json(name: str, tables_: list[Table], out: IO[str]) -> dict[str, int]:
+    """``{"ladder": name, "games": [{...}], "changes": [...], "players": [...]}``,
+    written record by record."""
+    encode = msgspec.json.Encoder().encode
+    counts = {}
+    out.write('{"ladder": ' + encode(name).decode())
+    for table in tables_:
+        out.write(f',\n"{table.name}": [')
+        n = 0
+        for row in table.rows:
+            record = dict(zip(table.columns, row, strict=True))
+            out.write(("\n" if n == 0 else ",\n") + encode(record).decode())
+            n += 1
+        out.write("\n]")
+        counts[table.name] = n
+    out.write("}\n")
+    return counts
+
+
+def write_xlsx(tables_: list[Table], path: Path) -> dict[str, int]:
+    """One sheet per table (continued on "NAME (2)", ... past Excel's row
+    limit), streamed with openpyxl's write-only workbook."""
+    from openpyxl import Workbook
+
+    book = Workbook(write_only=True)
+    counts = {}
+    for table in tables_:
+        part, n, sheet = 1, 0, None
+        for row in table.rows:
+            if sheet is None or n >= XLSX_ROWS * part:
+                if sheet is not None:
+                    part += 1
+                sheet = book.create_sheet(table.name if part == 1 else f"{table.name} ({part})")
+                sheet.append(table.columns)
+            sheet.append([neutralise(v) for v in row])
+            n += 1
+        if sheet is None:
+            book.create_sheet(table.name).append(table.columns)
+        counts[table.name] = n
+    book.save(path)
+    return counts
+
+
+def export_ladder(
+    conn: Database, ladder: str, fmt: str, output: Path | None, out: IO[str] | None = None
+) -> ExportReport:
+    """Write a ladder's tables: csv into the directory ``output`` (games.csv,
+    changes.csv, players.csv), json to ``output`` or ``out``, xlsx to
+    ``output``. Writes nothing anywhere else."""
+    if fmt not in FORMATS:
+        raise Invalid(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+    name = queries.ladder_row(conn, ladder)["name"]
+    tables_ = ladder_tables(conn, ladder)
+    if fmt == "csv":
+        if output is None:
+            raise Invalid("--format csv writes one file per table: give -o DIRECTORY")
+        if output.exists() and not output.is_dir():
+            raise Invalid(f"-o {output}: expected a directory for --format csv, found a file")
+        output.mkdir(parents=True, exist_ok=True)
+        counts, written = {}, []
+        for table in tables_:
+            path = output / f"{table.name}.csv"
+            with path.open("w", encoding="utf-8", newline="") as f:
+                counts[table.name] = write_csv(table, f)
+            written.append(str(path))
+        return ExportReport(name, fmt, written, counts)
+    if fmt == "xlsx":
+        if output is None:
+            raise Invalid("--format xlsx needs -o FILE.xlsx")
+        return ExportReport(name, fmt, [str(output)], write_xlsx(tables_, output))
+    if output is not None:
+        with output.open("w", encoding="utf-8") as f:
+            counts = write_json(name, tables_, f)
+        return ExportReport(name, fmt, [str(output)], counts)
+    assert out is not None, "json without -o goes to the given stream"
+    return ExportReport(name, fmt, [], write_json(name, tables_, out))

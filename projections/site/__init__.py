@@ -1,0 +1,1 @@
+"""The static ranking site (``ledger site build``): ``build.build_site``."""

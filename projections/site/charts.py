@@ -1,0 +1,192 @@
+"""The geometry of the site's SVG charts: scales, ticks and shapes, as plain
+numbers for the templates (``templates/chart_*.svg``) to draw. No JavaScript
+is needed to see a chart; every chart has a title and a description (its text
+alternative), and the page beside it has the same data as a table.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import date
+
+import msgspec
+
+#: The drawing area (viewBox units). Narrow enough that the axis labels stay
+#: legible when a phone scales the chart down to ~350 px.
+WIDTH, HEIGHT = 440, 260
+LEFT, RIGHT, TOP, BOTTOM = 52, 22, 14, 42
+
+
+class Tick(msgspec.Struct):
+    at: float
+    label: str
+
+
+class Point(msgspec.Struct):
+    x: float
+    y: float
+    kind: str  # "game", "corrected" (a corrected game) or "other" (adjustment, season)
+    label: str  # the point's tooltip: date, rating, what happened
+
+
+class Band(msgspec.Struct):
+    x: float
+    width: float
+    label: str
+
+
+class Bar(msgspec.Struct):
+    x: float
+    y: float
+    width: float
+    height: float
+    label: str
+
+
+class Chart(msgspec.Struct):
+    """Everything a chart template draws."""
+
+    title: str
+    description: str
+    width: int
+    height: int
+    left: int
+    right: int
+    top: int
+    bottom: int
+    x_ticks: list[Tick]
+    y_ticks: list[Tick]
+    x_label: str
+    y_label: str
+    line: str = ""
+    points: list[Point] = []
+    bands: list[Band] = []
+    bars: list[Bar] = []
+
+
+def nice_step(span: float, target: int = 5) -> float:
+    """A round step (1, 2, 2.5 or 5 times a power of ten) giving about
+    ``target`` intervals over ``span``."""
+    raw = max(span, 1e-9) / target
+    power = 10 ** math.floor(math.log10(raw))
+    for mult in (1, 2, 2.5, 5, 10):
+        if raw <= mult * power:
+            return mult * power
+    return 10 * power
+
+
+def _number(value: float) -> str:
+    return f"{value:g}"
+
+
+def _y_axis(low: float, high: float) -> tuple[float, float, list[float]]:
+    if high - low < 10:
+        low, high = low - 5, high + 5
+    step = nice_step(high - low)
+    start = math.floor(low / step) * step
+    end = math.ceil(high / step) * step
+    n = round((end - start) / step)
+    return start, end, [start + i * step for i in range(n + 1)]
+
+
+def _date_ticks(first: date, last: date) -> list[date]:
+    """Ticks on year starts, else on month starts, else on the two ends."""
+    years = [date(y, 1, 1) for y in range(first.year + 1, last.year + 1)]
+    if len(years) >= 2:
+        step = max(1, math.ceil(len(years) / 6))
+        return years[::step]
+    months = []
+    y, m = first.year, first.month
+    while True:
+        m += 1
+        if m > 12:
+            y, m = y + 1, 1
+        if date(y, m, 1) > last:
+            break
+        months.append(date(y, m, 1))
+    if len(months) >= 2:
+        step = max(1, math.ceil(len(months) / 5))
+        return months[::step]
+    return [first, last] if first != last else [first]
+
+
+def rating_history(
+    title: str,
+    description: str,
+    entries: list[tuple[date, float, str, str]],
+    events: list[tuple[str, date, date]],
+    x_label: str,
+    y_label: str,
+) -> Chart:
+    """Rating against date: one point per entry ``(date, rating after, kind,
+    tooltip)`` joined by a line, and a band per event ``(name, first, last)``."""
+    first = min(e[0] for e in entries)
+    last = max(e[0] for e in entries)
+    days = max((last - first).days, 1)
+    low, high, y_values = _y_axis(min(e[1] for e in entries), max(e[1] for e in entries))
+    plot_w = WIDTH - LEFT - RIGHT
+    plot_h = HEIGHT - TOP - BOTTOM
+
+    def x_of(on: date) -> float:
+        if first == last:
+            return LEFT + plot_w / 2
+        return round(LEFT + plot_w * (on - first).days / days, 1)
+
+    def y_of(value: float) -> float:
+        return round(TOP + plot_h * (high - value) / (high - low), 1)
+
+    points = [Point(x_of(on), y_of(r), kind, label) for on, r, kind, label in entries]
+    line = " ".join(f"{p.x},{p.y}" for p in points)
+    bands = [Band(x_of(a) - 2, max(x_of(b) - x_of(a), 0) + 4, name) for name, a, b in events]
+    if first == last:
+        x_ticks = [Tick(x_of(first), first.isoformat())]
+    else:
+        fmt = "%Y" if (last - first).days > 2 * 366 else "%Y-%m"
+        x_ticks = [Tick(x_of(t), t.strftime(fmt)) for t in _date_ticks(first, last)]
+    return Chart(
+        title=title, description=description, width=WIDTH, height=HEIGHT, left=LEFT,
+        right=RIGHT, top=TOP, bottom=BOTTOM, x_ticks=x_ticks,
+        y_ticks=[Tick(y_of(v), _number(v)) for v in y_values],
+        x_label=x_label, y_label=y_label, line=line, points=points, bands=bands,
+    )  # fmt: skip
+
+
+def distribution(
+    title: str, ratings: list[float], x_label: str, y_label: str, bar_label: str
+) -> Chart:
+    """A histogram of ratings: bars of a round width, height = players.
+    ``bar_label`` is a format string with ``{low}``, ``{high}`` and ``{n}``."""
+    low_r, high_r = min(ratings), max(ratings)
+    width = nice_step(max(high_r - low_r, 1), 12)
+    start = math.floor(low_r / width) * width
+    n_bins = max(1, math.floor((high_r - start) / width) + 1)
+    counts = [0] * n_bins
+    for r in ratings:
+        counts[min(int((r - start) // width), n_bins - 1)] += 1
+    top_count = max(counts)
+    step = max(1, math.ceil(nice_step(top_count, 4)))
+    y_max = math.ceil(top_count / step) * step
+    plot_w = WIDTH - LEFT - RIGHT
+    plot_h = HEIGHT - TOP - BOTTOM
+    bar_w = plot_w / n_bins
+    bars = []
+    for i, n in enumerate(counts):
+        h = plot_h * n / y_max
+        lo, hi = start + i * width, start + (i + 1) * width
+        label = bar_label.format(low=_number(lo), high=_number(hi), n=n)
+        bars.append(Bar(round(LEFT + i * bar_w, 1), round(TOP + plot_h - h, 1),
+                        round(max(bar_w - 1, 0.5), 1), round(h, 1), label))  # fmt: skip
+    every = max(1, math.ceil(n_bins / 6))
+    x_ticks = [
+        Tick(round(LEFT + i * bar_w, 1), _number(start + i * width))
+        for i in range(0, n_bins + 1, every)
+    ]
+    y_ticks = [
+        Tick(round(TOP + plot_h - plot_h * v / y_max, 1), str(v)) for v in range(0, y_max + 1, step)
+    ]
+    description = "; ".join(b.label for b, n in zip(bars, counts, strict=True) if n)
+    return Chart(
+        title=title, description=description, width=WIDTH, height=HEIGHT, left=LEFT,
+        right=RIGHT, top=TOP, bottom=BOTTOM, x_ticks=x_ticks, y_ticks=y_ticks,
+        x_label=x_label, y_label=y_label, bars=bars,
+    )  # fmt: skip

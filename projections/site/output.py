@@ -1,0 +1,98 @@
+"""Writing a site's files: only those whose content changed.
+
+Each file's new content is compared with what is on disk before writing, so
+a second build after one new game touches only the pages that game changed.
+A manifest of the files a build wrote lets the next build delete the pages
+that no longer exist (a voided game's page stays; a renamed event's goes)
+without ever touching a file the site did not write.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from projections.site.spreadsheet import neutralise
+
+MANIFEST = ".ledger-site"
+
+
+class BuildReport(msgspec.Struct):
+    """What a build did: pages (HTML) and other files written or left as they were."""
+
+    out_dir: str
+    pages: int
+    pages_written: int
+    files: int
+    files_written: int
+    removed: int
+
+
+class SiteWriter:
+    """Writes files under ``root``, skipping those whose content is unchanged."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.seen: set[str] = set()
+        self.pages = self.pages_written = self.files = self.files_written = 0
+        self.previous = self._manifest()
+
+    def _manifest(self) -> set[str]:
+        path = self.root / MANIFEST
+        if not path.exists():
+            return set()
+        return set(path.read_text(encoding="utf-8").splitlines())
+
+    def write(self, rel: str, content: str | bytes) -> bool:
+        """Write ``rel`` (a path relative to the site root) if its content
+        differs from the file on disk; True when written."""
+        data = content.encode("utf-8") if isinstance(content, str) else content
+        if rel in self.seen:
+            raise ValueError(f"the site writes {rel} twice")
+        self.seen.add(rel)
+        page = rel.endswith(".html")
+        self.pages += page
+        self.files += not page
+        path = self.root / rel
+        try:
+            if path.stat().st_size == len(data) and path.read_bytes() == data:
+                return False
+        except FileNotFoundError:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        self.pages_written += page
+        self.files_written += not page
+        return True
+
+    def table(self, stem: str, columns: list[str], rows: list[list[Any]]) -> None:
+        """A table's downloads: ``stem.csv`` (spreadsheet-safe) and ``stem.json``
+        (a list of records with the same columns)."""
+        out = io.StringIO()
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(columns)
+        writer.writerows([neutralise(v) for v in row] for row in rows)
+        self.write(stem + ".csv", out.getvalue())
+        records = [dict(zip(columns, row, strict=True)) for row in rows]
+        self.write(stem + ".json", msgspec.json.format(msgspec.json.encode(records)))
+
+    def finish(self) -> BuildReport:
+        """Delete what the previous build wrote and this one did not; save
+        the manifest."""
+        removed = 0
+        for rel in sorted(self.previous - self.seen):
+            if Path(rel).is_absolute() or ".." in Path(rel).parts:
+                continue  # a manifest edited by hand never reaches outside the site
+            path = self.root / rel
+            if path.is_file():
+                path.unlink()
+                removed += 1
+        manifest = "\n".join(sorted(self.seen)) + "\n"
+        (self.root / MANIFEST).write_text(manifest, encoding="utf-8")
+        return BuildReport(
+            out_dir=str(self.root), pages=self.pages, pages_written=self.pages_written,
+            files=self.files, files_written=self.files_written, removed=removed,
+        )  # fmt: skip
