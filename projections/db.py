@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 
@@ -37,6 +38,8 @@ class Database:
     """A connection to the views, with the few operations the views use."""
 
     kind = "sqlite"
+    #: The driver's own errors: a failure of the database, never of a family.
+    errors: tuple[type[BaseException], ...] = (sqlite3.Error,)
 
     def __init__(self, conn: Any) -> None:
         self.conn = conn
@@ -55,15 +58,26 @@ class Database:
     def ddl(self, statement: str) -> str:
         return statement
 
-    def begin_exclusive(self) -> None:
-        """Start a transaction no other catch-up can run beside."""
-        self.conn.execute("BEGIN IMMEDIATE")
+    def table_exists(self, name: str) -> bool:
+        row = self.conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type='table' AND name=?", (name,)
+        ).fetchone()
+        return row is not None
 
-    def commit(self) -> None:
+    @contextmanager
+    def transaction(self) -> Iterator[Database]:
+        """An exclusive transaction (no other catch-up runs beside it):
+        committed when the block ends, rolled back if it raises."""
+        self.begin_exclusive()
+        try:
+            yield self
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
         self.conn.execute("COMMIT")
 
-    def rollback(self) -> None:
-        self.conn.execute("ROLLBACK")
+    def begin_exclusive(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
 
     def close(self) -> None:
         self.conn.close()
@@ -86,10 +100,12 @@ class SQLiteDatabase(Database):
 class PostgresDatabase(Database):
     kind = "postgres"
     # Keys are compared byte by byte (the effective-order key uses \x1f).
-    _TYPES = ((re.compile(r"\bTEXT\b"), 'TEXT COLLATE "C"'),
-              (re.compile(r"\bREAL\b"), "DOUBLE PRECISION"),
-              (re.compile(r"\bBLOB\b"), "BYTEA"),
-              (re.compile(r"\bINTEGER\b"), "BIGINT"))  # fmt: skip
+    _TYPES = (
+        (re.compile(r"\bTEXT\b"), 'TEXT COLLATE "C"'),
+        (re.compile(r"\bREAL\b"), "DOUBLE PRECISION"),
+        (re.compile(r"\bBLOB\b"), "BYTEA"),
+        (re.compile(r"\bINTEGER\b"), "BIGINT"),
+    )
 
     def __init__(self, url: str, schema: str) -> None:
         import psycopg
@@ -101,6 +117,7 @@ class PostgresDatabase(Database):
         conn = psycopg.connect(url, autocommit=True, row_factory=rows)
         conn.execute(f'SET search_path TO "{schema}"')
         super().__init__(conn)
+        self.errors = (psycopg.Error,)
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
         return self.conn.execute(sql.replace("?", "%s"), params)
@@ -113,6 +130,9 @@ class PostgresDatabase(Database):
         for pattern, replacement in self._TYPES:
             statement = pattern.sub(replacement, statement)
         return statement
+
+    def table_exists(self, name: str) -> bool:
+        return self.conn.execute("SELECT to_regclass(%s)", (name,)).fetchone()[0] is not None
 
     def begin_exclusive(self) -> None:
         self.conn.execute("BEGIN")

@@ -11,11 +11,11 @@ from typing import Any
 
 import msgspec
 
-from ledger.errors import NotFound
+from ledger.errors import LedgerError, NotFound
 from ledger.identity import name_key, short
 from projections import views
 from projections.db import Database, Row
-from projections.families.base import Game, PlayerState
+from projections.families.base import FamilyError, Game, PlayerState
 from projections.families.registry import family_class, load_family
 
 
@@ -62,6 +62,10 @@ class LadderInfo(msgspec.Struct):
     players: int
     games: int
     rules: list[dict[str, Any]] = []
+    #: Why the ladder cannot be replayed (its queries are refused until then).
+    problem: str | None = None
+    #: Rulesets adopted under another version of their family's maths.
+    version_warnings: list[str] = []
 
 
 class PlayerInfo(msgspec.Struct):
@@ -94,11 +98,25 @@ class Explanation(msgspec.Struct):
     note: str = ""
 
 
+class LadderProblem(LedgerError):
+    """A query on a ladder whose entries cannot all be replayed (the message
+    names the entry, the error and what to do)."""
+
+
 # -- resolving names --------------------------------------------------------
 def ladder_row(conn: Database, name: str) -> Row:
     row = conn.execute("SELECT * FROM view_ladders WHERE key=?", (name_key(name),)).fetchone()
     if row is None:
         raise NotFound(f"unknown ladder {name!r} (see 'ledger ladder list')")
+    return row
+
+
+def replayed_ladder_row(conn: Database, name: str) -> Row:
+    """``ladder_row`` of a ladder whose ratings can be read (raises
+    LadderProblem for a ladder that cannot be replayed)."""
+    row = ladder_row(conn, name)
+    if row["problem"]:
+        raise LadderProblem(row["problem"])
     return row
 
 
@@ -161,7 +179,7 @@ def standings(
     conn: Database, ladder: str, as_of: date | None = None, lang: str = "en"
 ) -> list[StandingRow]:
     """The ranking: current, or as it stood at the end of ``as_of``."""
-    lrow = ladder_row(conn, ladder)
+    lrow = replayed_ladder_row(conn, ladder)
     if as_of is None:
         rows = conn.execute(
             "SELECT player, rating, games, last_played FROM view_standings WHERE ladder=?",
@@ -195,7 +213,7 @@ def standings(
 
 def history(conn: Database, ladder: str, player: str) -> list[HistoryLine]:
     """Every entry that changed a player's rating in a ladder, in effective order."""
-    lrow = ladder_row(conn, ladder)
+    lrow = replayed_ladder_row(conn, ladder)
     pid = player_by_name(conn, player)
     who = names(conn)
     out = []
@@ -228,7 +246,11 @@ def explain(conn: Database, ref: str) -> Explanation:
     """Every input and intermediate value of one game's computation."""
     game = game_row(conn, ref)
     facts = msgspec.json.decode(game["facts"])
-    lrow = conn.execute("SELECT name FROM view_ladders WHERE id=?", (game["ladder"],)).fetchone()
+    lrow = conn.execute(
+        "SELECT name, problem FROM view_ladders WHERE id=?", (game["ladder"],)
+    ).fetchone()
+    if lrow["problem"]:
+        raise LadderProblem(lrow["problem"])
     ruleset = ruleset_at(conn, game["ladder"], game["key"])
     base = Explanation(
         game=game["short"],
@@ -317,15 +339,23 @@ def audit(conn: Database, ladder: str | None = None) -> list[AuditLine]:
 
 
 def ladders(conn: Database) -> list[LadderInfo]:
-    return [ladder_info(conn, r["name"], rules=False) for r in conn.execute(
-        "SELECT name FROM view_ladders ORDER BY key")]  # fmt: skip
+    return [
+        ladder_info(conn, r["name"], rules=False)
+        for r in conn.execute("SELECT name FROM view_ladders ORDER BY key")
+    ]
 
 
 def ladder_info(conn: Database, name: str, rules: bool = True) -> LadderInfo:
-    """A ladder's family, the parameters in force now and its rule history."""
+    """A ladder's family, the parameters in force now and its rule history;
+    why it cannot be replayed, if so; rulesets of other maths versions."""
     lrow = ladder_row(conn, name)
     current = ruleset_at(conn, lrow["id"])
-    params = family_class(current["family"]).parse_params(current["params"])
+    try:
+        params = msgspec.to_builtins(
+            family_class(current["family"]).parse_params(current["params"])
+        )
+    except FamilyError:  # a family that cannot be loaded: the ladder's problem
+        params = current["params"]
     players = conn.execute(
         "SELECT COUNT(*) FROM view_standings WHERE ladder=?", (lrow["id"],)
     ).fetchone()[0]
@@ -352,10 +382,12 @@ def ladder_info(conn: Database, name: str, rules: bool = True) -> LadderInfo:
     return LadderInfo(
         name=lrow["name"],
         family=current["family"],
-        params=msgspec.to_builtins(params),
+        params=params,
         players=players,
         games=games,
         rules=history_rows,
+        problem=lrow["problem"],
+        version_warnings=views.version_warnings(views.ruleset_entries(conn, lrow["id"])),
     )
 
 

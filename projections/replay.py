@@ -9,7 +9,7 @@ applied after the event's last game.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from datetime import date
 from typing import Any
 
@@ -50,6 +50,17 @@ class Row(msgspec.Struct, array_like=True):
     games_before: int
     games_after: int
     note: str
+
+
+class EntryFailed(Exception):
+    """An entry the ladder's family could not apply (a family that cannot
+    be loaded, a game missing what the family needs, a bug in a family):
+    the replay stops at ``entry``; ``cause`` is what the family raised."""
+
+    def __init__(self, entry: Entry, cause: BaseException) -> None:
+        super().__init__(f"{entry.kind} {entry.id}: {cause}")
+        self.entry = entry
+        self.cause = cause
 
 
 def resolve_merges(merged_into: Mapping[str, str]) -> dict[str, str]:
@@ -111,27 +122,37 @@ class Replay:
         pending: dict[str, dict[str, list[Any]]] = {}
         self.since_checkpoint = since
         for entry in entries:
-            boundary = False
-            if entry.kind == "ruleset":
-                for event in list(pending):  # a rule change closes open events
-                    self._close_event(event, pending, entry.date)
-                self.family = load_family(entry.data["family"], entry.data["params"])
-            elif entry.kind == "game":
-                self.since_checkpoint += 1
-                yield from self._game(entry, pending)
-                event = entry.data.get("event")
-                if event in pending and self.event_ends.get(event, entry.key) <= entry.key:
-                    self._close_event(event, pending, entry.date)
-                    boundary = True
-            elif entry.kind == "adjust":
-                yield from self._adjust(entry)
-            elif entry.kind == "season":
-                boundary = True
-                yield from self._season(entry)
+            try:
+                boundary = yield from self._apply(entry, pending)
+            except Exception as exc:  # noqa: BLE001 - whatever a family raises
+                raise EntryFailed(entry, exc) from exc
             due = boundary or (every and self.since_checkpoint >= every)
             if checkpoint is not None and due and not pending:
                 checkpoint(entry.key, self.states)
                 self.since_checkpoint = 0
+
+    def _apply(
+        self, entry: Entry, pending: dict[str, dict[str, list[Any]]]
+    ) -> Generator[Row, None, bool]:
+        """Yield the rows of one entry; returns whether it closed a period
+        (a season or an event), a safe place for a checkpoint."""
+        if entry.kind == "ruleset":
+            for event in list(pending):  # a rule change closes open events
+                self._close_event(event, pending, entry.date)
+            self.family = load_family(entry.data["family"], entry.data["params"])
+        elif entry.kind == "game":
+            self.since_checkpoint += 1
+            yield from self._game(entry, pending)
+            event = entry.data.get("event")
+            if event in pending and self.event_ends.get(event, entry.key) <= entry.key:
+                self._close_event(event, pending, entry.date)
+                return True
+        elif entry.kind == "adjust":
+            yield from self._adjust(entry)
+        elif entry.kind == "season":
+            yield from self._season(entry)
+            return True
+        return False
 
     def _game(self, entry: Entry, pending: dict[str, dict[str, list[Any]]]) -> Iterator[Row]:
         family = self.family

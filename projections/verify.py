@@ -1,5 +1,12 @@
 """``ledger verify``: the event log against its hash chain, and the stored
-views against views rebuilt in memory from the events alone."""
+views against views rebuilt in memory from the events alone.
+
+Chain links are written by the event store's recorder with the events
+(``ledger.chain``); verify only reads them. Every event without its link,
+every event that no longer matches its link and every chained event missing
+from the store is named. A ladder that cannot be replayed is a problem;
+a ruleset adopted under another version of its family's maths is a warning.
+"""
 
 from __future__ import annotations
 
@@ -8,13 +15,14 @@ from typing import Any
 
 import msgspec
 
-from projections import chain, views
+from ledger import chain
+from projections import views
 from projections.db import Database
 
 # What a rebuild must reproduce exactly. Checkpoints and the count of games
 # since the last one depend on when catch-ups ran, not on the events.
 COMPARED: dict[str, tuple[str, str]] = {
-    "view_ladders": ("id, name, key, opened_at, opened_by, frontier", "id"),
+    "view_ladders": ("id, name, key, opened_at, opened_by, frontier, problem", "id"),
     "view_players": ("*", "id"),
     "view_games": ("*", "id"),
     "view_entries": ("*", "ladder, key"),
@@ -30,6 +38,8 @@ class VerifyReport(msgspec.Struct):
     head: str
     views_checksum: str
     problems: list[str]
+    #: Worth knowing, not a failure (rulesets adopted under other maths).
+    warnings: list[str] = []
 
     @property
     def ok(self) -> bool:
@@ -37,45 +47,43 @@ class VerifyReport(msgspec.Struct):
 
 
 def check_chain(conn: Database, recorder: Any, published: str | None) -> list[str]:
-    """Recompute the chain from the stored events; name the first event that
-    was changed, inserted outside the ledger or deleted."""
-    stored = dict(conn.execute("SELECT seq, link FROM ledger_chain").fetchall())
+    """Recompute the chain from the stored events; name every event that was
+    changed, stored without its link (inserted outside the ledger) or
+    deleted."""
+    stored = dict(conn.execute(f"SELECT seq, link FROM {chain.TABLE}").fetchall())
     chained = sorted(stored)
     problems: list[str] = []
-    previous, start, position = chain.GENESIS, 0, 0
-    while not problems:
-        notes = recorder.select_notifications(start, 5000, inclusive_of_start=False)
-        if not notes:
-            break
-        for note in notes:
-            start = note.id
-            # A chained sequence number skipped by the store: that event is gone.
-            while position < len(chained) and chained[position] < note.id:
-                problems.append(
-                    f"event {chained[position]} is in the hash chain but missing from the "
-                    "event store (deleted)"
-                )
-                break
-            if problems:
-                break
+    previous, position = chain.GENESIS, 0
+
+    def deleted_before(seq: float) -> None:
+        # A chained sequence number the store skips: that event is gone. The
+        # next link was made from the deleted one's, so carry on from it.
+        nonlocal previous, position
+        while position < len(chained) and chained[position] < seq:
+            gone = chained[position]
+            problems.append(
+                f"event {gone} is in the hash chain but missing from the event store (deleted)"
+            )
+            previous = stored[gone]
+            position += 1
+
+    for page in views.pages(recorder):
+        for note in page:
+            deleted_before(note.id)
             link = stored.get(note.id)
             if link is None:
+                # The recorder chains the next event from the last link.
                 problems.append(f"event {note.id} ({note.topic}) is not in the hash chain")
-                break
+                continue
             if link != chain.link(previous, note):
                 problems.append(
                     f"event {note.id} ({note.topic}, aggregate {note.originator_id} "
                     f"v{note.originator_version}) does not match its chain link: "
                     "it was changed after it was recorded"
                 )
-                break
             previous = link
             position += 1
-    if not problems and position < len(chained):
-        problems.append(
-            f"event {chained[position]} is in the hash chain but missing from the event store "
-            "(deleted)"
-        )
+    deleted_before(float("inf"))
     if published is not None and published not in stored.values():
         problems.append(f"the published head {published} is not a link of this ledger's chain")
     return problems
@@ -95,9 +103,8 @@ def checksum(conn: Database) -> str:
     return h.hexdigest()
 
 
-def check_views(conn: Database, recorder: Any) -> tuple[list[str], str]:
-    """Rebuild every view in memory; name the first stored row that differs."""
-    fresh = views.in_memory(recorder)
+def compare_views(conn: Database, fresh: Database) -> list[str]:
+    """Name the first row of each table where ``conn`` differs from ``fresh``."""
     problems = []
     for table in COMPARED:
         mine, theirs = rows(conn, table), rows(fresh, table)
@@ -110,13 +117,40 @@ def check_views(conn: Database, recorder: Any) -> tuple[list[str], str]:
                 problems.append(
                     f"{table} has {len(mine)} rows stored but {len(theirs)} rebuilt from the events"
                 )
-    return problems, checksum(fresh)
+    return problems
+
+
+def check_views(conn: Database, recorder: Any) -> tuple[list[str], str]:
+    """Rebuild every view in memory; name the first stored row that differs."""
+    fresh = views.in_memory(recorder)
+    return compare_views(conn, fresh), checksum(fresh)
+
+
+def ladder_findings(fresh: Database) -> tuple[list[str], list[str]]:
+    """(problems, warnings) of the ladders in views rebuilt from the events:
+    ladders that cannot be replayed; rulesets of other maths versions."""
+    problems, warnings = [], []
+    for lid, name, problem in fresh.execute(
+        "SELECT id, name, problem FROM view_ladders ORDER BY key"
+    ).fetchall():
+        if problem:
+            problems.append(problem)
+        rulesets = views.ruleset_entries(fresh, lid)
+        warnings += [f"ladder {name!r}: {w}" for w in views.version_warnings(rulesets)]
+    return problems, warnings
 
 
 def verify(conn: Database, recorder: Any, published: str | None = None) -> VerifyReport:
+    """The chain, the views against a rebuild, and each ladder's replay."""
     problems = check_chain(conn, recorder, published)
-    view_problems, digest = check_views(conn, recorder)
+    fresh = views.in_memory(recorder)
+    problems += compare_views(conn, fresh)
+    ladder_problems, warnings = ladder_findings(fresh)
     seq, head = chain.head(conn)
     return VerifyReport(
-        events=seq, head=head, views_checksum=digest, problems=problems + view_problems
+        events=seq,
+        head=head,
+        views_checksum=checksum(fresh),
+        problems=problems + ladder_problems,
+        warnings=warnings,
     )

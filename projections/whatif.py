@@ -13,9 +13,9 @@ from projections import queries
 from projections.db import Database
 from projections.families.base import FamilyError
 from projections.families.registry import family_class, load_family
-from projections.replay import Entry, Replay, event_ends, resolve_merges
+from projections.replay import Entry, EntryFailed, Replay, event_ends, resolve_merges
 from projections.timeline import sort_key
-from projections.views import ladder_entries
+from projections.views import ladder_entries, problems
 
 
 class WhatIfLine(msgspec.Struct):
@@ -37,7 +37,7 @@ def whatif(
 ) -> list[WhatIfLine]:
     """Replay ``ladder`` with ``overrides`` (from ``start`` on, or for its
     whole history) and compare with today's standings."""
-    lid = queries.ladder_row(conn, ladder)["id"]
+    lid = queries.replayed_ladder_row(conn, ladder)["id"]
     entries = list(ladder_entries(conn, lid, None))
     if start is None:
         changed = [_override(e, overrides, family) if e.kind == "ruleset" else e for e in entries]
@@ -50,8 +50,11 @@ def whatif(
         dict(conn.execute("SELECT id, merged_into FROM view_players WHERE merged_into IS NOT NULL"))
     )
     replay = Replay({}, None, merges, event_ends(changed))
-    for _ in replay.run(changed):
-        pass
+    try:
+        for _ in replay.run(changed):
+            pass
+    except EntryFailed as failed:  # the other rules cannot rate some entry
+        raise Invalid(problems.failure(ladder, failed)) from None
     names = queries.names(conn)
     now = {r.player: (r.rank, r.rating) for r in queries.standings(conn, ladder)}
     ranked = sorted(replay.states.items(), key=lambda kv: (-kv[1].rating, names.get(kv[0], kv[0])))

@@ -36,7 +36,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import projections.views
+import projections.views.ladder_replay
 from ledger import events as ev
 from ledger.application import DuplicateGame, LedgerApplication
 from ledger.errors import Conflict, Invalid
@@ -515,7 +515,7 @@ class World:
 def worlds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
     """Makes fresh ledgers (one file each, for every hypothesis example), in
     memory-backed storage where there is some: every command commits twice."""
-    monkeypatch.setattr(projections.views, "CHECKPOINT_EVERY", SMALL_CHECKPOINTS)
+    monkeypatch.setattr(projections.views.ladder_replay, "CHECKPOINT_EVERY", SMALL_CHECKPOINTS)
     shm = Path("/dev/shm")
     folder = Path(tempfile.mkdtemp(dir=shm)) if shm.is_dir() else tmp_path
     made: list[World] = []
