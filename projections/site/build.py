@@ -68,12 +68,18 @@ class DataTable(msgspec.Struct):
 
 
 # -- formatting ---------------------------------------------------------------------
+def _short(value: float, sign: str = "") -> str:
+    """Rounded to 4 decimals for people, as the CLI's tables show numbers
+    (the downloads and the sort keys keep the exact value)."""
+    return f"{value:{sign}.4f}".rstrip("0").rstrip(".")
+
+
 def num(value: float | None) -> Cell:
-    return Cell("" if value is None else f"{value:g}", None, value)
+    return Cell("" if value is None else _short(value), None, value)
 
 
 def signed(value: float | None) -> Cell:
-    return Cell("" if value is None else f"{value:+g}", None, value)
+    return Cell("" if value is None else _short(value, "+"), None, value)
 
 
 def slug(text: str) -> str:
