@@ -9,11 +9,17 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date
 
 import msgspec
 import pytest
 
+from ledger import chain
+from projections import verify as verify_mod
+from projections import views
+from projections.db import Database, SQLiteDatabase
 from tests.conftest import Cli
+from tests.read_side.ledger_builder import Builder
 
 HEX64 = re.compile(r"[0-9a-f]{64}")
 PLAYERS = ("Ann", "Ben", "Cat")
@@ -281,3 +287,65 @@ def test_rebuild_keeps_standings_history_and_head(ledger: Ledger) -> None:
     code, again = verify(cli, "--head", head)
     assert code == 0
     assert again["views_checksum"] == report["views_checksum"]
+
+
+# -- the chain check and the views, without the CLI ------------------------------
+def chained_ledger(skip: frozenset[int] = frozenset()) -> tuple[Database, Builder]:
+    """A small ledger in memory whose links are written as the event store's
+    recorder writes them (``ledger.chain.link`` from the last link), except
+    for the events at the positions in ``skip``; returns (views, builder)."""
+    b = Builder()
+    b.player("Ann", "Ben")
+    b.ladder("Club")
+    b.game("Club", date(2025, 1, 1), "Ann", "Ben")
+    b.game("Club", date(2025, 1, 2), "Ben", "Ann")
+    conn = views.connect(SQLiteDatabase(":memory:"))
+    previous = chain.GENESIS
+    for page in views.pages(b.recorder):
+        for note in page:
+            if note.id in skip:
+                continue
+            previous = chain.link(previous, note)
+            conn.execute(f"INSERT INTO {chain.TABLE} VALUES (?, ?)", (note.id, previous))
+    views.catch_up(conn, b.recorder)
+    return conn, b
+
+
+def test_a_fully_chained_ledger_verifies_without_the_cli() -> None:
+    conn, b = chained_ledger()
+    report = verify_mod.verify(conn, b.recorder)
+    assert report.ok, report.problems
+    assert report.events == b.recorder.max_notification_id() == 6
+    assert report.warnings == []
+
+
+def test_every_event_without_its_link_is_a_problem() -> None:
+    conn, b = chained_ledger(skip=frozenset({2, 5}))
+    problems = verify_mod.check_chain(conn, b.recorder, None)
+    assert problems == [
+        "event 2 (ledger:PlayerRegistered) is not in the hash chain",
+        "event 5 (ledger:GameRecorded) is not in the hash chain",
+    ]
+
+
+def test_catch_up_and_rebuild_never_write_links() -> None:
+    conn, b = chained_ledger(skip=frozenset(range(1, 7)))
+    assert chain.head(conn) == (0, chain.GENESIS)
+    assert views.rebuild(conn, b.recorder) == 6
+    assert conn.execute(f"SELECT COUNT(*) FROM {chain.TABLE}").fetchone()[0] == 0
+    report = verify_mod.verify(conn, b.recorder)
+    assert len([p for p in report.problems if "not in the hash chain" in p]) == 6
+
+
+def test_a_broken_ladder_is_a_verify_problem_not_a_crash() -> None:
+    conn, b = chained_ledger()
+    b.ladder("Skirmish", "tests.example_family:PointsShareElo")
+    b.game("Skirmish", date(2025, 5, 2), "Ben", "Ann", {})
+    views.catch_up(conn, b.recorder)
+    report = verify_mod.verify(conn, b.recorder)
+    ladder_problems = [p for p in report.problems if p.startswith("ladder 'Skirmish'")]
+    assert len(ladder_problems) == 1
+    assert "needs --attr points_a=N" in ladder_problems[0]
+    # The views themselves match a rebuild: only the ladder and the new
+    # events' missing links are named.
+    assert not any(p.startswith("view_") for p in report.problems)

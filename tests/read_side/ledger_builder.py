@@ -14,6 +14,8 @@ from eventsourcing.popo import POPOApplicationRecorder
 from ledger import events as ev
 from projections import views
 from projections.db import Database, SQLiteDatabase
+from projections.families.base import FamilyError
+from projections.families.registry import family_class
 
 BY = "tester"
 START = date(1, 1, 1)
@@ -71,7 +73,7 @@ class Builder:
         name: str,
         family: str = "elo",
         params: dict[str, Any] | None = None,
-        family_version: int = 1,
+        family_version: int | None = None,
     ) -> uuid.UUID:
         lid = uuid.uuid4()
         self.ladders[name] = lid
@@ -85,9 +87,13 @@ class Builder:
         family: str,
         params: dict[str, Any],
         effective: date,
-        family_version: int = 1,
+        family_version: int | None = None,
     ) -> None:
+        """Adopt a ruleset (by default under the family's maths version of
+        this installation, as the write side records it)."""
         lid = self.ladders[ladder]
+        if family_version is None:
+            family_version = _code_version(family)
         self.store(
             ev.RulesetAdopted(
                 **self._next(lid),
@@ -139,3 +145,10 @@ class Builder:
 
     def void(self, gid: uuid.UUID) -> None:
         self.store(ev.GameVoided(**self._next(gid), reason="void"))
+
+
+def _code_version(family: str) -> int:
+    try:
+        return getattr(family_class(family), "version", 1)
+    except FamilyError:
+        return 1

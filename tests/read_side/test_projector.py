@@ -1,0 +1,34 @@
+"""The projector handles every event class the ledger stores, by type."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import UTC, datetime
+
+import pytest
+
+from ledger import events as ev
+from projections import views
+from projections.db import SQLiteDatabase
+from projections.views.projector import KIND_NAMES, Projector
+
+
+def test_every_event_class_has_a_handler_and_an_audit_name() -> None:
+    registry = Projector.__dict__["project"].dispatcher.registry
+    assert set(ev.EVENT_CLASSES) <= set(registry)
+    assert set(KIND_NAMES) == set(ev.EVENT_CLASSES)
+
+
+def test_an_unknown_event_class_is_refused() -> None:
+    class Stray(ev.LedgerEvent, frozen=True, kw_only=True):
+        TOPIC = "test:Stray"
+
+    stray = Stray(
+        originator_id=uuid.uuid4(),
+        originator_version=1,
+        recorded_at=datetime(2026, 1, 1, tzinfo=UTC),
+        recorded_by="tester",
+    )
+    projector = Projector(views.connect(SQLiteDatabase(":memory:")))
+    with pytest.raises(TypeError, match="no projection for Stray"):
+        projector.apply(1, stray)
