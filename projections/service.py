@@ -63,9 +63,11 @@ def follow(
     interval: float = 0.2,
     on_batch: Callable[[int], None] | None = None,
     stop: threading.Event | None = None,
+    on_warning: Callable[[str], None] | None = None,
 ) -> int:
     """Catch up every ``interval`` seconds until SIGINT/SIGTERM (or ``stop``);
-    returns the number of events applied."""
+    returns the number of events applied. ``on_warning`` hears each warning
+    of a catch-up (a ladder that cannot be replayed, other maths versions)."""
     stop = stop or threading.Event()
     previous = {}
     if threading.current_thread() is threading.main_thread():
@@ -74,8 +76,12 @@ def follow(
     total = 0
     try:
         while not stop.is_set():
-            applied = views.catch_up(db, recorder)
+            report = views.catch_up_report(db, recorder)
+            applied = report.applied
             total += applied
+            if on_warning is not None:
+                for warning in report.warnings:
+                    on_warning(warning)
             if applied and on_batch is not None:
                 on_batch(applied)
             stop.wait(interval)
