@@ -1,54 +1,80 @@
-"""The write side: an eventsourcing Application whose commands validate and
-append events.
+"""The event store: an eventsourcing Application with a msgspec mapper, the
+ledger's recorders, and the write-side reads commands decide from.
 
-Each command either appends its events in one transaction or raises a
-LedgerError and appends nothing. Aggregates are tiny (a ladder's rulesets, one
-player, one game), so a command reads only the few events it needs.
+Every read here is of write-side state: one small aggregate (a ladder, a game,
+a player), or the write index kept in the append transaction
+(``ledger.write_index``). Nothing here reads the views. The rules themselves
+live in ``ledger.commands``.
 """
 
 from __future__ import annotations
 
 import getpass
 import os
-from collections.abc import Callable, Sequence
-from datetime import UTC, date, datetime
+from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any, ClassVar
 from uuid import UUID
 
-import msgspec
 from eventsourcing.application import Application
-from eventsourcing.persistence import IntegrityError, Mapper, StoredEvent, Transcoder
+from eventsourcing.persistence import (
+    IntegrityError,
+    Mapper,
+    MapperDeserialisationError,
+    StoredEvent,
+    Transcoder,
+)
 from eventsourcing.utils import get_topic
 
 from ledger import events as ev
+from ledger import write_index
 from ledger.errors import Conflict, Invalid, NotFound
-from ledger.identity import (
-    adjustment_id,
-    game_id,
-    game_identity,
-    ladder_id,
-    name_key,
-    player_id,
-    season_id,
-    short,
+from ledger.identity import ladder_id, name_key, short
+from ledger.state import (
+    GameState,
+    LadderState,
+    PlayerRecord,
+    game_state,
+    ladder_state,
+    player_record,
 )
-from projections.families.base import Family, FamilyError
-from projections.families.registry import load_family
 
 
 class MsgspecMapper(Mapper):
-    """Stores events as msgspec JSON under their explicit TOPIC."""
+    """Stores events as msgspec JSON under their explicit TOPIC.
+
+    Honours the library's COMPRESSOR_TOPIC and CIPHER_TOPIC settings, and
+    wraps a stored event that cannot be read back as the library's mapper
+    does (MapperDeserialisationError naming the event).
+    """
 
     def to_stored_event(self, domain_event: Any) -> StoredEvent:
+        state = ev.encode(domain_event)
+        if self.compressor:
+            state = self.compressor.compress(state)
+        if self.cipher:
+            state = self.cipher.encrypt(state)
         return StoredEvent(
             originator_id=domain_event.originator_id,
             originator_version=domain_event.originator_version,
             topic=domain_event.TOPIC,
-            state=ev.encode(domain_event),
+            state=state,
         )
 
     def to_domain_event(self, stored_event: StoredEvent) -> Any:
-        return ev.decode(stored_event.topic, stored_event.state)
+        state = stored_event.state
+        try:
+            if self.cipher:
+                state = self.cipher.decrypt(state)
+            if self.compressor:
+                state = self.compressor.decompress(state)
+            return ev.decode(stored_event.topic, state)
+        except Exception as exc:
+            raise MapperDeserialisationError(
+                f"Failed to deserialise state of stored event with topic "
+                f"'{stored_event.topic}', originator_id '{stored_event.originator_id}' and "
+                f"originator_version {stored_event.originator_version}: {exc}"
+            ) from exc
 
 
 class NullTranscoder(Transcoder):
@@ -77,72 +103,8 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
-BEGINNING = date(1, 1, 1)
-
-
-class Ruleset(msgspec.Struct, frozen=True):
-    family: str
-    params: dict[str, Any]
-    effective: date
-
-
-class LadderState(msgspec.Struct):
-    id: UUID
-    name: str
-    version: int
-    rulesets: list[Ruleset]
-    # Families bound to each ruleset, built once (an import checks many games).
-    _families: dict[int, Family] = msgspec.field(default_factory=dict)
-
-    def ruleset_on(self, on: date) -> Ruleset:
-        """The ruleset in force on a date (the latest adopted on or before;
-        of two adopted for the same date, the later recorded)."""
-        current = self.rulesets[0]
-        for rs in sorted(self.rulesets, key=lambda r: r.effective):
-            if rs.effective <= on:
-                current = rs
-        return current
-
-    def family_on(self, on: date) -> Family:
-        """The family, bound to its parameters, in force on a date."""
-        ruleset = self.ruleset_on(on)
-        key = id(ruleset)
-        if key not in self._families:
-            self._families[key] = _family(ruleset.family, ruleset.params)
-        return self._families[key]
-
-
-class GameState(msgspec.Struct):
-    id: UUID
-    version: int
-    facts: ev.GameFacts
-    voided: bool
-
-
-class PlayerState(msgspec.Struct):
-    id: UUID
-    version: int
-    name: str
-    merged_into: UUID | None
-
-
-GameLookup = Callable[[UUID], "GameState | None"]
-
-
-class DuplicateGame(Conflict):
-    """A live game with the same identity is already recorded."""
-
-    def __init__(self, gid: UUID, facts: ev.GameFacts) -> None:
-        super().__init__(
-            f"this game is already recorded as {short(gid)} (same date, event, round, table "
-            f"and players); use 'ledger correct {short(gid)}' to change it, or give --table"
-        )
-        self.gid = gid
-        self.facts = facts
-
-
 class LedgerApplication(Application):
-    """The ledger's event store and its commands."""
+    """The ledger's event store and the write-side state commands read."""
 
     name = "ledger"
     env: ClassVar[dict[str, str]] = {
@@ -150,329 +112,162 @@ class LedgerApplication(Application):
         "TRANSCODER_TOPIC": get_topic(NullTranscoder),
     }
 
-    # -- reading small aggregates ---------------------------------------------
-    def _events(self, aggregate: UUID) -> list[Any]:
-        return list(self.events.get(aggregate))
+    def __init__(self, env: dict[str, str] | None = None) -> None:
+        super().__init__(env)
+        self._index_checked = False
 
-    def ladder(self, name_or_id: str | UUID) -> LadderState:
-        lid = name_or_id if isinstance(name_or_id, UUID) else ladder_id(name_or_id)
-        events = self._events(lid)
+    # -- appending ---------------------------------------------------------------
+    def append(self, events: Sequence[Any]) -> None:
+        """Append events in one transaction, with their chain links and write
+        index; a duplicate id or a taken name is a Conflict."""
         if not events:
-            raise NotFound(f"unknown ladder {name_or_id!r} (see 'ledger ladder list')")
-        state = LadderState(id=lid, name=events[0].name, version=0, rulesets=[])
-        for e in events:
-            state.version = e.originator_version
-            if isinstance(e, ev.RulesetAdopted):
-                state.rulesets.append(Ruleset(e.family, e.params, e.effective))
-        return state
-
-    def game(self, gid: UUID) -> GameState:
-        events = self._events(gid)
-        if not events:
-            raise NotFound(f"unknown game {short(gid)}")
-        state = GameState(id=gid, version=0, facts=events[0].game, voided=False)
-        for e in events:
-            state.version = e.originator_version
-            if isinstance(e, ev.GameRecorded | ev.GameCorrected):
-                # Recorded again after a void: the game counts again.
-                state.facts, state.voided = e.game, False
-            elif isinstance(e, ev.GameVoided):
-                state.voided = True
-        return state
-
-    def player(self, pid: UUID) -> PlayerState:
-        events = self._events(pid)
-        if not events:
-            raise NotFound(f"unknown player id {pid}")
-        state = PlayerState(id=pid, version=0, name=events[0].name, merged_into=None)
-        for e in events:
-            state.version = e.originator_version
-            if isinstance(e, ev.PlayerRenamed):
-                state.name = e.name
-            elif isinstance(e, ev.PlayerMerged):
-                state.merged_into = e.into
-            elif isinstance(e, ev.PlayerUnmerged):
-                state.merged_into = None
-        return state
-
-    def _player_name(self, pid: UUID) -> str:
-        try:
-            return self.player(pid).name
-        except NotFound:  # a player registered with this very game
-            return f"id {short(pid)}"
-
-    def _append(self, *events: Any) -> None:
-        """Append events in one transaction; a duplicate id is a Conflict."""
+            return
+        self.ensure_index()
         try:
             # Straight to the event store: these are events, not aggregates,
             # and save()'s protocol checks cost more than the insert.
-            self.events.put(list(events))
+            self.events.put(list(events), decoded_events=events)
         except IntegrityError as exc:
-            raise Conflict(f"already recorded (a concurrent or repeated command): {exc}") from None
+            raise Conflict(_conflict_message(str(exc))) from None
 
-    @staticmethod
-    def _meta(
-        by: str, version: int, aggregate: UUID, at: datetime | None = None, **kw: Any
-    ) -> dict[str, Any]:
-        return dict(
-            originator_id=aggregate,
-            originator_version=version,
-            recorded_at=at or now(),
-            recorded_by=by,
-            **kw,
-        )
-
-    # -- ladders -----------------------------------------------------------------
-    def open_ladder(self, name: str, family: str, params: dict[str, Any], by: str) -> Family:
-        """Open a ladder with its first ruleset (in force from the beginning)."""
-        if not name_key(name):
-            raise Invalid("a ladder needs a name")
-        fam = _family(family, params)
-        lid = ladder_id(name)
-        if self._events(lid):
-            raise Conflict(f"ladder {name!r} already exists")
-        self._append(
-            ev.LadderOpened(**self._meta(by, 1, lid), name=name),
-            ev.RulesetAdopted(
-                **self._meta(by, 2, lid),
-                family=family,
-                params=fam.params_dict(),
-                effective=BEGINNING,
-            ),
-        )
-        return fam
-
-    def change_rules(
-        self,
-        ladder: str,
-        overrides: dict[str, Any],
-        effective: date,
-        reason: str,
-        by: str,
-        family: str | None = None,
-    ) -> Family:
-        """Adopt a ruleset from ``effective``: the parameters in force on that
-        date with ``overrides`` applied (or a new family's defaults)."""
-        _require_reason(reason)
-        state = self.ladder(ladder)
-        base = state.ruleset_on(effective)
-        name = family or base.family
-        params = dict(overrides) if family else {**base.params, **overrides}
-        fam = _family(name, params)
-        self._append(
-            ev.RulesetAdopted(
-                **self._meta(by, state.version + 1, state.id, reason=reason),
-                family=name,
-                params=fam.params_dict(),
-                effective=effective,
-            )
-        )
-        return fam
-
-    # -- players -----------------------------------------------------------------
-    def add_players(self, names: Sequence[str], by: str) -> list[UUID]:
-        """Register players: all of them, or none if any name is refused."""
-        keys: set[str] = set()
-        for name in names:
-            key = name_key(name)
-            if not key:
-                raise Invalid("a player needs a name")
-            if key in keys:
-                raise Invalid(f"{name!r} is given twice")
-            keys.add(key)
-            if self._events(player_id(name)):
-                raise Conflict(f"player {name!r} already exists (nobody was added)")
-        at = now()
-        self._append(*(self.new_player_event(name, by, None, at) for name in names))
-        return [player_id(name) for name in names]
-
-    def new_player_event(
-        self, name: str, by: str, source: ev.Source | None, at: datetime | None = None
-    ) -> Any:
-        """The registration event for a new player (appended with an import)."""
-        return ev.PlayerRegistered(
-            **self._meta(by, 1, player_id(name), at, source=source), name=name
-        )
-
-    def rename_player(self, pid: UUID, name: str, by: str, reason: str | None = None) -> None:
-        state = self.player(pid)
-        if not name_key(name):
-            raise Invalid("a player needs a name")
-        self._append(
-            ev.PlayerRenamed(**self._meta(by, state.version + 1, pid, reason=reason), name=name)
-        )
-
-    def merge_players(self, source: UUID, into: UUID, reason: str, by: str) -> None:
-        """Record that ``source`` is the same person as ``into``."""
-        _require_reason(reason)
-        if source == into:
-            raise Invalid("cannot merge a player into themselves")
-        state = self.player(source)
-        target = self.player(into)
-        if state.merged_into is not None:
-            raise Conflict(f"{state.name!r} is already merged")
-        if target.merged_into is not None:
-            raise Conflict(f"{target.name!r} is itself merged into another player")
-        self._append(
-            ev.PlayerMerged(**self._meta(by, state.version + 1, source, reason=reason), into=into)
-        )
-
-    def unmerge_player(self, pid: UUID, reason: str, by: str) -> None:
-        """Undo a merge: the player's games are replayed as theirs again."""
-        _require_reason(reason)
-        state = self.player(pid)
-        if state.merged_into is None:
-            raise Conflict(f"{state.name!r} is not merged into anyone")
-        self._append(ev.PlayerUnmerged(**self._meta(by, state.version + 1, pid, reason=reason)))
-
-    # -- games -------------------------------------------------------------------
-    def game_event(
-        self,
-        ladder: LadderState,
-        facts: ev.GameFacts,
-        by: str,
-        source: ev.Source | None = None,
-        at: datetime | None = None,
-        lookup: GameLookup | None = None,
-    ) -> ev.GameRecorded:
-        """Validate a game against the ruleset in force on its date and return
-        the event that records it (not yet appended).
-
-        Raises DuplicateGame when a live game with the same identity (ladder,
-        date, event, round, table, players) is already recorded. ``lookup``
-        finds a recorded game by id (default: from the event store).
-        """
-        facts = self.check_game(ladder, facts)
-        gid, version = self.place_game(facts, lookup or self._lookup)
-        return ev.GameRecorded(**self._meta(by, version, gid, at, source=source), game=facts)
-
-    def _lookup(self, gid: UUID) -> GameState | None:
+    def ensure_index(self) -> None:
+        """Build the write index from the events when the store predates it."""
+        if self._index_checked:
+            return
         try:
-            return self.game(gid)
-        except NotFound:
-            return None
+            rows = self.recorder.query("SELECT version FROM ledger_index_version")
+        except Exception:  # noqa: BLE001 - table missing: an older store
+            rows = []
+        if not rows or rows[0][0] != write_index.VERSION:
+            self.recorder.rebuild_index(self.notifications())
+        self._index_checked = True
 
-    @staticmethod
-    def place_game(facts: ev.GameFacts, lookup: GameLookup) -> tuple[UUID, int]:
-        """The id and version a new game is recorded under.
+    def notifications(self, start: int = 0, page: int = 5000) -> Any:
+        """Every stored event after ``start``, in store order, page by page."""
+        while True:
+            notes = self.recorder.select_notifications(start, page, inclusive_of_start=False)
+            if not notes:
+                return
+            yield from notes
+            start = notes[-1].id
 
-        A game's id comes from its identity when first recorded. If that id is
-        taken by a game since corrected into another identity, the next id of
-        the same identity is tried; a voided game of the same identity is
-        recorded again (its next version).
-        """
-        identity = game_identity(facts)
-        for attempt in range(1000):
-            gid = game_id(identity, attempt)
-            state = lookup(gid)
-            if state is None:
-                return gid, 1
-            if game_identity(state.facts) == identity:
-                if state.voided:
-                    return gid, state.version + 1
-                raise DuplicateGame(gid, state.facts)
-        raise Conflict("too many games share this identity: give them --table numbers")
+    # -- small aggregates ----------------------------------------------------------
+    def _events(self, aggregate: UUID) -> list[Any]:
+        return list(self.events.get(aggregate))
 
-    def check_game(self, ladder: LadderState, facts: ev.GameFacts) -> ev.GameFacts:
-        """Validate a game; return it with its result in normalised form."""
-        seen: set[UUID] = set()
-        for side in facts.sides:
-            if not side:
-                raise Invalid("every side needs at least one player", field="side")
-            for p in side:
-                if p in seen:
-                    raise Invalid(
-                        f"player {self._player_name(p)!r} appears twice in one game",
-                        field="side",
-                    )
-                seen.add(p)
-        fam = ladder.family_on(facts.date)
-        try:
-            result = fam.parse_result(facts.result, len(facts.sides))
-        except FamilyError as exc:
-            raise Invalid(str(exc), field=exc.field or "result") from None
-        # Store the normalised result so a replay reads exactly what was checked.
-        return msgspec.structs.replace(facts, result=fam.result_dict(result))
+    def exists(self, aggregate: UUID) -> bool:
+        return bool(self.recorder.select_events(aggregate, limit=1))
 
-    def record_many(self, new: Sequence[Any]) -> None:
-        """Append prepared events (an import) in one transaction."""
-        if new:
-            self._append(*new)
+    def ladder(self, name_or_id: str | UUID) -> LadderState:
+        lid = name_or_id if isinstance(name_or_id, UUID) else ladder_id(name_or_id)
+        state = ladder_state(lid, self._events(lid))
+        if state is None:
+            raise NotFound(f"unknown ladder {name_or_id!r} (see 'ledger ladder list')")
+        return state
 
-    def correct_game(self, gid: UUID, facts: ev.GameFacts, reason: str, by: str) -> None:
-        _require_reason(reason)
-        state = self.game(gid)
-        if state.voided:
-            raise Conflict(f"game {short(gid)} is voided; a voided game cannot be corrected")
-        ladder = self.ladder(facts.ladder)
-        facts = self.check_game(ladder, facts)
-        if facts == state.facts:
-            raise Invalid(f"the correction changes nothing in game {short(gid)}")
-        self._append(
-            ev.GameCorrected(**self._meta(by, state.version + 1, gid, reason=reason), game=facts)
+    def game(self, gid: UUID) -> GameState:
+        state = self.find_game(gid)
+        if state is None:
+            raise NotFound(f"unknown game {short(gid)}")
+        return state
+
+    def find_game(self, gid: UUID) -> GameState | None:
+        return game_state(gid, self._events(gid))
+
+    def player(self, pid: UUID) -> PlayerRecord:
+        state = player_record(pid, self._events(pid))
+        if state is None:
+            raise NotFound(f"unknown player id {pid}")
+        return state
+
+    # -- the write index -----------------------------------------------------------
+    def name_holder(self, name: str) -> UUID | None:
+        """The player who holds a name now (as matched), merged or not."""
+        self.ensure_index()
+        rows = self.recorder.query(
+            "SELECT player FROM ledger_names WHERE key = ?", (name_key(name),)
         )
+        return UUID(rows[0][0]) if rows else None
 
-    def void_game(self, gid: UUID, reason: str, by: str) -> None:
-        _require_reason(reason)
-        state = self.game(gid)
-        if state.voided:
-            raise Conflict(f"game {short(gid)} is already voided")
-        self._append(ev.GameVoided(**self._meta(by, state.version + 1, gid, reason=reason)))
+    def player_by_name(self, name: str, follow_merge: bool = True) -> UUID:
+        """The player a name designates; with ``follow_merge``, the player
+        their games count for (a merged player's target)."""
+        pid = self.name_holder(name)
+        if pid is None:
+            raise NotFound(f"unknown player {name!r} (see 'ledger player list')")
+        if follow_merge:
+            seen = {pid}
+            while (into := self.player(pid).merged_into) is not None and into not in seen:
+                seen.add(into)
+                pid = into
+        return pid
 
-    # -- seasons and adjustments ------------------------------------------------
-    def close_season(self, ladder: str, label: str, start: date, end: date, by: str) -> UUID:
-        state = self.ladder(ladder)
-        if end < start:
-            raise Invalid(f"the season ends ({end}) before it starts ({start})")
-        sid = season_id(state.id, label)
-        if self._events(sid):
-            raise Conflict(f"season {label!r} of ladder {state.name!r} is already closed")
-        self._append(
-            ev.SeasonClosed(
-                **self._meta(by, 1, sid), ladder=state.id, label=label, start=start, end=end
+    def known_names(self) -> dict[str, str]:
+        """Every name held now: name key -> the name as written."""
+        self.ensure_index()
+        return dict(self.recorder.query("SELECT key, name FROM ledger_names"))
+
+    def last_sequence(self, round_key: str) -> int:
+        """The last order-of-play number recorded in a round (0: none)."""
+        self.ensure_index()
+        rows = self.recorder.query("SELECT last FROM ledger_rounds WHERE round = ?", (round_key,))
+        return rows[0][0] if rows else 0
+
+    def game_by_ref(self, ref: str) -> GameState:
+        """A game by its id or any unambiguous prefix of it (as printed)."""
+        text = ref.strip().lower().replace("-", "")
+        if not text or len(text) > 32 or any(c not in "0123456789abcdef" for c in text):
+            raise Invalid(f"{ref!r} is not a game id (the hexadecimal id shown by record)")
+        low, high = self.recorder.game_prefix_bounds(text)
+        rows = self.recorder.query(
+            "SELECT originator_id FROM stored_events WHERE originator_id >= ? "
+            "AND originator_id <= ? AND originator_version = 1 AND topic = ? LIMIT 2",
+            (low, high, ev.GameRecorded.TOPIC),
+        )
+        if not rows:
+            raise NotFound(f"unknown game {ref!r} (see 'ledger audit' or 'ledger history')")
+        if len(rows) > 1:
+            raise Invalid(f"game id {ref!r} is ambiguous: give more of its digits")
+        found = rows[0][0]
+        return self.game(found if isinstance(found, UUID) else UUID(found))
+
+    def known_game_ids(self) -> set[UUID]:
+        """Every game id ever recorded (an import's duplicate check reads
+        aggregates only for these)."""
+        rows = self.recorder.query(
+            "SELECT originator_id FROM stored_events WHERE originator_version = 1 AND topic = ?",
+            (ev.GameRecorded.TOPIC,),
+        )
+        return {r[0] if isinstance(r[0], UUID) else UUID(r[0]) for (r) in rows}
+
+    def games_with_players(self, first: UUID, second: UUID) -> list[UUID]:
+        """Live games in which both players appear (as recorded or corrected)."""
+        candidates = set()
+        for note in self.notifications_of((ev.GameRecorded.TOPIC, ev.GameCorrected.TOPIC)):
+            state = note.state if isinstance(note.state, bytes) else bytes(note.state)
+            if str(first).encode() in state and str(second).encode() in state:
+                candidates.add(note.originator_id)
+        together = []
+        for gid in sorted(candidates):
+            game = self.game(gid)
+            players = {p for side in game.facts.sides for p in side}
+            if not game.voided and first in players and second in players:
+                together.append(gid)
+        return together
+
+    def notifications_of(self, topics: Sequence[str], page: int = 5000) -> Any:
+        start = 0
+        while True:
+            notes = self.recorder.select_notifications(
+                start, page, topics=topics, inclusive_of_start=False
             )
-        )
-        return sid
-
-    def adjust_rating(
-        self,
-        ladder: str,
-        player: UUID,
-        effective: date,
-        reason: str,
-        by: str,
-        to: float | None = None,
-        shift: float | None = None,
-    ) -> UUID:
-        _require_reason(reason)
-        if (to is None) == (shift is None):
-            raise Invalid("give exactly one of --to (set) or --by (shift)")
-        state = self.ladder(ladder)
-        self.player(player)
-        what = f"to={to}" if to is not None else f"by={shift}"
-        aid = adjustment_id(state.id, player, effective, what, reason)
-        if self._events(aid):
-            raise Conflict("this adjustment is already recorded")
-        self._append(
-            ev.RatingAdjusted(
-                **self._meta(by, 1, aid, reason=reason),
-                ladder=state.id,
-                player=player,
-                effective=effective,
-                to=to,
-                by=shift,
-            )
-        )
-        return aid
+            if not notes:
+                return
+            yield from notes
+            start = notes[-1].id
 
 
-def _family(name: str, params: dict[str, Any]) -> Family:
-    try:
-        return load_family(name, params)
-    except FamilyError as exc:
-        raise Invalid(str(exc), field=exc.field) from None
-
-
-def _require_reason(reason: str | None) -> None:
-    if not reason or not reason.strip():
-        raise Invalid("a reason is required (--reason)")
+def _conflict_message(detail: str) -> str:
+    if "ledger_names" in detail:
+        return "that name is already taken by another player (names match case- and accent-insensitively)"
+    return "already recorded (a concurrent or repeated command)"

@@ -14,11 +14,10 @@ from uuid import UUID
 import msgspec
 
 from ledger import events as ev
-from ledger.application import LadderState
+from ledger.application import LedgerApplication
 from ledger.errors import Invalid, NotFound
 from ledger.identity import name_key, player_id
-from projections import queries
-from projections.db import Database
+from ledger.state import LadderState
 
 
 class GameInput(msgspec.Struct):
@@ -74,16 +73,20 @@ def parse_number(text: Any, field: str) -> float:
 
 
 class PlayerBook:
-    """Name-to-id lookups against the views, remembering players that an
-    import or ``--add-players`` will register with the game."""
+    """Name-to-id lookups against the write index, remembering players that
+    an import or ``--add-players`` will register with the game."""
 
-    def __init__(self, conn: Database, add_players: bool) -> None:
-        self.conn = conn
+    def __init__(self, app: LedgerApplication, add_players: bool) -> None:
+        self.app = app
         self.add_players = add_players
         self.new: dict[str, str] = {}  # name key -> name as first written
         self.first_row: dict[str, int] = {}  # name key -> sheet row that named them
         self.row = 0  # the sheet row being read, for new players' source
-        self._cache: dict[str, UUID] = {}
+        self._cache: dict[str, UUID] = {}  # name key -> player id
+
+    def new_ids(self) -> dict[str, UUID]:
+        """The id each new player will be registered under, by name key."""
+        return {key: self._cache[key] for key in self.new}
 
     def resolve(self, name: str, field: str) -> UUID:
         key = name_key(name)
@@ -92,7 +95,7 @@ class PlayerBook:
         if key in self._cache:
             return self._cache[key]
         try:
-            pid = UUID(queries.player_by_name(self.conn, name))
+            pid = self.app.player_by_name(name)
         except NotFound:
             if not self.add_players:
                 raise FieldError(
@@ -102,9 +105,18 @@ class PlayerBook:
                 ) from None
             self.new.setdefault(key, name.strip())
             self.first_row.setdefault(key, self.row)
-            pid = player_id(name)
+            pid = new_player_id(self.app, name)
         self._cache[key] = pid
         return pid
+
+
+def new_player_id(app: LedgerApplication, name: str) -> UUID:
+    """An unused id for a new player named ``name`` (the first id of the
+    name may belong to a player renamed since)."""
+    attempt = 0
+    while app.exists(player_id(name, attempt)):
+        attempt += 1
+    return player_id(name, attempt)
 
 
 def build_facts(

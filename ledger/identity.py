@@ -29,8 +29,11 @@ def ladder_id(name: str) -> UUID:
     return uuid5(NAMESPACE, "ladder:" + name_key(name))
 
 
-def player_id(name: str) -> UUID:
-    return uuid5(NAMESPACE, "player:" + name_key(name))
+def player_id(name: str, attempt: int = 0) -> UUID:
+    """The id of a player first registered under ``name`` (``attempt`` > 0
+    when an earlier holder of the name, since renamed, has the first id)."""
+    suffix = f"#{attempt}" if attempt else ""
+    return uuid5(NAMESPACE, "player:" + name_key(name) + suffix)
 
 
 def game_identity(facts: Any) -> str:

@@ -15,7 +15,6 @@ from urllib.parse import unquote, urlparse
 import msgspec
 
 from ledger.errors import Invalid
-from projections.db import Database, PostgresDatabase, SQLiteDatabase
 
 DEFAULT_DB = "ledger.db"
 
@@ -31,15 +30,21 @@ class Storage(msgspec.Struct, frozen=True):
         """The eventsourcing environment for the event store. PostgreSQL
         tables are created once, by ``prepare`` (creating them on every
         command races when two commands start together)."""
+        from eventsourcing.utils import get_topic
+
+        from ledger.recorders import PostgresLedgerRecorder, SQLiteLedgerRecorder
+
         if self.kind == "sqlite":
             return {
                 "PERSISTENCE_MODULE": "eventsourcing.sqlite",
+                "APPLICATION_RECORDER_TOPIC": get_topic(SQLiteLedgerRecorder),
                 "SQLITE_DBNAME": self.target,
                 "SQLITE_LOCK_TIMEOUT": "30",
             }
         url = urlparse(self.target)
         return {
             "PERSISTENCE_MODULE": "eventsourcing.postgres",
+            "APPLICATION_RECORDER_TOPIC": get_topic(PostgresLedgerRecorder),
             "POSTGRES_DBNAME": url.path.lstrip("/") or "postgres",
             "POSTGRES_HOST": url.hostname or "127.0.0.1",
             "POSTGRES_PORT": str(url.port or 5432),
@@ -49,25 +54,19 @@ class Storage(msgspec.Struct, frozen=True):
             "CREATE_TABLE": "y" if create_tables else "n",
         }
 
-    def open_views(self) -> Database:
-        """The views' database (the same file or schema as the events)."""
-        if self.kind == "sqlite":
-            return SQLiteDatabase(self.target)
-        return PostgresDatabase(self.target, self.schema)
-
     def prepare(self) -> None:
-        """Create the PostgreSQL schema, event store and view tables if they
-        are missing, one process at a time (DDL run by two processes at once
-        fails with "tuple concurrently updated")."""
+        """Create the PostgreSQL schema, event store, chain and write index if
+        they are missing, one process at a time (DDL run by two processes at
+        once fails with "tuple concurrently updated"). The views are the read
+        side's to create."""
         if self.kind != "postgres":
             return
         import psycopg
 
         from ledger.application import LedgerApplication
-        from projections import views
 
         with psycopg.connect(self.target, autocommit=True) as conn:
-            ready = f"{self.schema}.view_version"
+            ready = f"{self.schema}.ledger_index_version"
             if conn.execute("SELECT to_regclass(%s)", (ready,)).fetchone()[0]:
                 return
             conn.execute("SELECT pg_advisory_lock(hashtext(%s))", ("ledger-setup:" + self.schema,))
@@ -75,8 +74,9 @@ class Storage(msgspec.Struct, frozen=True):
                 if conn.execute("SELECT to_regclass(%s)", (ready,)).fetchone()[0]:
                     return
                 conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.schema}"')
-                LedgerApplication(env=self.app_env(create_tables=True)).close()
-                views.connect(self.open_views()).close()
+                app = LedgerApplication(env=self.app_env(create_tables=True))
+                app.ensure_index()
+                app.close()
             finally:
                 conn.execute(
                     "SELECT pg_advisory_unlock(hashtext(%s))", ("ledger-setup:" + self.schema,)

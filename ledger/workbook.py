@@ -1,10 +1,9 @@
 """Excel workbooks: result sheets read like CSV ones, query exports, templates.
 
-- ``load_sheet`` reads an ``.xlsx`` result sheet into the ``importer.Sheet``
-  that ``importer.read_rows`` gives for CSV (rows of ``{column: text}``),
+- ``load_sheet`` reads an ``.xlsx`` result sheet into the ``sheet.Sheet``
+  that ``sheet.read_csv`` gives for CSV (rows of ``{column: text}``),
   every cell turned into the text a CSV cell would hold, so the importer
   checks both alike; ``read_sheet`` gives just the rows.
-- the header is checked by ``importer.check_columns`` (shared with CSV sheets).
 - ``write_rows`` exports query results (standings, history, audit).
 - ``write_template`` writes a ready-to-fill result sheet for a family, with
   dropdowns, an example row and an "Instructions" sheet.
@@ -24,9 +23,8 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ledger import importer
 from ledger.errors import Invalid
-from ledger.importer import ATTRIBUTE_PREFIX, SIDE_COLUMNS, Sheet
+from ledger.sheet import ATTRIBUTE_PREFIX, SIDE_COLUMNS, Sheet
 from projections.families.base import Family, FamilyError
 from projections.families.registry import family_class
 
@@ -91,8 +89,8 @@ def sheet_label(path: Path, sheet: str) -> str:
     return f"{path} (sheet {sheet!r})"
 
 
-def load_sheet(path: Path, sheet: str | None = None, ladder_given: bool = False) -> Sheet:
-    """An ``.xlsx`` result sheet as ``importer.read_rows`` gives a CSV one.
+def load_sheet(path: Path, sheet: str | None = None) -> Sheet:
+    """An ``.xlsx`` result sheet as ``sheet.read_csv`` gives a CSV one.
 
     ``Sheet.label`` names the file and sheet (``results.xlsx (sheet
     'Results')``); ``Sheet.rows`` holds ``(excel_row_number, {column: text})``
@@ -106,8 +104,7 @@ def load_sheet(path: Path, sheet: str | None = None, ladder_given: bool = False)
 
     ``sheet`` names the worksheet (exact name, else case-insensitive); by
     default the first visible sheet not named "Instructions". The header is
-    checked by ``importer.check_columns`` (``ladder_given``: the import names the
-    ladder, so the column may be left out).
+    checked by the importer, which knows the ladders' families.
 
     Raises Invalid naming the file (and sheet): no such file, not a workbook,
     unknown sheet, empty sheet, no header in row 1, bad columns, a header but
@@ -126,7 +123,7 @@ def load_sheet(path: Path, sheet: str | None = None, ladder_given: bool = False)
         ws = _pick_sheet(path, book, sheet)
         label = sheet_label(path, ws.title)
         try:
-            return _read_rows(label, ws, ladder_given)
+            return _read_rows(label, ws)
         except Invalid:
             raise
         except Exception as exc:  # a corrupt sheet part fails while streaming
@@ -135,15 +132,13 @@ def load_sheet(path: Path, sheet: str | None = None, ladder_given: bool = False)
         book.close()
 
 
-def read_sheet(
-    path: Path, sheet: str | None = None, ladder_given: bool = False
-) -> list[tuple[int, dict[str, str]]]:
+def read_sheet(path: Path, sheet: str | None = None) -> list[tuple[int, dict[str, str]]]:
     """Just the rows of ``load_sheet``: ``[(excel_row_number, {column: text})]``.
 
     Raises Invalid as ``load_sheet`` does, and also listing every row that
     could not be read (``Sheet.bad_rows``).
     """
-    loaded = load_sheet(path, sheet, ladder_given)
+    loaded = load_sheet(path, sheet)
     if loaded.bad_rows:
         raise Invalid("\n".join(loaded.bad_rows))
     return loaded.rows
@@ -174,7 +169,7 @@ def _pick_sheet(path: Path, book: Workbook, sheet: str | None) -> Worksheet:
     return ws
 
 
-def _read_rows(label: str, ws: Any, ladder_given: bool) -> Sheet:
+def _read_rows(label: str, ws: Any) -> Sheet:
     from openpyxl.utils import get_column_letter
 
     # Saved dimensions may be stale (files from other tools): read every cell.
@@ -188,7 +183,7 @@ def _read_rows(label: str, ws: Any, ladder_given: bool) -> Sheet:
                 texts.pop()
             if texts:
                 columns = [t.lower() for t in texts]
-                importer.check_columns(label, columns, ladder_given)
+                loaded.columns = columns
             continue
         if not any(texts):
             continue

@@ -365,9 +365,7 @@ def test_a_game_moved_by_a_correction_frees_its_old_identity(cli: Cli) -> None:
 PENALTY = 'season_penalties=[{"above":1500,"penalty":50}]'
 
 
-def test_season_close_penalises_only_inactive_players_rated_before_the_season(
-    cli: Cli,
-) -> None:
+def test_season_close_penalises_inactive_rated_players(cli: Cli) -> None:
     open_club(cli, PENALTY)
     cli.ok("player", "add", "Alice", "Bob", "Carol", "Dan", "Eve", "Frank")
     record(cli, "2024-06-01", "Alice", "Bob", "a")  # Alice 1510, Bob 1490
@@ -379,9 +377,10 @@ def test_season_close_penalises_only_inactive_players_rated_before_the_season(
     assert out == "Closed season '2025' of 'Club'.\n"
     # Alice: rated before 2025, no 2025 game, above 1500 -> -50.  Bob, Dan: not
     # above 1500.  Carol: played in 2025.  Eve: first rated in 2025 and played.
-    # Frank: first rated inside the season (adjustment) -> untouched.
+    # Frank: rated by an adjustment inside the season and no game: for elo a
+    # rating held at the end date counts (RULES.md, Season close) -> -50.
     assert table(cli) == [
-        ("Frank", approx(1600.0), 0),
+        ("Frank", approx(1550.0), 0),
         ("Carol", approx(1519.71225631668), 2),
         ("Eve", approx(1490.28774368332), 1),
         ("Bob", approx(1490.0), 1),
@@ -398,7 +397,7 @@ def test_season_close_penalises_only_inactive_players_rated_before_the_season(
     )
     assert "season 2025" in last["note"]
     assert [h["kind"] for h in history(cli, "Carol")] == ["game", "game"]
-    assert [h["kind"] for h in history(cli, "Frank")] == ["adjust"]
+    assert [h["kind"] for h in history(cli, "Frank")] == ["adjust", "season"]
     # The close takes effect at the end date, after that date's games.
     assert ("Alice", approx(1510.0), 1) in table(cli, "--as-of", "2025-12-30")
 
@@ -436,7 +435,7 @@ def test_adjust_to_and_by_appear_in_history_with_reason(cli: Cli) -> None:
                  "--reason", "known strong player")  # fmt: skip
     assert out == "Adjusted 'Carol' in 'Club'.\n"
     g = record(cli, "2025-01-05", "Carol", "Dan", "a")  # 1600 v 1500: +7.1987
-    cli.ok("adjust", "Club", "Dan", "--by", "-25", "--date", "2025-01-10",
+    cli.ok("adjust", "Club", "Dan", "--shift", "-25", "--date", "2025-01-10",
            "--reason", "appeal lost")  # fmt: skip
     carol = history(cli, "Carol")
     assert [(h["date"], h["kind"], h["game"], h["before"], h["change"], h["after"],
@@ -554,7 +553,7 @@ def test_audit_log(cli: Cli) -> None:
     cli.ok("player", "add", "Alice", "Bob")
     g = record(cli, "2025-01-05", "Alice", "Bob", "a")
     cli.ok("correct", g, "--result", "draw", "--reason", "misread")
-    cli.ok("adjust", "Club", "Bob", "--by", "5", "--date", "2025-01-06", "--reason", "bonus")
+    cli.ok("adjust", "Club", "Bob", "--shift", "5", "--date", "2025-01-06", "--reason", "bonus")
     cli.ok("ladder", "rules", "Club", "--set", "k=30", "--effective", "2025-02-01",
            "--reason", "more movement")  # fmt: skip
     cli.ok("season", "close", "Club", "2025", "--from", "2025-01-01", "--to", "2025-12-31")
@@ -611,7 +610,7 @@ def test_rebuild_gives_identical_views(cli: Cli) -> None:
     record(cli, "2024-11-01", "Dan", "Bob", "a")  # late
     cli.ok("correct", g1, "--result", "b", "--reason", "typo")
     cli.ok("void", g4, "--reason", "unfinished")
-    cli.ok("adjust", "Club", "Carol", "--by", "12.5", "--date", "2025-01-06", "--reason", "x")
+    cli.ok("adjust", "Club", "Carol", "--shift", "12.5", "--date", "2025-01-06", "--reason", "x")
     cli.ok("ladder", "rules", "Club", "--set", "k=24", "--effective", "2025-01-06",
            "--reason", "tweak")  # fmt: skip
     cli.ok("player", "merge", "Al", "Alice", "--reason", "same")

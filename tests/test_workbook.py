@@ -17,7 +17,8 @@ import pytest
 from openpyxl.utils import get_column_letter
 
 from ledger.errors import Invalid
-from ledger.importer import check_columns, read_rows, row_input
+from ledger.importer import Layout, result_columns, row_input
+from ledger.sheet import check_columns, read_csv
 from ledger.workbook import (
     INSTRUCTIONS,
     RESULTS,
@@ -32,6 +33,8 @@ from ledger.workbook import (
 from projections.families.registry import load_family
 from projections.queries import AuditLine, HistoryLine, LadderInfo, StandingRow
 from tests.conftest import Cli
+
+BUILT_IN_RESULTS = result_columns([])
 
 FAMILIES = ("elo", "battle-empire", "adlg", "battletech", "bga")
 
@@ -102,7 +105,7 @@ def test_an_xlsx_sheet_reads_exactly_as_the_same_csv_sheet(tmp_path: Path) -> No
             ]
         },
     )
-    assert read_sheet(xlsx) == read_rows(csv_path).rows
+    assert read_sheet(xlsx) == read_csv(csv_path).rows
 
 
 @pytest.mark.parametrize(
@@ -206,39 +209,40 @@ def test_bad_columns_are_reported_with_sheet_and_column_number(tmp_path: Path) -
         tmp_path / "book.xlsx",
         {"Results": [["ladder", "date", "side_a", "score"], ["Club", "2025-01-05", "A", "1"]]},
     )
+    loaded = load_sheet(path)
     with pytest.raises(Invalid) as caught:
-        read_sheet(path)
+        check_columns(loaded.label, loaded.columns, BUILT_IN_RESULTS)
     lines = str(caught.value).splitlines()
     label = f"{path} (sheet 'Results')"
     assert lines[0].startswith(f"{label}: row 1, column 4: unknown column 'score'")
     assert lines[1] == f"{label}: row 1: missing column 'side_b'"
 
 
-def test_check_columns_says_what_the_csv_reader_says(tmp_path: Path) -> None:
-    """The shared check gives the CSV reader's own messages."""
+def test_csv_and_excel_readers_give_the_same_header(tmp_path: Path) -> None:
+    """Both readers hand the header as it is; the importer checks it alike."""
     header = ["ladder", "date", "side_a", "score", "attr_points"]
     path = tmp_path / "bad.csv"
     path.write_text(",".join(header) + "\nClub,2025-01-05,A,1,3\n", encoding="utf-8")
-    with pytest.raises(Invalid) as from_csv:
-        read_rows(path)
-    with pytest.raises(Invalid) as from_check:
-        check_columns(str(path), header)
-    assert str(from_check.value) == str(from_csv.value)
-    assert "missing column 'side_b'" in str(from_check.value)
+    xlsx = workbook(tmp_path / "bad.xlsx", {"Results": [header, ["Club", "2025-01-05", "A", 1, 3]]})
+    assert read_csv(path).columns == load_sheet(xlsx).columns == header
+    with pytest.raises(Invalid) as caught:
+        check_columns(str(path), header, BUILT_IN_RESULTS)
+    assert "unknown column 'score'" in str(caught.value)
+    assert "missing column 'side_b'" in str(caught.value)
 
 
 def test_check_columns_accepts_every_fixture_header() -> None:
     accepted = []
     for fixture in sorted((Path(__file__).parent.parent / "fixtures").glob("*.csv")):
         columns = fixture.read_text(encoding="utf-8").splitlines()[0].split(",")
-        check_columns(str(fixture), columns)
+        check_columns(str(fixture), columns, BUILT_IN_RESULTS)
         accepted.append(fixture.name)
     assert len(accepted) == 5
 
 
 def test_check_columns_refuses_a_repeated_column() -> None:
     with pytest.raises(Invalid) as caught:
-        check_columns("s.xlsx", ["ladder", "date", "side_a", "side_b", "date"])
+        check_columns("s.xlsx", ["ladder", "date", "side_a", "side_b", "date"], BUILT_IN_RESULTS)
     assert str(caught.value) == "s.xlsx: row 1, column 5: column 'date' is also column 2"
 
 
@@ -247,11 +251,12 @@ def test_the_ladder_column_may_be_left_out_when_the_import_names_the_ladder(
 ) -> None:
     header = ["date", "side_a", "side_b", "result"]
     path = workbook(tmp_path / "book.xlsx", {"Results": [header, ["2025-01-05", "A", "B", "a"]]})
-    assert read_sheet(path, ladder_given=True) == [
+    assert read_sheet(path) == [
         (2, {"date": "2025-01-05", "side_a": "A", "side_b": "B", "result": "a"})
     ]
+    check_columns("book.xlsx", header, BUILT_IN_RESULTS, ladder_given=True)
     with pytest.raises(Invalid, match="missing column 'ladder'"):
-        read_sheet(path)
+        check_columns("book.xlsx", header, BUILT_IN_RESULTS)
 
 
 def test_excel_errors_and_values_outside_the_header_are_reported(tmp_path: Path) -> None:
@@ -415,8 +420,10 @@ def test_a_template_reads_back_as_a_valid_game_of_its_family(tmp_path: Path, fam
     assert [number for number, _ in rows] == [2]
     row = rows[0][1]
     assert list(row) == template_columns(family)
-    inp = row_input(row)
-    result = load_family(family, {}).parse_result(inp.result, len(inp.sides))
+    inp = row_input(row, Layout.of(row, BUILT_IN_RESULTS))
+    fam = load_family(family, {})
+    cells = {k: fam.parse_cell(k, v) for k, v in inp.result.items()}
+    result = fam.parse_result(cells, len(inp.sides))
     expected = {
         "elo": {"result": "a"},
         "battle-empire": {"result": "a", "margin": "decisive"},

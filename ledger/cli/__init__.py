@@ -8,36 +8,39 @@ writes. Queries print ``--format table|json|csv``.
 from __future__ import annotations
 
 import sys
+from datetime import date
 from pathlib import Path
 from typing import Any
-from uuid import UUID
 
 import click
 import msgspec
 
 from ledger import __version__
+from ledger import chain as ledger_chain
 from ledger import migrate as migrate_mod
+from ledger.application import LedgerApplication
 from ledger.cli.context import (
     Ledger,
     LedgerGroup,
-    date_option,
     emit,
     export_options,
     format_option,
-    parse_sets,
+    open_views,
     pass_ledger,
 )
-from ledger.errors import Invalid, LedgerError
-from ledger.game_input import GameInput, PlayerBook, build_facts, parse_date, parse_number
-from ledger.identity import short
+from ledger.cli.params import ATTRIBUTE, DATE, SETTING, as_dict
+from ledger.commands import GameChanges
+from ledger.errors import Invalid
+from ledger.game_input import GameInput, parse_number
 from ledger.importer import import_sheet
 from ledger.matching import DuplicatePair, likely_duplicates
 from ledger.output import render
 from ledger.storage import resolve
-from projections import chain, queries, service, timetravel, views
+from projections import queries, service, timetravel, views
 from projections import verify as verify_mod
 from projections import whatif as whatif_mod
 from projections.families.registry import BUILT_IN
+from projections.preview import preview_warnings
 
 
 @click.group(cls=LedgerGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -79,32 +82,37 @@ def ladder() -> None:
     "--family", required=True, metavar="FAMILY",
     help=f"Rating family: {', '.join(sorted(BUILT_IN))}, or package.module:Class.",
 )  # fmt: skip
-@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="A family parameter.")
+@click.option("--set", "sets", multiple=True, type=SETTING, help="A family parameter.")
 @pass_ledger
-def ladder_open(led: Ledger, name: str, family: str, sets: tuple[str, ...]) -> None:
+def ladder_open(led: Ledger, name: str, family: str, sets: tuple[tuple[str, Any], ...]) -> None:
     """Open ladder NAME with a rating family and its parameters."""
-    fam = led.app.open_ladder(name, family, parse_sets(sets), led.by)
+    family_name = led.commands.open_ladder(name, family, as_dict(sets))
     led.caught_up()
-    click.echo(f"Opened ladder {name!r} ({fam.name}).")
+    click.echo(f"Opened ladder {name!r} ({family_name}).")
 
 
 @ladder.command("rules")
 @click.argument("name")
-@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="A parameter to change.")
+@click.option("--set", "sets", multiple=True, type=SETTING, help="A parameter to change.")
 @click.option("--family", default=None, help="Switch to another family (its defaults + --set).")
-@click.option("--effective", required=True, metavar="DATE", help="First day the rules apply.")
+@click.option("--effective", required=True, type=DATE, help="First day the rules apply.")
 @click.option("--reason", required=True, help="Why the rules change (kept in the audit log).")
 @pass_ledger
 def ladder_rules(
-    led: Ledger, name: str, sets: tuple[str, ...], family: str | None, effective: str, reason: str
+    led: Ledger,
+    name: str,
+    sets: tuple[tuple[str, Any], ...],
+    family: str | None,
+    effective: date,
+    reason: str,
 ) -> None:
-    """Change NAME's rules from a date; later history is replayed under them."""
-    if not sets and not family:
-        raise Invalid("nothing to change: give --set KEY=VALUE or --family")
-    on = parse_date(effective, "effective")
-    led.app.change_rules(name, parse_sets(sets), on, reason, led.by, family)
+    """Change NAME's rules from a date; later history is replayed under them.
+
+    With neither --set nor --family, the rules in force are adopted again
+    under the family's current maths version (when it differs)."""
+    led.commands.change_rules(name, as_dict(sets), effective, reason, family)
     led.caught_up()
-    click.echo(f"Rules of {name!r} changed from {on}.")
+    click.echo(f"Rules of {name!r} changed from {effective}.")
 
 
 @ladder.command("list")
@@ -150,7 +158,7 @@ def player() -> None:
 @pass_ledger
 def player_add(led: Ledger, names: tuple[str, ...]) -> None:
     """Register one or more players."""
-    led.app.add_players(names, led.by)
+    led.commands.add_players(names)
     led.caught_up()
     click.echo(f"Added {len(names)} player(s).")
 
@@ -162,14 +170,7 @@ def player_add(led: Ledger, names: tuple[str, ...]) -> None:
 @pass_ledger
 def player_rename(led: Ledger, old: str, new: str, reason: str | None) -> None:
     """Rename player OLD to NEW (history keeps following them)."""
-    pid = UUID(queries.player_by_name(led.conn, old, follow_merge=False))
-    try:
-        other = queries.player_by_name(led.conn, new, follow_merge=False)
-    except LedgerError:
-        other = None
-    if other is not None and other != str(pid):
-        raise Invalid(f"another player is already called {new!r}")
-    led.app.rename_player(pid, new, led.by, reason)
+    led.commands.rename_player(old, new, reason)
     led.caught_up()
     click.echo(f"Renamed {old!r} to {new!r}.")
 
@@ -181,16 +182,7 @@ def player_rename(led: Ledger, old: str, new: str, reason: str | None) -> None:
 @pass_ledger
 def player_merge(led: Ledger, source: str, into: str, reason: str) -> None:
     """Merge FROM into INTO: every game of FROM is replayed as INTO's."""
-    src = queries.player_by_name(led.conn, source, follow_merge=False)
-    dst = queries.player_by_name(led.conn, into)
-    together = led.conn.execute(
-        "SELECT a.entry FROM view_history a JOIN view_history b ON a.ladder=b.ladder AND a.key=b.key "
-        "WHERE a.player=? AND b.player=? LIMIT 1",
-        (src, dst),
-    ).fetchone()
-    if together:
-        raise Invalid(f"{source!r} and {into!r} played in the same game; they are not one person")
-    led.app.merge_players(UUID(src), UUID(dst), reason, led.by)
+    led.commands.merge_players(source, into, reason)
     led.caught_up()
     click.echo(f"Merged {source!r} into {into!r}.")
 
@@ -201,8 +193,7 @@ def player_merge(led: Ledger, source: str, into: str, reason: str) -> None:
 @pass_ledger
 def player_unmerge(led: Ledger, name: str, reason: str) -> None:
     """Undo a merge: PLAYER's games are replayed as their own again."""
-    pid = queries.player_by_name(led.conn, name, follow_merge=False)
-    led.app.unmerge_player(UUID(pid), reason, led.by)
+    led.commands.unmerge_player(name, reason)
     led.caught_up()
     click.echo(f"Unmerged {name!r}.")
 
@@ -231,11 +222,14 @@ def game_options(required: bool) -> Any:
 
     def decorate(f: Any) -> Any:
         options = [
-            click.option("--date", required=required, metavar="YYYY-MM-DD", help="Date played."),
+            click.option("--date", required=required, type=DATE, help="Date played."),
             click.option("--event", default=None, help="Tournament / event id."),
-            click.option("--round", "round_", default=None, type=int, help="Round in the event."),
-            click.option("--table", default=None, type=int,
-                         help="Table number (or order of play) within the round."),
+            click.option("--round", "round_", default=None, type=click.IntRange(min=0),
+                         help="Round in the event."),
+            click.option("--table", default=None, type=click.IntRange(min=0),
+                         help="Table number within the round; it is also the order of play "
+                              "(without it, the game is numbered after those already recorded "
+                              "for its date, event and round)."),
             click.option("--side", "sides", multiple=True, metavar="NAMES",
                          help="A side's players, ';'-separated; repeat: first side is A."),
             click.option("--result", default=None,
@@ -248,12 +242,13 @@ def game_options(required: bool) -> Any:
                          help="bga: the player who quit first."),
             click.option("--bv", default=None, metavar="AS,AE,BS,BE",
                          help="battletech: starting and ending BV of sides A and B."),
-            click.option("--field", "fields", multiple=True, metavar="KEY=JSON",
-                         help="Any other result field of the family (e.g. units=[...])."),
+            click.option("--field", "fields", multiple=True, type=SETTING, metavar="KEY=JSON",
+                         help="Any other result field of the family (e.g. units=[...], or a "
+                              "custom family's own field)."),
             click.option("--neutral/--not-neutral", default=None,
                          help="No first-player (home) advantage in this game (or, to "
                               "correct, there was)."),
-            click.option("--attr", "attrs", multiple=True, metavar="NAME=NUMBER",
+            click.option("--attr", "attrs", multiple=True, type=ATTRIBUTE,
                          help="An extra numeric attribute (points scored...)."),
         ]  # fmt: skip
         for option in reversed(options):
@@ -263,33 +258,17 @@ def game_options(required: bool) -> Any:
     return decorate
 
 
-def result_fields(
-    result: str | None,
-    margin: str | None,
-    ranks: str | None,
-    quitter: str | None,
-    bv: str | None,
-    fields: tuple[str, ...],
-) -> dict[str, Any]:
+def result_fields(opts: dict[str, Any]) -> dict[str, Any]:
+    """The result fields given on the command line, in the family's terms."""
     raw: dict[str, Any] = {}
-    for key, value in (("result", result), ("margin", margin), ("ranks", ranks),
-                       ("quit", quitter)):  # fmt: skip
-        if value is not None:
-            raw[key] = value
-    if bv is not None:
-        raw["bv"] = [parse_number(v, "bv") for v in bv.split(",")]
-    raw.update(parse_sets(fields))
+    for key, option in (("result", "result"), ("margin", "margin"), ("ranks", "ranks"),
+                        ("quit", "quitter")):  # fmt: skip
+        if opts[option] is not None:
+            raw[key] = opts[option]
+    if opts["bv"] is not None:
+        raw["bv"] = [parse_number(v, "bv") for v in opts["bv"].split(",")]
+    raw.update(as_dict(opts["fields"]))
     return raw
-
-
-def attributes(pairs: tuple[str, ...]) -> dict[str, Any]:
-    out = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep:
-            raise Invalid(f"--attr takes NAME=NUMBER, got {pair!r}", field="attr")
-        out[key.strip()] = value
-    return out
 
 
 def split_sides(sides: tuple[str, ...]) -> list[list[str]]:
@@ -310,38 +289,23 @@ def record(led: Ledger, ladder_name: str, add_players: bool, **opts: Any) -> Non
     bga:            --side A --side B --side C --ranks 1,2,2 [--quit C]
     battletech:     --side A --side B --bv 5000,3000,5000,1000
                     (or --field units='[[{"name":..,"bv":..,"state":..}],[..]]')
+    your own:       --field NAME=VALUE for each of its result fields
     Team sides: --side "Alice;Bob" --side "Carol;Dan".
     """
-    lstate = led.app.ladder(ladder_name)
-    book = PlayerBook(led.conn, add_players)
-    game = _game_input(ladder_name, opts)
-    facts = build_facts(lstate, game, book)
-    new = [led.app.new_player_event(name, led.by, None) for name in book.new.values()]
-    event = led.app.game_event(lstate, facts, led.by)
-    led.app.record_many([*new, event])
-    led.caught_up()
-    click.echo(f"Recorded game {short(event.originator_id)}.")
-
-
-def _game_input(ladder_name: str, opts: dict[str, Any]) -> GameInput:
-    return GameInput(
+    game = GameInput(
         ladder=ladder_name,
-        date=opts["date"],
+        date=opts["date"].isoformat(),
         sides=split_sides(opts["sides"]),
-        result=result_fields(
-            opts["result"],
-            opts["margin"],
-            opts["ranks"],
-            opts["quitter"],
-            opts["bv"],
-            opts["fields"],
-        ),  # fmt: skip
+        result=result_fields(opts),
         event=opts["event"],
         round=opts["round_"],
         table=opts["table"],
         neutral=bool(opts["neutral"]),
-        attributes=attributes(opts["attrs"]),
+        attributes=as_dict(opts["attrs"]),
     )
+    recorded = led.commands.record(game, add_players)
+    led.caught_up()
+    click.echo(f"Recorded game {recorded.short}.")
 
 
 @main.command("import")
@@ -360,13 +324,17 @@ def import_(
 
     Every row is checked first; all errors are reported at once with their
     row and column, and nothing is recorded unless every row is good. Rows
-    already recorded are skipped. --dry-run also warns of each new player's
-    first game and of results that would move a rating by more than 100.
+    already recorded are skipped. Rows without a table number are numbered
+    in sheet order (their order of play). --dry-run also warns of each new
+    player's first game and of results that would move a rating by more than
+    100.
     """
     with ImportProgress() as progress:
-        report = import_sheet(led.app, led.conn, file, led.by, dry_run, ladder_name, sheet,
-                              strict, progress)  # fmt: skip
-    if not dry_run:
+        plan = import_sheet(led.commands, file, dry_run, ladder_name, sheet, strict, progress)
+    report = plan.report
+    if dry_run:
+        report.warnings += preview_warnings(led.app.recorder, plan.events, plan.label)
+    else:
         led.caught_up()
     if fmt != "table":
         click.echo(render(report, fmt))
@@ -414,37 +382,28 @@ class ImportProgress:
 @click.argument("game")
 @game_options(required=False)
 @click.option("--reason", required=True, help="Why the record was wrong.")
+@click.option("--add-players", is_flag=True, help="Register players not yet known.")
 @pass_ledger
-def correct(led: Ledger, game: str, reason: str, **opts: Any) -> None:
+def correct(led: Ledger, game: str, reason: str, add_players: bool, **opts: Any) -> None:
     """Correct GAME: give the fields that change; the rest stays as recorded.
 
-    The corrected game takes effect at its own date and every later rating is
-    recomputed.
+    Players are kept by identity: a player renamed or merged since keeps the
+    game unless --side names other players. The corrected game takes effect
+    at its own date and every later rating is recomputed.
     """
-    row = queries.game_row(led.conn, game)
-    old = msgspec.json.decode(row["facts"])
-    who = queries.names(led.conn)
-    given = result_fields(opts["result"], opts["margin"], opts["ranks"], opts["quitter"],
-                          opts["bv"], opts["fields"])  # fmt: skip
-    if given and "result" in given and "margin" not in given and "margin" in old["result"]:
-        old["result"].pop("margin")  # a new outcome does not inherit the old margin
-    merged = GameInput(
-        ladder=row["ladder"],
-        date=opts["date"] or old["date"],
-        sides=split_sides(opts["sides"])
-        or [[who.get(p, p) for p in side] for side in old["sides"]],
-        result={**{k: v for k, v in old["result"].items() if v is not None}, **given},
-        event=opts["event"] if opts["event"] is not None else old.get("event"),
-        round=opts["round_"] if opts["round_"] is not None else old.get("round"),
-        table=opts["table"] if opts["table"] is not None else old.get("table"),
-        neutral=old.get("neutral", False) if opts["neutral"] is None else opts["neutral"],
-        attributes=attributes(opts["attrs"]) or old.get("attributes") or {},
+    changes = GameChanges(
+        date=opts["date"].isoformat() if opts["date"] else None,
+        event=opts["event"],
+        round=opts["round_"],
+        table=opts["table"],
+        sides=split_sides(opts["sides"]) or None,
+        result=result_fields(opts),
+        neutral=opts["neutral"],
+        attributes=as_dict(opts["attrs"]),
     )
-    lstate = led.app.ladder(UUID(row["ladder"]))
-    facts = build_facts(lstate, merged, PlayerBook(led.conn, False))
-    led.app.correct_game(UUID(row["id"]), facts, reason, led.by)
+    short_id = led.commands.correct(game, changes, reason, add_players)
     led.caught_up()
-    click.echo(f"Corrected game {row['short']}.")
+    click.echo(f"Corrected game {short_id}.")
 
 
 @main.command()
@@ -453,10 +412,9 @@ def correct(led: Ledger, game: str, reason: str, **opts: Any) -> None:
 @pass_ledger
 def void(led: Ledger, game: str, reason: str) -> None:
     """Void GAME: it no longer counts, and later ratings are recomputed."""
-    row = queries.game_row(led.conn, game)
-    led.app.void_game(UUID(row["id"]), reason, led.by)
+    short_id = led.commands.void(game, reason)
     led.caught_up()
-    click.echo(f"Voided game {row['short']}.")
+    click.echo(f"Voided game {short_id}.")
 
 
 @main.group()
@@ -467,13 +425,12 @@ def season() -> None:
 @season.command("close")
 @click.argument("ladder_name", metavar="LADDER")
 @click.argument("label")
-@click.option("--from", "start", required=True, metavar="DATE", help="First day of the season.")
-@click.option("--to", "end", required=True, metavar="DATE", help="Last day of the season.")
+@click.option("--from", "start", required=True, type=DATE, help="First day of the season.")
+@click.option("--to", "end", required=True, type=DATE, help="Last day of the season.")
 @pass_ledger
-def season_close(led: Ledger, ladder_name: str, label: str, start: str, end: str) -> None:
+def season_close(led: Ledger, ladder_name: str, label: str, start: date, end: date) -> None:
     """Close season LABEL of LADDER: apply the family's decay to inactive players."""
-    led.app.close_season(ladder_name, label, parse_date(start, "from"), parse_date(end, "to"),
-                         led.by)  # fmt: skip
+    led.commands.close_season(ladder_name, label, start, end)
     led.caught_up()
     click.echo(f"Closed season {label!r} of {ladder_name!r}.")
 
@@ -482,17 +439,17 @@ def season_close(led: Ledger, ladder_name: str, label: str, start: str, end: str
 @click.argument("ladder_name", metavar="LADDER")
 @click.argument("player_name", metavar="PLAYER")
 @click.option("--to", "to", type=float, default=None, help="Set the rating to this value.")
-@click.option("--by", "shift", type=float, default=None, help="Shift the rating by this amount.")
-@click.option("--date", "on", required=True, metavar="DATE", help="Effective date.")
+@click.option("--shift", "shift", type=float, default=None,
+              help="Shift the rating by this amount (+ or -).")  # fmt: skip
+@click.option("--date", "on", required=True, type=DATE, help="Effective date.")
 @click.option("--reason", required=True, help="Why (kept in history and audit).")
 @pass_ledger
 def adjust(
     led: Ledger, ladder_name: str, player_name: str, to: float | None, shift: float | None,
-    on: str, reason: str,
+    on: date, reason: str,
 ) -> None:  # fmt: skip
-    """Set (--to) or shift (--by) PLAYER's rating in LADDER from a date."""
-    pid = UUID(queries.player_by_name(led.conn, player_name))
-    led.app.adjust_rating(ladder_name, pid, parse_date(on), reason, led.by, to=to, shift=shift)
+    """Set (--to) or shift (--shift) PLAYER's rating in LADDER from a date."""
+    led.commands.adjust(ladder_name, player_name, on, reason, to=to, shift=shift)
     led.caught_up()
     click.echo(f"Adjusted {player_name!r} in {ladder_name!r}.")
 
@@ -500,7 +457,7 @@ def adjust(
 # -- queries ----------------------------------------------------------------------
 @main.command()
 @click.argument("ladder_name", metavar="LADDER")
-@click.option("--as-of", default=None, metavar="DATE", help="The ranking at the end of DATE.")
+@click.option("--as-of", default=None, type=DATE, help="The ranking at the end of DATE.")
 @click.option(
     "--as-known-at", default=None, metavar="TIMESTAMP",
     help="The ranking as the ledger showed it at that moment (before later "
@@ -511,7 +468,7 @@ def adjust(
 @export_options
 @pass_ledger
 def standings(
-    led: Ledger, ladder_name: str, as_of: str | None, as_known_at: str | None, lang: str,
+    led: Ledger, ladder_name: str, as_of: date | None, as_known_at: str | None, lang: str,
     fmt: str, output: Path | None,
 ) -> None:  # fmt: skip
     """The ranking of LADDER: rank, player, rating, grade, games, last played.
@@ -523,7 +480,7 @@ def standings(
     conn = led.conn
     if as_known_at is not None:
         conn = timetravel.known_at(led.app.recorder, timetravel.parse_moment(as_known_at))
-    rows = queries.standings(conn, ladder_name, date_option(as_of), lang)
+    rows = queries.standings(conn, ladder_name, as_of, lang)
     title = ladder_name + (f" as of {as_of}" if as_of else "")
     title += f" as known at {as_known_at}" if as_known_at else ""
     emit(rows, fmt, title, queries.StandingRow, output)
@@ -573,7 +530,7 @@ def explain(led: Ledger, game: str, fmt: str) -> None:
 def audit(led: Ledger, ladder_name: str | None, head: bool, fmt: str, output: Path | None) -> None:
     """The event log: sequence, recorded at, by, kind, summary, reason."""
     if head:
-        seq, link = chain.head(led.conn)
+        seq, link = ledger_chain.head(led.conn)
         click.echo(link if fmt == "table" else render(HeadLine(seq, link), fmt))
         return
     rows = queries.audit(led.conn, ladder_name)
@@ -642,26 +599,30 @@ def diff(led: Ledger, ladder_name: str, start: str, end: str | None, fmt: str) -
 
 @main.command()
 @click.argument("ladder_name", metavar="LADDER")
-@click.option("--set", "sets", multiple=True, metavar="KEY=VALUE", help="A parameter to try.")
+@click.option("--set", "sets", multiple=True, type=SETTING, help="A parameter to try.")
 @click.option("--family", default=None, help="Try another family (its defaults + --set).")
 @click.option(
     "--from",
     "start",
     default=None,
-    metavar="DATE",
+    type=DATE,
     help="Apply the rules from this date only (default: the whole history).",
 )
 @format_option
 @pass_ledger
 def whatif(
-    led: Ledger, ladder_name: str, sets: tuple[str, ...], family: str | None,
-    start: str | None, fmt: str,
-) -> None:  # fmt: skip
+    led: Ledger,
+    ladder_name: str,
+    sets: tuple[tuple[str, Any], ...],
+    family: str | None,
+    start: date | None,
+    fmt: str,
+) -> None:
     """Replay LADDER under other rules, recording nothing, and show the
     ranking side by side with today's (rank and rating moves)."""
     if not sets and not family:
         raise Invalid("nothing to try: give --set KEY=VALUE or --family")
-    rows = whatif_mod.whatif(led.conn, ladder_name, parse_sets(sets), family, date_option(start))
+    rows = whatif_mod.whatif(led.conn, ladder_name, as_dict(sets), family, start)
     click.echo(render(rows, fmt, f"{ladder_name}: what if", kind=whatif_mod.WhatIfLine))
 
 
@@ -732,7 +693,22 @@ def migrate(led: Ledger, source: str, target: str, to_schema: str | None, fmt: s
     """Copy every event to another store (e.g. SQLite to PostgreSQL), keeping
     order, content and hash chain; rebuild the target's views and prove its
     standings identical. Refuses a non-empty target."""
-    report = migrate_mod.migrate(resolve(source, led.schema), resolve(target, to_schema))
+    source_store, target_store = resolve(source, led.schema), resolve(target, to_schema)
+    source_app = LedgerApplication(env=source_store.app_env())
+    target_app = LedgerApplication(env=target_store.app_env())
+    try:
+        source_views = views.connect(open_views(source_store))
+        views.catch_up(source_views, source_app.recorder)
+        problems = verify_mod.check_chain(source_views, source_app.recorder, None)
+        if problems:
+            raise Invalid(f"the source ledger fails verification: {problems[0]}")
+        copied, head = migrate_mod.copy_events(source_app, target_app)
+        target_views = views.connect(open_views(target_store))
+        views.rebuild(target_views, target_app.recorder)
+        report = MigrationReport(copied, head, *same_standings(source_views, target_views))
+    finally:
+        source_app.close()
+        target_app.close()
     if fmt != "table":
         click.echo(render(report, fmt))
     else:
@@ -742,12 +718,36 @@ def migrate(led: Ledger, source: str, target: str, to_schema: str | None, fmt: s
         sys.exit(1)
 
 
+class MigrationReport(msgspec.Struct):
+    events: int
+    head: str
+    ladders: int
+    standings_identical: bool
+
+
+def same_standings(first: Any, second: Any) -> tuple[int, bool]:
+    """(ladders, whether every ladder's standings are identical) of two views."""
+    names = [r.name for r in queries.ladders(first)]
+    identical = all(
+        msgspec.to_builtins(queries.standings(first, n))
+        == msgspec.to_builtins(queries.standings(second, n))
+        for n in names
+    )
+    return len(names), identical
+
+
 @main.command()
 @pass_ledger
 def rebuild(led: Ledger) -> None:
     """Drop every view and rebuild it from the events alone."""
     applied = views.rebuild(led.conn, led.app.recorder)
     click.echo(f"Rebuilt the views from {applied} events.")
+
+
+from ledger.cli.site import export, site  # noqa: E402
+
+main.add_command(site)
+main.add_command(export)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -11,12 +11,13 @@ from typing import Any, NoReturn
 import click
 
 from ledger.application import LedgerApplication, current_user
+from ledger.commands import Commands
 from ledger.errors import Invalid, LedgerError
 from ledger.game_input import parse_date
 from ledger.output import FORMATS, render
 from ledger.storage import Storage, resolve
 from projections import views
-from projections.db import Database
+from projections.db import Database, PostgresDatabase, SQLiteDatabase
 from projections.families.base import parse_param_value
 
 
@@ -45,10 +46,15 @@ class Ledger:
         return self._app
 
     @property
+    def commands(self) -> Commands:
+        """The command layer, recording as ``--by``."""
+        return Commands(self.app, self.by)
+
+    @property
     def conn(self) -> Database:
         if self._conn is None:
             self.app  # noqa: B018 - the event store's tables exist before the views read them
-            self._conn = views.connect(self.storage.open_views())
+            self._conn = views.connect(open_views(self.storage))
             views.catch_up(self._conn, self.app.recorder)
         return self._conn
 
@@ -62,6 +68,14 @@ class Ledger:
     def caught_up(self) -> None:
         """Bring the views up to the events just appended."""
         views.catch_up(self.conn, self.app.recorder)
+
+
+def open_views(storage: Storage) -> Database:
+    """The views' database: the same SQLite file or PostgreSQL schema as the
+    events."""
+    if storage.kind == "sqlite":
+        return SQLiteDatabase(storage.target)
+    return PostgresDatabase(storage.target, storage.schema)
 
 
 def fail(message: str) -> NoReturn:

@@ -1,0 +1,5 @@
+"""``python -m ledger``: the command line."""
+
+from ledger.cli import main
+
+main()

@@ -1,0 +1,56 @@
+"""Click parameter types: input parsed and refused at the option that took it,
+so an error names the option (``--date``, ``--set``) and what it expected."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Any
+
+import click
+
+from ledger.errors import Invalid
+from ledger.game_input import parse_date
+from projections.families.base import parse_param_value
+
+
+class DateType(click.ParamType):
+    """An ISO date, ``YYYY-MM-DD``."""
+
+    name = "YYYY-MM-DD"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> date:
+        if isinstance(value, date):
+            return value
+        try:
+            return parse_date(value, param.name if param else "date")
+        except Invalid:
+            self.fail(f"{value!r} is not a valid date in ISO form YYYY-MM-DD", param, ctx)
+
+
+class KeyValueType(click.ParamType):
+    """``KEY=VALUE``; the value is JSON when it parses as JSON (``--set``) or
+    kept as text (``--attr``, converted later by the family)."""
+
+    def __init__(self, metavar: str = "KEY=VALUE", json_values: bool = True) -> None:
+        self.name = metavar
+        self.json_values = json_values
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> tuple[str, Any]:
+        if isinstance(value, tuple):
+            return value
+        key, sep, text = str(value).partition("=")
+        if not sep or not key.strip():
+            self.fail(f"expected {self.name}, got {value!r}", param, ctx)
+        return key.strip(), parse_param_value(text) if self.json_values else text
+
+
+DATE = DateType()
+SETTING = KeyValueType()
+ATTRIBUTE = KeyValueType("NAME=NUMBER", json_values=False)
+
+
+def as_dict(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any]:
+    """Repeated ``KEY=VALUE`` options as a dict (a later key wins)."""
+    return dict(pairs)

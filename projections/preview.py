@@ -1,0 +1,42 @@
+"""What an import would do to ratings, shown before anything is recorded
+(``ledger import --dry-run``): the planned events are projected onto
+throwaway in-memory views built from the store."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ledger import events as ev
+from projections import views
+
+#: A result moving a rating by more than this is worth a second look.
+BIG_MOVE = 100
+
+
+def preview_warnings(recorder: Any, new: list[Any], label: str) -> list[str]:
+    """Every new player's first game, and every result that would move a
+    rating by more than ``BIG_MOVE`` points, with the sheet row."""
+    preview = views.in_memory(recorder)
+    views.apply_events(preview, new)
+    names = dict(preview.execute("SELECT id, name FROM view_players"))
+    rows = {str(e.originator_id): e.source.row for e in new if isinstance(e, ev.GameRecorded)}
+    warnings = []
+    first_seen: set[str] = set()
+    registered = {str(e.originator_id) for e in new if isinstance(e, ev.PlayerRegistered)}
+    for entry, player, change, games_before in preview.execute(
+        "SELECT entry, player, change, games_before FROM view_history WHERE kind='game' "
+        "ORDER BY ladder, key"
+    ):
+        if entry not in rows:
+            continue
+        who = names.get(player, player)
+        if player in registered and player not in first_seen and games_before == 0:
+            first_seen.add(player)
+            warnings.append(f"{label}: row {rows[entry]}: first game of {who!r}")
+        if abs(change) > BIG_MOVE:
+            warnings.append(
+                f"{label}: row {rows[entry]}: moves {who!r} by {change:+g} points "
+                f"(more than {BIG_MOVE})"
+            )
+    preview.close()
+    return warnings
