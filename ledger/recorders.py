@@ -11,6 +11,7 @@ them with the store's own IntegrityError.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 from uuid import UUID
@@ -145,6 +146,9 @@ class _SQLiteCursor:
         self.c.executemany(sql, rows)
 
 
+_TABLE_NAMES = re.compile(rf"\b({'|'.join(write_index.TABLES)})\b")
+
+
 class _PostgresCursor:
     """``?`` placeholders become ``%s``; tables are qualified by the schema."""
 
@@ -153,10 +157,7 @@ class _PostgresCursor:
         self.schema = schema
 
     def _sql(self, sql: str) -> str:
-        for table in write_index.TABLES:
-            sql = sql.replace(f" {table} ", f' "{self.schema}".{table} ')
-            sql = sql.replace(f" {table}(", f' "{self.schema}".{table}(')
-        return sql.replace("?", "%s")
+        return _TABLE_NAMES.sub(f'"{self.schema}".\\1', sql).replace("?", "%s")
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
         self.curs.execute(self._sql(sql), params)

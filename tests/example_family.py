@@ -7,7 +7,10 @@ every rated player regresses 10% toward 1500.
 
     ledger ladder open Skirmish --family tests.example_family:PointsShareElo
     ledger record Skirmish --date 2025-05-01 --side Ann --side Ben \
-        --attr points_a=15 --attr points_b=5
+        --field points_a=15 --field points_b=5
+
+The points are the family's own result fields, so a result sheet takes them
+as columns ``points_a`` and ``points_b``.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from projections.families.base import (
     FamilyError,
     Game,
     PlayerState,
+    ResultColumn,
     Season,
     SeasonChange,
     side_means,
@@ -35,15 +39,31 @@ class Params(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     regression: float = 0.1
 
 
-class NoResult(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """Points come as game attributes (``--attr points_a=N``), not a result."""
+class Points(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The points each side scored."""
+
+    points_a: float
+    points_b: float
 
 
 class PointsShareElo(Family):
     name = "points-share-elo"
+    version = 1
     Params = Params
-    Result = NoResult
-    result_fields = ()
+    Result = Points
+
+    @classmethod
+    def result_columns(cls, params: object = None) -> tuple[ResultColumn, ...]:
+        return (
+            ResultColumn(
+                "points_a", "Points scored by side A.", "15", required=True, kind="number"
+            ),
+            ResultColumn("points_b", "Points scored by side B.", "5", required=True, kind="number"),
+        )
+
+    def check_result(self, result: Points, n_sides: int) -> None:
+        if result.points_a < 0 or result.points_b < 0:
+            raise FamilyError("points cannot be negative", field="points_a")
 
     @property
     def integer_ratings(self) -> bool:
@@ -52,10 +72,7 @@ class PointsShareElo(Family):
     def rate(
         self, game: Game, states: Sequence[Sequence[PlayerState]], explain: bool = False
     ) -> list[list[Change]]:
-        try:
-            points = (game.attributes["points_a"], game.attributes["points_b"])
-        except KeyError as missing:
-            raise FamilyError(f"needs --attr {missing.args[0]}=N", field="attributes") from None
+        points = (game.result.points_a, game.result.points_b)
         total = points[0] + points[1]
         shares = (0.5, 0.5) if total == 0 else (points[0] / total, points[1] / total)
         ratings = side_means(states)
