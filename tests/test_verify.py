@@ -339,8 +339,8 @@ def test_catch_up_and_rebuild_never_write_links() -> None:
 
 def test_a_broken_ladder_is_a_verify_problem_not_a_crash() -> None:
     conn, b = chained_ledger()
-    b.ladder("Skirmish", "tests.example_family:PointsShareElo")
-    b.game("Skirmish", date(2025, 5, 2), "Ben", "Ann", {})
+    b.ladder("Skirmish", "tests.read_side.test_ladder_problems:PointsElo")
+    b.game("Skirmish", date(2025, 5, 2), "Ben", "Ann")
     views.catch_up(conn, b.recorder)
     report = verify_mod.verify(conn, b.recorder)
     ladder_problems = [p for p in report.problems if p.startswith("ladder 'Skirmish'")]

@@ -75,7 +75,7 @@ class Builder:
         params: dict[str, Any] | None = None,
         family_version: int | None = None,
     ) -> uuid.UUID:
-        lid = uuid.uuid4()
+        lid = uuid.uuid5(uuid.NAMESPACE_URL, f"ladder:{name}")  # the same in every builder
         self.ladders[name] = lid
         self.store(ev.LadderOpened(**self._next(lid), name=name))
         self.rules(name, family, params or {}, START, family_version)
@@ -106,7 +106,7 @@ class Builder:
 
     def player(self, *names: str) -> None:
         for name in names:
-            pid = uuid.uuid4()
+            pid = uuid.uuid5(uuid.NAMESPACE_URL, f"player:{name}")
             self.players[name] = pid
             self.store(ev.PlayerRegistered(**self._next(pid), name=name))
 

@@ -8,17 +8,34 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+import msgspec
 import pytest
 
 from ledger.errors import LedgerError
 from ledger.identity import short
 from projections import queries, verify, views
-from projections.families.base import Change, Game, PlayerState
+from projections.families.base import Change, FamilyError, Game, PlayerState
 from projections.families.elo import EloFamily
 from tests.read_side.ledger_builder import Builder
 
-SKIRMISH = "tests.example_family:PointsShareElo"
 POINTS = {"points_a": 15.0, "points_b": 5.0}
+
+
+class PointsElo(EloFamily):
+    """Elo that needs the points of each side as game attributes (as
+    ``tests/example_family.py`` once did): a game recorded without them
+    cannot be rated. Side A wins when it scored more."""
+
+    def rate(self, game: Game, states: Any, explain: bool = False) -> list[list[Change]]:
+        try:
+            a, b = game.attributes["points_a"], game.attributes["points_b"]
+        except KeyError as missing:
+            raise FamilyError(f"needs --attr {missing.args[0]}=N", field="attributes") from None
+        result = self.load_result({"result": "a" if a > b else "b" if b > a else "draw"})
+        return super().rate(msgspec.structs.replace(game, result=result), states, explain)
+
+
+SKIRMISH = f"{__name__}:PointsElo"
 
 
 class FragileElo(EloFamily):
@@ -37,8 +54,8 @@ def two_ladders() -> tuple[Builder, Any]:
     b.player("Ann", "Ben")
     b.ladder("Skirmish", SKIRMISH)
     b.ladder("Club", "elo", {"k": 32})
-    b.game("Skirmish", date(2025, 5, 1), "Ann", "Ben", {}, attributes=POINTS)
-    bad = b.game("Skirmish", date(2025, 5, 2), "Ben", "Ann", {})  # no --attr points_a
+    b.game("Skirmish", date(2025, 5, 1), "Ann", "Ben", attributes=POINTS)
+    bad = b.game("Skirmish", date(2025, 5, 2), "Ben", "Ann")  # no --attr points_a
     b.game("Club", date(2025, 5, 3), "Ann", "Ben")
     return b, bad
 
@@ -76,7 +93,7 @@ def test_catch_up_reports_the_problem_as_a_warning() -> None:
     b.player("Ann", "Ben")
     b.ladder("Skirmish", SKIRMISH)
     conn = b.views()
-    bad = b.game("Skirmish", date(2025, 5, 2), "Ben", "Ann", {})
+    bad = b.game("Skirmish", date(2025, 5, 2), "Ben", "Ann")
     report = views.catch_up_report(conn, b.recorder)
     assert report.applied == 1
     assert len(report.warnings) == 1 and short(bad) in report.warnings[0]
@@ -87,12 +104,12 @@ def test_voiding_or_correcting_the_game_clears_the_problem() -> None:
     conn = b.views()
     assert queries.ladder_info(conn, "Skirmish").problem is not None
 
-    b.correct(bad, attributes={"points_a": 2.0, "points_b": 8.0})
+    b.correct(bad, attributes={"points_a": 2.0, "points_b": 8.0}, result={"result": "a"})
     assert views.catch_up_report(conn, b.recorder).warnings == []
     assert queries.ladder_info(conn, "Skirmish").problem is None
     rows = queries.standings(conn, "Skirmish")
     assert sorted((r.player, r.games) for r in rows) == [("Ann", 2), ("Ben", 2)]
-    assert rows[0].player == "Ann"  # she took 15 of 20 points, then 8 of 10
+    assert rows[0].player == "Ann"  # she scored more in both games
 
     b.void(bad)
     views.catch_up(conn, b.recorder)
@@ -109,9 +126,9 @@ def test_a_broken_ladder_replays_identically_incrementally_and_from_nothing() ->
     conn = b.views()
     # Games one at a time (appends after the frontier), then a bad one in the middle.
     for day in (1, 3, 5):
-        b.game("Skirmish", date(2025, 5, day), "Ann", "Ben", {}, attributes=POINTS)
+        b.game("Skirmish", date(2025, 5, day), "Ann", "Ben", attributes=POINTS)
         views.catch_up(conn, b.recorder)
-    bad = b.game("Skirmish", date(2025, 5, 2), "Ben", "Ann", {})
+    bad = b.game("Skirmish", date(2025, 5, 2), "Ben", "Ann")
     views.catch_up(conn, b.recorder)
     fresh = views.in_memory(b.recorder)
     assert verify.compare_views(conn, fresh) == []
