@@ -1,0 +1,1 @@
+"""Rating families: the pure rating maths, one module per family."""
