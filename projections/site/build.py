@@ -208,18 +208,31 @@ class SiteBuilder:
             t["change_event"].format(event=period[1]) if period[0] == "event"
             else t["change_month"].format(day=period[1])
         )  # fmt: skip
-        standings = _table("standings", t["standings"], [
+        columns = [
             (t["position"], True), (t["name"], False), (t["rating"], True), (t["grade"], False),
             (t["games"], True), (t["last_played"], False), (change_label, True),
-        ], rows, "standings", optional=(4, 5))  # fmt: skip
-        rule_rows = [
-            [Cell(r["effective"] if r["effective"] != "from the start" else t["from_start"]),
-             Cell(r["family"]), Cell(msgspec.json.encode(r["params"]).decode()),
-             Cell(r["reason"] or ""), Cell(r["recorded_at"][:19].replace("T", " ")),
-             Cell(r["by"])]
-            for r in info.rules
-            if r["effective"] == "from the start" or r["effective"] + "\x7f" <= self.cut
         ]  # fmt: skip
+        optional = (4, 5)
+        if not any(r.grade for r in standing_rows):  # a family without grades: no empty column
+            del columns[3]
+            rows = [row[:3] + row[4:] for row in rows]
+            optional = (3, 4)
+        standings = _table("standings", t["standings"], columns, rows, "standings", optional)
+        rule_rows, previous = [], {}
+        for r in info.rules:
+            if r["effective"] != "from the start" and r["effective"] + "\x7f" > self.cut:
+                continue
+            # The first ruleset in full; each later one by what it changed.
+            changed = {k: v for k, v in r["params"].items() if previous.get(k, object()) != v}
+            previous = r["params"]
+            rule_rows.append([
+                Cell(r["effective"] if r["effective"] != "from the start" else t["from_start"]),
+                Cell(r["family"]),
+                Cell(", ".join(f"{k}={msgspec.json.encode(v).decode()}"
+                               for k, v in changed.items())),
+                Cell(r["reason"] or ""), Cell(r["recorded_at"][:19].replace("T", " ")),
+                Cell(r["by"]),
+            ])  # fmt: skip
         rules_table = _table("rules", t["rules"], [
             (t["effective"], False), (t["family"], False), (t["parameters"], False),
             (t["reason"], False), (t["recorded"], False), (t["by"], False),
@@ -420,20 +433,21 @@ class SiteBuilder:
             grade = now
             opponents = ", ".join(self.names.get(o, o) for o in r["opponents"].split(",") if o)
             ev = events.get(r["event"]) if r["event"] else None
+            game_href = f"../games/{r['entry']}.html" if is_game else None
             game_rows.append([
-                Cell(r["date"]),
+                Cell(r["date"], game_href, r["key"]),  # on a phone, the date links the game
                 Cell(r["event"] or "", f"../events/{ev['slug']}.html" if ev else None),
                 Cell(opponents if is_game else (r["note"] or kinds.get(r["kind"], r["kind"]))),
                 Cell(_result(r["s"], t) if is_game else kinds.get(r["kind"], r["kind"])),
                 num(r["k"]), num(r["p"]), signed(r["change"]), num(r["after"]),
                 Cell(short(r["entry"]) + (f" ({t['corrected']})" if corrected else ""),
-                     f"../games/{r['entry']}.html", r["key"]) if is_game else Cell(""),
+                     game_href, r["key"]) if is_game else Cell(""),
             ])  # fmt: skip
         games = _table("games", t["games_of"].format(player=who), [
             (t["date"], False), (t["event"], False), (t["opponents"], False),
             (t["result"], False), ("K", True), ("P", True), (t["change"], True),
             (t["after"], True), (t["game"], False),
-        ], game_rows, f"{pid}.games", optional=(1, 4, 5))  # fmt: skip
+        ], game_rows, f"{pid}.games", optional=(1, 4, 5, 8))  # fmt: skip
         grades = _table("grades", t["grade_history"], [
             (t["date"], False), (t["grade"], False), (t["rating"], True),
         ], grade_rows, f"{pid}.grades")  # fmt: skip

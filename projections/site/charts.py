@@ -20,6 +20,18 @@ LEFT, RIGHT, TOP, BOTTOM = 52, 22, 14, 42
 class Tick(msgspec.Struct):
     at: float
     label: str
+    anchor: str = "middle"  # "start" or "end" near the chart's edges, so labels stay inside
+
+
+def _anchored(ticks: list[Tick]) -> list[Tick]:
+    """x-axis ticks whose labels would spill past the viewBox, anchored inward."""
+    for tick in ticks:
+        half = 4.2 * len(tick.label)  # about half the label's width at 14px
+        if tick.at + half > WIDTH:
+            tick.anchor = "end"
+        elif tick.at - half < 0:
+            tick.anchor = "start"
+    return ticks
 
 
 class Point(msgspec.Struct):
@@ -145,7 +157,7 @@ def rating_history(
         x_ticks = [Tick(x_of(t), t.strftime(fmt)) for t in _date_ticks(first, last)]
     return Chart(
         title=title, description=description, width=WIDTH, height=HEIGHT, left=LEFT,
-        right=RIGHT, top=TOP, bottom=BOTTOM, x_ticks=x_ticks,
+        right=RIGHT, top=TOP, bottom=BOTTOM, x_ticks=_anchored(x_ticks),
         y_ticks=[Tick(y_of(v), _number(v)) for v in y_values],
         x_label=x_label, y_label=y_label, line=line, points=points, bands=bands,
     )  # fmt: skip
@@ -187,6 +199,6 @@ def distribution(
     description = "; ".join(b.label for b, n in zip(bars, counts, strict=True) if n)
     return Chart(
         title=title, description=description, width=WIDTH, height=HEIGHT, left=LEFT,
-        right=RIGHT, top=TOP, bottom=BOTTOM, x_ticks=x_ticks, y_ticks=y_ticks,
+        right=RIGHT, top=TOP, bottom=BOTTOM, x_ticks=_anchored(x_ticks), y_ticks=y_ticks,
         x_label=x_label, y_label=y_label, bars=bars,
     )  # fmt: skip
