@@ -14,7 +14,7 @@ import msgspec
 #: The drawing area (viewBox units). Narrow enough that the axis labels stay
 #: legible when a phone scales the chart down to ~350 px.
 WIDTH, HEIGHT = 440, 260
-LEFT, RIGHT, TOP, BOTTOM = 52, 22, 14, 42
+LEFT, RIGHT, TOP, BOTTOM = 64, 22, 14, 42
 
 
 class Tick(msgspec.Struct):

@@ -1,0 +1,74 @@
+"""Site build time against a rebuild of the same ledger (issue 13's target:
+``site build`` <= 3x ``rebuild`` at 100k games, 1,000 players).
+
+    python bench/site.py [--games 100000] [--players 1000] [--family elo] [--keep DIR]
+
+Generates the benchmark ladder (``python -m fixtures.generate``, as
+bench/bench.py does), imports it into a fresh SQLite ledger, then times in
+the same run, each as a whole ``ledger`` process: ``rebuild``, a first
+``site build`` into an empty directory, and a second one with nothing new
+(the incremental check: it compares every file and writes none).
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+LEDGER = [str(Path(sys.executable).parent / "ledger")]
+
+
+def timed(args: list[str]) -> tuple[float, str]:
+    start = time.perf_counter()
+    done = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, check=False)
+    took = time.perf_counter() - start
+    if done.returncode != 0:
+        sys.exit(f"{' '.join(args)} failed:\n{done.stdout}\n{done.stderr}")
+    return took, done.stdout.strip()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=100_000)
+    parser.add_argument("--players", type=int, default=1_000)
+    parser.add_argument("--family", default="elo")
+    parser.add_argument("--keep", type=Path, default=None, help="Keep the ledger and site here.")
+    args = parser.parse_args()
+    work = args.keep or Path(tempfile.mkdtemp(prefix="bench-site-"))
+    work.mkdir(parents=True, exist_ok=True)
+    sheet, db, site = work / "games.csv", work / "ledger.db", work / "site"
+    try:
+        subprocess.run(
+            [sys.executable, "-m", "fixtures.generate", "--games", str(args.games),
+             "--players", str(args.players), "--family", args.family, "--ladder", "Bench",
+             "--out", str(sheet)], cwd=ROOT, check=True, capture_output=True,
+        )  # fmt: skip
+        db.unlink(missing_ok=True)
+        cli = [*LEDGER, "--db", str(db), "--by", "bench"]
+        timed([*cli, "ladder", "open", "Bench", "--family", args.family])
+        took, _ = timed([*cli, "import", str(sheet)])
+        print(f"import: {took:.1f} s ({args.games} games, {args.players} players)")
+        rebuild, _ = timed([*cli, "rebuild"])
+        shutil.rmtree(site, ignore_errors=True)
+        first, said = timed([*cli, "site", "build", str(site)])
+        print(said.splitlines()[0])
+        second, said2 = timed([*cli, "site", "build", str(site)])
+        print(said2.splitlines()[0])
+        print(f"rebuild:           {rebuild:7.1f} s")
+        print(f"site build:        {first:7.1f} s  = {first / rebuild:.2f} x rebuild "
+              f"(target <= 3x: {'met' if first <= 3 * rebuild else 'missed'})")  # fmt: skip
+        print(f"site build again:  {second:7.1f} s  = {second / rebuild:.2f} x rebuild "
+              "(nothing new: every file compared, none written)")  # fmt: skip
+    finally:
+        if args.keep is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
