@@ -59,6 +59,8 @@ class GameChanges(msgspec.Struct):
 
     ``sides`` are names (resolved now); leaving them out keeps the stored
     players by id, whatever names they have or whom they were merged into.
+    ``result`` fields replace the stored ones; a field given as None is
+    removed (a new outcome drops the old margin unless it gives one).
     """
 
     date: str | None = None
@@ -349,6 +351,7 @@ class Commands:
         if "result" in changes.result and "margin" not in changes.result:
             result.pop("margin", None)  # a new outcome does not inherit the old margin
         result.update(changes.result)
+        result = {k: v for k, v in result.items() if v is not None}  # None removes a field
         table = parse_int(changes.table, "table") if changes.table is not None else old.table
         facts = msgspec.structs.replace(
             old,

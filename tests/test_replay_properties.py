@@ -38,10 +38,12 @@ from hypothesis import strategies as st
 
 import projections.views.ladder_replay
 from ledger import events as ev
-from ledger.application import DuplicateGame, LedgerApplication
+from ledger.application import LedgerApplication
+from ledger.commands import Commands, DuplicateGame, GameChanges
 from ledger.errors import Conflict, Invalid
-from ledger.game_input import GameInput, PlayerBook, build_facts
+from ledger.game_input import GameInput
 from ledger.identity import ladder_id
+from ledger.storage import resolve
 from projections import queries, verify, views
 from projections.db import Database, SQLiteDatabase
 
@@ -322,6 +324,7 @@ class World:
 
     path: Path
     app: LedgerApplication = field(init=False)
+    commands: Commands = field(init=False)
     db: Database = field(init=False)
     players: dict[str, UUID] = field(default_factory=dict)
     names: dict[UUID, str] = field(default_factory=dict)
@@ -332,8 +335,8 @@ class World:
     reasons: Iterator[int] = field(default_factory=itertools.count)
 
     def __post_init__(self) -> None:
-        env = {"PERSISTENCE_MODULE": "eventsourcing.sqlite", "SQLITE_DBNAME": str(self.path)}
-        self.app = LedgerApplication(env=env)
+        self.app = LedgerApplication(env=resolve(str(self.path)).app_env())
+        self.commands = Commands(self.app, BY)
         self.db = views.connect(SQLiteDatabase(str(self.path)))
         self.catch_up()
 
@@ -345,10 +348,10 @@ class World:
         self.app.close()
 
     def open(self, scenario: Scenario) -> None:
-        self.app.open_ladder(LADDER, scenario.family, dict(scenario.params), BY)
-        self.app.open_ladder(OTHER, "elo", {"season_regression": 0.5}, BY)
+        self.commands.open_ladder(LADDER, scenario.family, dict(scenario.params))
+        self.commands.open_ladder(OTHER, "elo", {"season_regression": 0.5})
         self.catch_up()
-        self.players = dict(zip(NAMES, self.app.add_players(NAMES, BY), strict=True))
+        self.players = dict(zip(NAMES, self.commands.add_players(NAMES), strict=True))
         self.names = {pid: name for name, pid in self.players.items()}
         self.catch_up()
 
@@ -378,50 +381,44 @@ class World:
                 self.record(self.game_input(old, result=self.fit(op.result, old)), again=True)
         elif isinstance(op, SeasonOp):
             start, end = SEASONS[op.label]
-            self.app.close_season(op.ladder, op.label, start, end, BY)
+            self.commands.close_season(op.ladder, op.label, start, end)
         elif isinstance(op, AdjustOp):
-            # As ``ledger adjust`` does, the name follows merges.
-            pid = UUID(queries.player_by_name(self.db, op.player))
-            self.app.adjust_rating(
-                op.ladder, pid, op.on, f"appeal {op}", BY, to=op.to, shift=op.shift
-            )
+            # The name follows merges.
+            self.commands.adjust(op.ladder, op.player, op.on, f"appeal {op}", op.to, op.shift)
         elif isinstance(op, MergeOp):
             self.merge(op)
         elif isinstance(op, RulesOp):
-            self.app.change_rules(LADDER, op.overrides, op.effective, "AGM vote", BY)
+            if op.overrides:  # the command refuses a change that changes nothing
+                self.commands.change_rules(LADDER, op.overrides, op.effective, "AGM vote")
         elif isinstance(op, CorrectOp):
             self.correct(op, family)
         elif isinstance(op, VoidOp):
             live = self.live()
             if live:
                 gid = live[op.pick % len(live)]
-                self.app.void_game(gid, self.reason(), BY)
+                self.commands.void(str(gid), self.reason())
                 self.voided.add(gid)
         else:  # pragma: no cover
             raise AssertionError(op)
         self.catch_up()
 
     def record(self, game: GameInput, again: bool = False) -> UUID | None:
-        """As ``ledger record`` does: names to facts (following merges), then
-        the checked event. None when the CLI refuses the game: a merge put one
-        player on both sides, or (``again``: a voided game recorded again) a
-        live game of the same identity is already recorded."""
-        ladder = self.app.ladder(game.ladder)
+        """The command ``ledger record`` runs. None when it refuses the game:
+        a merge put one player on both sides, or (``again``: a voided game
+        recorded again) a live game of the same identity is already recorded."""
         try:
-            facts = build_facts(ladder, game, PlayerBook(self.db, add_players=False))
-            event = self.app.game_event(ladder, facts, BY)
-        except Invalid as exc:
-            assert self.merged and "twice" in str(exc), exc
-            return None
+            recorded = self.commands.record(game)
         except DuplicateGame:
             assert again
             return None
-        self.app.record_many([event])
-        gid = event.originator_id
+        except Invalid as exc:
+            assert self.merged and "twice" in str(exc), exc
+            return None
+        gid = UUID(recorded.game)
         if gid not in self.games:
             self.games.append(gid)
         self.voided.discard(gid)
-        self.facts[gid] = event.game
+        self.facts[gid] = self.app.game(gid).facts
         return gid
 
     def game_input(self, facts: ev.GameFacts, **changes: Any) -> GameInput:
@@ -461,50 +458,51 @@ class World:
             return None
         gid = live[op.pick % len(live)]
         old = self.facts[gid]
-        changes: dict[str, Any] = {}
+        changes = GameChanges()
         if op.result is not None:
-            changes["result"] = self.fit(op.result, old)
+            changes.result = self.fit(op.result, old)
         if op.on is not None:
-            changes["date"] = op.on.isoformat()
+            changes.date = op.on.isoformat()
         if op.move is not None:
             event, round_ = op.move
-            changes.update(event=event, round=round_)
+            # An empty event or round takes the game out of one.
+            changes.event, changes.round = event or "", "" if round_ is None else round_
             if event is not None:
-                changes["date"] = EVENTS[event].isoformat()
-        try:
-            new = build_facts(
-                self.app.ladder(old.ladder),
-                self.game_input(old, **changes),
-                PlayerBook(self.db, add_players=False),
-            )
-        except Invalid as exc:
-            assert self.merged and "twice" in str(exc), exc
-            return None
-        return gid if self.correct_to(gid, new) else None
+                changes.date = EVENTS[event].isoformat()
+        return gid if self.correct_with(gid, changes) else None
 
     def merge(self, op: MergeOp) -> None:
         if op.source in self.merged or op.into in self.merged:
             return
-        # Who each player is now (earlier merges followed).
-        final = {pid: UUID(queries.player_by_name(self.db, n)) for pid, n in self.names.items()}
-        source, into = self.players[op.source], self.players[op.into]
-        for facts in self.facts.values():
-            together = {final[p] for side in facts.sides for p in side} >= {source, into}
-            if together:  # ``ledger player merge`` refuses it
-                return
-        self.app.merge_players(source, into, "same person", BY)
+        try:
+            self.commands.merge_players(op.source, op.into, "same person")
+        except Invalid as exc:  # they played in the same game
+            assert "same game" in str(exc), exc
+            return
         self.merged.add(op.source)
 
-    def correct_to(self, gid: UUID, facts: ev.GameFacts) -> bool:
-        """Correct a game to ``facts``; False when that changes nothing."""
+    def correct_with(self, gid: UUID, changes: GameChanges) -> bool:
+        """The command ``ledger correct`` runs; False when it changes nothing."""
         try:
-            self.app.correct_game(gid, facts, self.reason(), BY)
+            self.commands.correct(str(gid), changes, self.reason())
         except Invalid as exc:
             assert "changes nothing" in str(exc), exc
             return False
         self.facts[gid] = self.app.game(gid).facts
         self.catch_up()
         return True
+
+    def correct_to(self, gid: UUID, facts: ev.GameFacts) -> bool:
+        """Correct a game back to ``facts`` (its players unchanged)."""
+        changes = GameChanges(
+            date=facts.date.isoformat(),
+            event=facts.event or "",
+            round="" if facts.round is None else facts.round,
+            result={**dict.fromkeys(self.facts[gid].result), **facts.result},
+            neutral=facts.neutral,
+            attributes=dict(facts.attributes),
+        )
+        return self.correct_with(gid, changes)
 
     def run(self, scenario: Scenario, ops: list[Any] | None = None) -> None:
         for op in scenario.ops if ops is None else ops:
@@ -705,14 +703,15 @@ def test_a_game_recorded_again_after_a_void_can_be_corrected(worlds: Any) -> Non
     state = world.app.game(gid)
     assert not state.voided
     assert state.facts.result == {"result": "b"}
-    world.app.correct_game(gid, replace_result(state.facts, {"result": "draw"}), "typo", BY)
+    world.commands.correct(str(gid), GameChanges(result={"result": "draw"}), "typo")
+    assert world.app.game(gid).facts.result == {"result": "draw"}
 
 
 def test_a_game_recorded_again_after_a_void_is_not_recorded_twice(worlds: Any) -> None:
     world, gid = recorded_again(worlds)
     ladder = world.app.ladder(LADDER)
     with pytest.raises(Conflict):
-        world.app.game_event(ladder, world.facts[gid], BY)
+        world.commands.game_event(ladder, world.facts[gid])
 
 
 def replace_result(facts: ev.GameFacts, result: dict[str, Any]) -> ev.GameFacts:
