@@ -273,12 +273,9 @@ def _encoded_events(store: Store, recorder: Any) -> Iterator[list[tuple[str, byt
             yield [(topic, state) for _, topic, state in page]
         db.close()
         return
-    position = 0
-    while True:
-        notes = recorder.select_notifications(position, 5000, inclusive_of_start=False)
-        if not notes:
-            break
-        position = notes[-1].id
+    from ledger.pager import pages
+
+    for notes in pages(recorder):
         yield [(n.topic, n.state) for n in notes]
 
 

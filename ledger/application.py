@@ -30,6 +30,7 @@ from ledger import events as ev
 from ledger import write_index
 from ledger.errors import Conflict, Invalid, NotFound
 from ledger.identity import ladder_id, name_key, short
+from ledger.pager import pages
 from ledger.state import (
     GameState,
     LadderState,
@@ -142,14 +143,10 @@ class LedgerApplication(Application):
             self.recorder.rebuild_index(self.notifications())
         self._index_checked = True
 
-    def notifications(self, start: int = 0, page: int = 5000) -> Any:
-        """Every stored event after ``start``, in store order, page by page."""
-        while True:
-            notes = self.recorder.select_notifications(start, page, inclusive_of_start=False)
-            if not notes:
-                return
-            yield from notes
-            start = notes[-1].id
+    def notifications(self, start: int = 0, topics: Sequence[str] = ()) -> Any:
+        """Every stored event after ``start`` (of ``topics``), in store order."""
+        for page in pages(self.recorder, start, topics=topics):
+            yield from page
 
     # -- small aggregates ----------------------------------------------------------
     def _events(self, aggregate: UUID) -> list[Any]:
@@ -243,7 +240,7 @@ class LedgerApplication(Application):
     def games_with_players(self, first: UUID, second: UUID) -> list[UUID]:
         """Live games in which both players appear (as recorded or corrected)."""
         candidates = set()
-        for note in self.notifications_of((ev.GameRecorded.TOPIC, ev.GameCorrected.TOPIC)):
+        for note in self.notifications(topics=(ev.GameRecorded.TOPIC, ev.GameCorrected.TOPIC)):
             state = note.state if isinstance(note.state, bytes) else bytes(note.state)
             if str(first).encode() in state and str(second).encode() in state:
                 candidates.add(note.originator_id)
@@ -254,17 +251,6 @@ class LedgerApplication(Application):
             if not game.voided and first in players and second in players:
                 together.append(gid)
         return together
-
-    def notifications_of(self, topics: Sequence[str], page: int = 5000) -> Any:
-        start = 0
-        while True:
-            notes = self.recorder.select_notifications(
-                start, page, topics=topics, inclusive_of_start=False
-            )
-            if not notes:
-                return
-            yield from notes
-            start = notes[-1].id
 
 
 def _conflict_message(detail: str) -> str:

@@ -14,6 +14,7 @@ from eventsourcing.persistence import StoredEvent
 from ledger import chain
 from ledger.application import LedgerApplication
 from ledger.errors import Conflict, Invalid
+from ledger.pager import pages
 
 BATCH = 2000
 
@@ -34,11 +35,8 @@ def copy_events(
     fails if the copy's chain head differs from the source's."""
     if target.recorder.max_notification_id():
         raise Conflict("the target already holds events: migrate only into an empty ledger")
-    copied, start = 0, 0
-    while True:
-        notes = source.recorder.select_notifications(start, BATCH, inclusive_of_start=False)
-        if not notes:
-            break
+    copied = 0
+    for notes in pages(source.recorder, 0, BATCH):
         target.recorder.insert_events(
             [
                 StoredEvent(
@@ -50,7 +48,6 @@ def copy_events(
                 for n in notes
             ]
         )
-        start = notes[-1].id
         copied += len(notes)
         if progress is not None:
             progress(len(notes))

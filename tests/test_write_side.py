@@ -188,3 +188,25 @@ def test_every_event_is_chained_when_appended(cli: Cli) -> None:
         ).fetchone()[0]
     assert events == links == 4
     assert views > 0
+
+
+# -- versioned maths -----------------------------------------------------------------------
+def test_a_new_maths_version_is_said_and_adopted_by_a_rule_change(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.versioned_family import VersionedElo
+
+    cli.ok("ladder", "open", "Club", "--family", "tests.versioned_family:VersionedElo")
+    cli.ok("record", "Club", "--date", "2025-01-05", "--side", "Ann", "--side", "Bob",
+           "--result", "a", "--add-players")  # fmt: skip
+    assert "Warning" not in cli.ok("ladder", "show", "Club")
+    monkeypatch.setattr(VersionedElo, "version", 2)  # the code is upgraded
+    show = cli.ok("ladder", "show", "Club")
+    assert "version 1" in show and "version 2" in show
+    out = cli.ok("verify")
+    assert "WARNING" in out and "OK" in out
+    cli.ok("ladder", "rules", "Club", "--effective", "2025-06-01", "--reason", "adopt v2")
+    rules = cli.json("ladder", "show", "Club")["rules"]
+    assert len(rules) == 2
+    again = cli.fails("ladder", "rules", "Club", "--effective", "2025-07-01", "--reason", "x")
+    assert "nothing to change" in again and "version 2" in again

@@ -28,6 +28,7 @@ from ledger.cli.context import (
     open_views,
     pass_ledger,
 )
+from ledger.cli.family_help import parameter_help, parameters_epilog, result_fields_epilog
 from ledger.cli.params import ATTRIBUTE, DATE, SETTING, as_dict
 from ledger.commands import GameChanges
 from ledger.errors import Invalid
@@ -39,7 +40,7 @@ from ledger.storage import resolve
 from projections import queries, service, timetravel, views
 from projections import verify as verify_mod
 from projections import whatif as whatif_mod
-from projections.families.registry import BUILT_IN
+from projections.families.registry import BUILT_IN, family_class
 from projections.preview import preview_warnings
 
 
@@ -76,7 +77,7 @@ def ladder() -> None:
     """Open ladders, change their rules, list and show them."""
 
 
-@ladder.command("open")
+@ladder.command("open", epilog=parameters_epilog())
 @click.argument("name")
 @click.option(
     "--family", required=True, metavar="FAMILY",
@@ -138,8 +139,16 @@ def ladder_show(led: Ledger, name: str, fmt: str) -> None:
         return
     click.echo(f"Ladder:   {info.name}\nFamily:   {info.family}\nPlayers:  {info.players}")
     click.echo(f"Games:    {info.games}\nParameters in force:")
+    family = family_class(info.family)
     for key, value in info.params.items():
-        click.echo(f"  {key} = {msgspec.json.encode(value).decode()}")
+        about = parameter_help(family, key)
+        click.echo(
+            f"  {key} = {msgspec.json.encode(value).decode()}" + (f"  # {about}" if about else "")
+        )
+    for warning in info.version_warnings:
+        click.echo(f"Warning: {warning}")
+    if info.problem:
+        click.echo(f"Problem: {info.problem}")
     click.echo("Rule history:")
     for r in info.rules:
         why = f" ({r['reason']})" if r["reason"] else ""
@@ -275,7 +284,7 @@ def split_sides(sides: tuple[str, ...]) -> list[list[str]]:
     return [[n.strip() for n in side.split(";") if n.strip()] for side in sides]
 
 
-@main.command()
+@main.command(epilog=result_fields_epilog())
 @click.argument("ladder_name", metavar="LADDER")
 @game_options(required=True)
 @click.option("--add-players", is_flag=True, help="Register players not yet known.")
@@ -563,6 +572,8 @@ def verify(led: Ledger, published: str | None, fmt: str) -> None:
         click.echo(f"Views checksum: {report.views_checksum}")
         for problem in report.problems:
             click.echo(f"PROBLEM: {problem}")
+        for warning in report.warnings:
+            click.echo(f"WARNING: {warning}")
         click.echo("OK: the event log matches its chain and the views match a rebuild."
                    if report.ok else f"{len(report.problems)} problem(s) found.")  # fmt: skip
     if not report.ok:
@@ -675,6 +686,7 @@ def project(led: Ledger, follow: bool, interval: float) -> None:
         total = service.follow(
             led.conn, led.app.recorder, interval,
             on_batch=lambda n: click.echo(f"applied {n} events", err=True),
+            on_warning=lambda w: click.echo(f"Warning: {w}", err=True),
         )  # fmt: skip
     finally:
         lock.release()
@@ -740,7 +752,10 @@ def same_standings(first: Any, second: Any) -> tuple[int, bool]:
 @pass_ledger
 def rebuild(led: Ledger) -> None:
     """Drop every view and rebuild it from the events alone."""
-    applied = views.rebuild(led.conn, led.app.recorder)
+    report = views.rebuild_report(led.conn, led.app.recorder)
+    for warning in report.warnings:
+        click.echo(f"Warning: {warning}", err=True)
+    applied = report.applied
     click.echo(f"Rebuilt the views from {applied} events.")
 
 

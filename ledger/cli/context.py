@@ -55,7 +55,7 @@ class Ledger:
         if self._conn is None:
             self.app  # noqa: B018 - the event store's tables exist before the views read them
             self._conn = views.connect(open_views(self.storage))
-            views.catch_up(self._conn, self.app.recorder)
+            self.caught_up()
         return self._conn
 
     def close(self) -> None:
@@ -66,8 +66,11 @@ class Ledger:
             self._app.close()
 
     def caught_up(self) -> None:
-        """Bring the views up to the events just appended."""
-        views.catch_up(self.conn, self.app.recorder)
+        """Bring the views up to the events just appended; say on stderr what
+        the replay warns of (rules of another maths version)."""
+        report = views.catch_up_report(self.conn, self.app.recorder)
+        for warning in report.warnings:
+            click.echo(f"Warning: {warning}", err=True)
 
 
 def open_views(storage: Storage) -> Database:

@@ -11,13 +11,13 @@ takes no lock and writes nothing.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
 import msgspec
 
 from ledger import events as ev
+from ledger.pager import pages
 from projections.db import Database, SQLiteDatabase
 from projections.views import schema
 from projections.views.ladder_replay import replay_ladders
@@ -33,16 +33,6 @@ class CatchUp(msgspec.Struct):
 
     applied: int
     warnings: list[str] = []
-
-
-def pages(recorder: Any, after: int = 0, limit: int = PAGE) -> Iterator[Sequence[Any]]:
-    """Pages of notifications stored after position ``after``, in order."""
-    while True:
-        page = recorder.select_notifications(after, limit, inclusive_of_start=False)
-        if not page:
-            return
-        yield page
-        after = page[-1].id
 
 
 def position(conn: Database) -> int:

@@ -1,0 +1,43 @@
+"""Help texts read from the families themselves, so a family's vocabulary
+(parameters, result columns) is written once, beside its maths."""
+
+from __future__ import annotations
+
+from projections.families.base import Family
+from projections.families.params_doc import params_help
+from projections.families.registry import BUILT_IN
+
+
+def _verbatim(text: str) -> str:
+    # click rewraps paragraphs unless they start with \b.
+    return "\n\n".join("\b\n" + block for block in text.split("\n\n"))
+
+
+def parameters_epilog() -> str:
+    """Every parameter of the generic elo family, with sub-fields and allowed
+    values (the other built-in families take a subset under their own names)."""
+    others = ", ".join(sorted(n for n in BUILT_IN if n != "elo"))
+    return _verbatim(
+        params_help(BUILT_IN["elo"])
+        + f"\n\nThe other families ({others}) document theirs in 'ledger ladder show'"
+        " and the README."
+    )
+
+
+def result_fields_epilog() -> str:
+    """Each built-in family's result fields, as --field NAME=TEXT (or sheet
+    columns of the same names)."""
+    lines = ["Result fields by family (--field NAME=TEXT, or sheet columns):"]
+    for name, cls in sorted(BUILT_IN.items()):
+        lines.append(f"  {name}:")
+        for column in cls.result_columns():
+            lines.append(f"    {column.name:<11} {column.help}")
+    return _verbatim("\n".join(lines))
+
+
+def parameter_help(family: type[Family], key: str) -> str:
+    """The first sentence of a parameter's help ("" when undocumented)."""
+    for doc in family.describe_params():
+        if doc.name == key:
+            return doc.help.split(". ")[0].rstrip(".")
+    return ""
