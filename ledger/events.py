@@ -56,12 +56,18 @@ class RulesetAdopted(LedgerEvent, frozen=True, kw_only=True):
     """
 
     TOPIC = "ledger:RulesetAdopted"
+    class_version = 2
     family: str
     params: dict[str, Any]
     effective: date
     #: The version of the family's maths this ruleset was adopted under
     #: (``Family.version``); rulesets recorded before versions existed read 1.
     family_version: int = 1
+
+    @staticmethod
+    def upcast_v1_v2(state: dict[str, Any]) -> None:
+        """Rulesets adopted before maths versions were recorded: version 1."""
+        state.setdefault("family_version", 1)
 
 
 # -- players ---------------------------------------------------------------
@@ -110,16 +116,27 @@ class GameFacts(msgspec.Struct, frozen=True):
     sequence: int | None = None
 
 
+def _sequence_from_table(state: dict[str, Any]) -> None:
+    """Games recorded before sequences existed took effect in table order."""
+    state["game"].setdefault("sequence", state["game"].get("table"))
+
+
 class GameRecorded(LedgerEvent, frozen=True, kw_only=True):
     TOPIC = "ledger:GameRecorded"
+    class_version = 2
     game: GameFacts
+
+    upcast_v1_v2 = staticmethod(_sequence_from_table)
 
 
 class GameCorrected(LedgerEvent, frozen=True, kw_only=True):
     """The game as it should have been recorded (the whole record)."""
 
     TOPIC = "ledger:GameCorrected"
+    class_version = 2
     game: GameFacts
+
+    upcast_v1_v2 = staticmethod(_sequence_from_table)
 
 
 class GameVoided(LedgerEvent, frozen=True, kw_only=True):
@@ -165,11 +182,12 @@ BY_TOPIC: dict[str, type[LedgerEvent]] = {cls.TOPIC: cls for cls in EVENT_CLASSE
 def encode(event: LedgerEvent) -> bytes:
     """The stored form of an event: msgspec JSON, plus ``class_version``
     when above 1 so that older shapes can be upcast on reading."""
-    if type(event).class_version == 1:
-        return _encoder.encode(event)
-    state = msgspec.to_builtins(event)
-    state["class_version"] = type(event).class_version
-    return _encoder.encode(state)
+    version = type(event).class_version
+    encoded = _encoder.encode(event)
+    if version == 1:
+        return encoded
+    # The struct's JSON object, with its class version as a last member.
+    return encoded[:-1] + b',"class_version":%d}' % version
 
 
 def decode(topic: str, state: bytes) -> LedgerEvent:
@@ -178,7 +196,8 @@ def decode(topic: str, state: bytes) -> LedgerEvent:
     Raises KeyError for a topic this code does not know.
     """
     cls = BY_TOPIC[topic]
-    if cls.class_version == 1:
+    if cls.class_version == 1 or _current[cls] in state:
+        # Stored in this code's shape: one typed decode, no upcasting.
         return _decoders[cls].decode(state)
     raw = msgspec.json.decode(state)
     version = raw.pop("class_version", 1)
@@ -190,3 +209,6 @@ def decode(topic: str, state: bytes) -> LedgerEvent:
 
 _encoder = msgspec.json.Encoder()
 _decoders = {cls: msgspec.json.Decoder(cls) for cls in EVENT_CLASSES}
+# ``"class_version":N`` cannot occur inside a JSON string (its quotes would be
+# escaped), so finding it means the event is stored in version N's shape.
+_current = {cls: b'"class_version":%d' % cls.class_version for cls in EVENT_CLASSES}

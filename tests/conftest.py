@@ -1,5 +1,5 @@
-"""Shared fixtures: a CLI runner on a fresh ledger per test, on SQLite and on
-PostgreSQL.
+"""Shared fixtures: a CLI runner on a fresh ledger per test, on SQLite, and
+on PostgreSQL too for the backend conformance suite (``conformance`` marker).
 
 The PostgreSQL runs use a throwaway schema each, dropped afterwards. Where no
 server answers they skip with the reason, unless LEDGER_TEST_POSTGRES=require
@@ -107,7 +107,24 @@ class Cli:
             return 0
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "conformance: run on every backend (SQLite and PostgreSQL); other CLI tests "
+        "run on SQLite only",
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """The backend conformance suite (tests marked ``conformance``) runs on
+    SQLite and PostgreSQL; every other CLI test runs once, on SQLite."""
+    if "backend" in metafunc.fixturenames:
+        both = metafunc.definition.get_closest_marker("conformance") is not None
+        params = ["sqlite", "postgres"] if both else ["sqlite"]
+        metafunc.parametrize("backend", params, indirect=True)
+
+
+@pytest.fixture
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[str], Cli]]:
     """Makes ledgers on one backend; PostgreSQL schemas are dropped after."""
     schemas: list[str] = []

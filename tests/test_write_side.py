@@ -20,6 +20,10 @@ from tests.conftest import Cli
 
 FAMILY = "tests.example_family:PointsShareElo"
 
+# The write side is what differs most between backends (recorders, write
+# index, chain in the append transaction): run it on both.
+pytestmark = pytest.mark.conformance
+
 
 def history_names(cli: Cli, ladder: str, player: str) -> list[str]:
     return [h["opponents"] for h in cli.json("history", ladder, player)]
