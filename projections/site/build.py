@@ -30,6 +30,7 @@ from typing import Any, NamedTuple
 
 import jinja2
 import msgspec
+from markupsafe import Markup
 
 from ledger import chain
 from ledger.errors import Invalid
@@ -62,6 +63,7 @@ class DataTable(msgspec.Struct):
     columns: list[str]
     numeric: list[bool]
     optional: list[bool]  # hidden on a phone's narrow screen (still in the downloads)
+    classes: list[Markup]  # each column's class attribute, made once (not per cell)
     rows: list[list[Cell]]
     raw: list[list[Any]]
     download: str  # file stem relative to the page, e.g. "standings"
@@ -113,10 +115,15 @@ def _table(
     are left out on narrow screens."""
     raw = [[c.sort if c.sort is not None and not isinstance(c.sort, str) else c.text
             for c in row] for row in rows]  # fmt: skip
+    numeric = [n for _, n in columns]
+    optional_ = [i in optional for i in range(len(columns))]
+    classes = []
+    for n, o in zip(numeric, optional_, strict=True):
+        names = " ".join(c for c, on in (("n", n), ("opt", o)) if on)
+        classes.append(Markup(f' class="{names}"' if names else ""))
     return DataTable(
-        id_, caption, [c for c, _ in columns], [n for _, n in columns],
-        [i in optional for i in range(len(columns))], rows, raw, stem,
-    )  # fmt: skip
+        id_, caption, [c for c, _ in columns], numeric, optional_, classes, rows, raw, stem
+    )
 
 
 # -- the builder ----------------------------------------------------------------------
