@@ -146,7 +146,7 @@ class _SQLiteCursor:
         self.c.executemany(sql, rows)
 
 
-_TABLE_NAMES = re.compile(rf"\b({'|'.join(write_index.TABLES)})\b")
+_TABLE_NAMES = re.compile(rf"\b({'|'.join((*write_index.TABLES, chain.TABLE))})\b")
 
 
 class _PostgresCursor:

@@ -211,21 +211,15 @@ def api_record(
 def _api_record_main() -> None:
     """Child process: ``DB SCHEMA LADDER DATE A B``; records A beat B, prints
     the game id and the time the append returned, and never catches up."""
-    from ledger import events as ev
     from ledger.application import LedgerApplication
-    from ledger.identity import player_id
+    from ledger.commands import Commands
+    from ledger.game_input import GameInput
     from ledger.storage import resolve
 
     db, schema, ladder_name, on, a, b = sys.argv[1:7]
     app = LedgerApplication(env=resolve(db, schema or None).app_env())
-    lstate = app.ladder(ladder_name)
-    facts = ev.GameFacts(
-        ladder=lstate.id, date=date.fromisoformat(on),
-        sides=[[player_id(a)], [player_id(b)]], result={"result": "a"},
-    )  # fmt: skip
-    event = app.game_event(lstate, facts, "api")
-    app.record_many([event])
-    print(event.originator_id, repr(time.time()), flush=True)
+    recorded = Commands(app, "api").record(GameInput(ladder_name, on, [[a], [b]], {"result": "a"}))
+    print(recorded.game, repr(time.time()), flush=True)
     app.close()
 
 
@@ -272,6 +266,7 @@ def _writer_main() -> None:
     """
     from ledger import events as ev
     from ledger.application import LedgerApplication
+    from ledger.commands import Commands, GameChanges
     from ledger.identity import player_id
     from ledger.storage import resolve
 
@@ -284,6 +279,7 @@ def _writer_main() -> None:
     while not all((workdir / f"ready{w}").exists() for w in range(wid)):
         time.sleep(0.005)
     app = LedgerApplication(env=resolve(db, schema).app_env())
+    commands = Commands(app, by)
     ladder = app.ladder(ladder_name)  # its rules do not change during the run
     lid = ladder.id
     pids = [player_id(name) for name in player_names(players)]
@@ -294,9 +290,13 @@ def _writer_main() -> None:
     def record(facts: ev.GameFacts) -> UUID:
         """What ``ledger record`` does: check the game against the ladder and
         what is recorded, then append it."""
-        event = app.game_event(ladder, facts, by)
-        app.record_many([event])
+        event = commands.game_event(ladder, commands.sequenced(facts, {}))
+        app.append([event])
         return event.originator_id
+
+    def correct(gid: UUID, result: str) -> None:
+        """What ``ledger correct GAME --result R`` does."""
+        commands.correct(str(gid), GameChanges(result={"result": result}), "sheet misread")
 
     def game(on: date, table: int, a: int, b: int, result: str) -> ev.GameFacts:
         return ev.GameFacts(ladder=lid, date=on, sides=[[pids[a]], [pids[b]]],
@@ -315,7 +315,7 @@ def _writer_main() -> None:
                 )
                 facts = msgspec.structs.replace(current[gid], result={"result": new})
                 entry |= {"op": "correct", "game": str(gid), "result": new}
-                outcome = _attempt(lambda: app.correct_game(gid, facts, "sheet misread", by))  # noqa: B023
+                outcome = _attempt(lambda: correct(gid, new))  # noqa: B023
             else:
                 if i % SHARED_EVERY == 0:
                     k = i // SHARED_EVERY

@@ -270,7 +270,7 @@ class Family:
             doc = next((d for d in cls.describe_params() if d.name == key), None)
             if doc is not None and doc.choices and str(values.get(key)) not in doc.choices:
                 raise FamilyError(
-                    f"bad value for parameter of family {cls.name}: {key}: "
+                    f"bad value for parameter {key!r} of family {cls.name}: "
                     f"{values.get(key)!r} is not one of {', '.join(doc.choices)}",
                     field=key,
                 ) from None

@@ -206,8 +206,9 @@ def test_params_help_names_every_parameter_sub_field_and_allowed_value() -> None
 def test_a_bad_enum_value_lists_the_allowed_values() -> None:
     with pytest.raises(FamilyError) as err:
         EloFamily.parse_params({"rounding": "up"})
-    assert "rounding: 'up' is not one of none, half-up, half-away, truncate, floor" in str(
-        err.value
+    assert (
+        "'rounding' of family elo: 'up' is not one of none, half-up, half-away, truncate, floor"
+        in str(err.value)
     )
     assert err.value.field == "rounding"
     with pytest.raises(FamilyError, match="variant: 'de' is not one of fr, en"):
