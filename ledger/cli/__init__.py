@@ -765,5 +765,10 @@ main.add_command(site)
 main.add_command(export)
 
 
+from ledger.cli.teams import teams  # noqa: E402
+
+main.add_command(teams)
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()
