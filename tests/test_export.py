@@ -111,3 +111,20 @@ def test_refusals(cli: Cli, tmp_path: Path) -> None:
     assert "needs -o" in cli.fails("export", "Club", "--format", "xlsx")
     assert "unknown ladder" in cli.fails("export", "Nope", "-o", str(tmp_path / "n"))
     assert not (tmp_path / "n").exists()
+
+
+def test_history_without_a_player_lists_every_players_history(cli: Cli) -> None:
+    cli.ok("ladder", "open", "Night", "--family", "elo")
+    cli.ok("record", "Night", "--date", "2025-01-05", "--side", "Ann", "--side", "Bob",
+           "--result", "a", "--add-players")  # fmt: skip
+    cli.ok("record", "Night", "--date", "2025-01-06", "--side", "Bob", "--side", "Cat",
+           "--result", "draw", "--add-players")  # fmt: skip
+    rows = cli.json("history", "Night")
+    assert [(r["player"], r["opponents"]) for r in rows] == [
+        ("Ann", "Bob"), ("Bob", "Ann"), ("Bob", "Cat"), ("Cat", "Bob"),
+    ]  # fmt: skip
+    assert rows == [
+        {"player": name, **line}
+        for name in ("Ann", "Bob", "Cat")
+        for line in cli.json("history", "Night", name)
+    ]

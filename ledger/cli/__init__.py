@@ -37,6 +37,7 @@ from ledger.importer import import_sheet
 from ledger.matching import DuplicatePair, likely_duplicates
 from ledger.output import render
 from ledger.storage import resolve
+from projections import export as export_mod
 from projections import queries, service, timetravel, views
 from projections import verify as verify_mod
 from projections import whatif as whatif_mod
@@ -497,11 +498,21 @@ def standings(
 
 @main.command()
 @click.argument("ladder_name", metavar="LADDER")
-@click.argument("player_name", metavar="PLAYER")
+@click.argument("player_name", metavar="[PLAYER]", required=False)
 @export_options
 @pass_ledger
-def history(led: Ledger, ladder_name: str, player_name: str, fmt: str, output: Path | None) -> None:
-    """PLAYER's history in LADDER: games, adjustments and season penalties."""
+def history(
+    led: Ledger, ladder_name: str, player_name: str | None, fmt: str, output: Path | None
+) -> None:
+    """PLAYER's history in LADDER: games, adjustments and season penalties.
+
+    Without PLAYER, every player's history (grouped by player, each in
+    effective order) in one table."""
+    if player_name is None:
+        ladder_name = queries.ladder_row(led.conn, ladder_name)["name"]
+        rows = list(export_mod.all_histories(led.conn, ladder_name))
+        emit(rows, fmt, f"Every player in {ladder_name}", export_mod.PlayerHistoryLine, output)
+        return
     rows = queries.history(led.conn, ladder_name, player_name)
     who = queries.names(led.conn)[queries.player_by_name(led.conn, player_name)]
     title = f"{who} in {queries.ladder_row(led.conn, ladder_name)['name']}"
