@@ -211,7 +211,9 @@ def test_a_bad_enum_value_lists_the_allowed_values() -> None:
         in str(err.value)
     )
     assert err.value.field == "rounding"
-    with pytest.raises(FamilyError, match="'variant' of family battle-empire: 'de' is not one of fr, en"):
+    with pytest.raises(
+        FamilyError, match="'variant' of family battle-empire: 'de' is not one of fr, en"
+    ):
         BattleEmpireFamily.parse_params({"variant": "de"})
 
 
