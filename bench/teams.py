@@ -1,0 +1,70 @@
+"""Solve times of ``projections.teams.balance`` for 20, 40 and 60 players in
+2 and 4 camps (medians over a few seeded club rosters), with a bare-loop
+baseline measured in the same run: evaluating 10,000 random splits in plain
+Python, which is what any solver has to beat to be worth it.
+
+    .venv/bin/python bench/teams.py [--runs 3] [--time-limit 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import time
+
+from projections.teams import Entrant, Strength, balance, elo_expected
+
+STRENGTH = Strength("mean", elo_expected(500))
+
+
+def roster(n: int, seed: int) -> list[Entrant]:
+    """A Battle Empire-like club: ratings around 1000, a few Marshals."""
+    rng = random.Random(seed)
+    out = []
+    for i in range(n):
+        rating = max(500, min(1700, round(rng.gauss(1000, 180))))
+        grade = "Marshal" if rating >= 1400 else "General" if rating >= 1200 else "Officer"
+        out.append(Entrant(f"P{i}", f"p{i:03d}", rating, grade))
+    return out
+
+
+def bare_loop(people: list[Entrant], camps: int, tries: int = 10_000) -> float:
+    rng = random.Random(0)
+    ratings = [p.rating for p in people]
+    start = time.perf_counter()
+    best = float("inf")
+    for _ in range(tries):
+        rng.shuffle(ratings)
+        sides = [sum(ratings[k::camps]) / len(ratings[k::camps]) for k in range(camps)]
+        best = min(best, max(sides) - min(sides))
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--time-limit", type=float, default=10.0)
+    args = parser.parse_args()
+    base = bare_loop(roster(40, 0), 4)
+    print(f"baseline: 10,000 random 40-player splits evaluated in plain Python: {base:.3f} s")
+    print("players camps  median s  max s  proven  gap points (per run)")
+    for n in (20, 40, 60):
+        for camps in (2, 4):
+            times, proven, gaps = [], 0, []
+            for seed in range(args.runs):
+                people = roster(n, seed)
+                start = time.perf_counter()
+                result = balance(people, camps, STRENGTH, time_limit=args.time_limit)
+                times.append(time.perf_counter() - start)
+                proven += result.status == "optimal"
+                gaps.append(result.splits[0].gap_points)
+            print(
+                f"{n:>7} {camps:>5} {statistics.median(times):>9.3f} {max(times):>6.3f}"
+                f"  {proven}/{args.runs}     {gaps}",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
