@@ -15,8 +15,9 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	bash fixtures/demo.sh
 
+# One worker per core (tests are isolated: a SQLite file or PostgreSQL schema each).
 test: $(STAMP)
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto
 
 BENCH_STAMP := $(VENV)/.bench-installed
 BENCH_ARGS ?= --games 100000
