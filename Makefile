@@ -39,4 +39,4 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix .
 
 clean:
-	rm -rf $(VENV) demo.db .pytest_cache .hypothesis
+	rm -rf $(VENV) demo.db demo-site .pytest_cache .hypothesis
