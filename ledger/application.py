@@ -235,7 +235,7 @@ class LedgerApplication(Application):
             "SELECT originator_id FROM stored_events WHERE originator_version = 1 AND topic = ?",
             (ev.GameRecorded.TOPIC,),
         )
-        return {r[0] if isinstance(r[0], UUID) else UUID(r[0]) for (r) in rows}
+        return {r[0] if isinstance(r[0], UUID) else UUID(r[0]) for r in rows}
 
     def games_with_players(self, first: UUID, second: UUID) -> list[UUID]:
         """Live games in which both players appear (as recorded or corrected)."""

@@ -4,7 +4,6 @@ options and rendering helpers."""
 from __future__ import annotations
 
 import sys
-from datetime import date
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -13,12 +12,10 @@ import click
 from ledger.application import LedgerApplication, current_user
 from ledger.commands import Commands
 from ledger.errors import Invalid, LedgerError
-from ledger.game_input import parse_date
 from ledger.output import FORMATS, render
 from ledger.storage import Storage, resolve
 from projections import views
 from projections.db import Database, PostgresDatabase, SQLiteDatabase
-from projections.families.base import parse_param_value
 
 
 class Ledger:
@@ -94,20 +91,6 @@ class LedgerGroup(click.Group):
             return super().invoke(ctx)
         except LedgerError as exc:
             fail(str(exc))
-
-
-def date_option(value: str | None) -> date | None:
-    return None if value is None else parse_date(value)
-
-
-def parse_sets(pairs: tuple[str, ...]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise Invalid(f"--set takes KEY=VALUE, got {pair!r}")
-        out[key.strip()] = parse_param_value(value)
-    return out
 
 
 format_option = click.option(

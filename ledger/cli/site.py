@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import sys
+from datetime import date
 from pathlib import Path
 
 import click
 
-from ledger.cli.context import Ledger, date_option, pass_ledger
+from ledger.cli.context import Ledger, pass_ledger
+from ledger.cli.params import DATE
 
 
 @click.group()
@@ -22,19 +24,19 @@ def site() -> None:
 @click.option("--lang", type=click.Choice(["en", "fr"]), default="en", show_default=True,
               help="Language of the pages and grades.")  # fmt: skip
 @click.option("--title", default=None, help="The site's title (default: Ladders / Classements).")
-@click.option("--as-of", default=None, metavar="DATE",
+@click.option("--as-of", default=None, type=DATE,
               help="Publish the rankings as they stood at the end of DATE.")  # fmt: skip
 @pass_ledger
 def site_build(
     led: Ledger, out_dir: Path, ladders: tuple[str, ...], lang: str, title: str | None,
-    as_of: str | None,
+    as_of: date | None,
 ) -> None:  # fmt: skip
     """Build the site into OUT_DIR (created if needed), or bring it up to
     date: only pages whose content changed are rewritten. Open
     OUT_DIR/index.html in a browser, or serve OUT_DIR with any web server."""
     from projections.site.build import build_site
 
-    report = build_site(led.conn, out_dir, list(ladders) or None, lang, title, date_option(as_of))
+    report = build_site(led.conn, out_dir, list(ladders) or None, lang, title, as_of)
     click.echo(
         f"Site in {report.out_dir}: {report.pages} pages, {report.pages_written} written "
         f"({report.pages - report.pages_written} unchanged); {report.files} downloads and "

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import csv
 import io
+from datetime import date
 from pathlib import Path
 
 import click
 import msgspec
 
-from ledger.cli.context import Ledger, date_option, pass_ledger
+from ledger.cli.context import Ledger, pass_ledger
+from ledger.cli.params import DATE
 from ledger.errors import Invalid
 from ledger.identity import name_key
 from projections import queries
@@ -106,7 +108,7 @@ def csv_rows(result: Balance) -> list[list[str]]:
     return rows
 
 
-def write_camp_sheet(path: Path, result: Balance, ladder: str, on: str | None) -> None:
+def write_camp_sheet(path: Path, result: Balance, ladder: str, on: date | None) -> None:
     """The camp sheet: one column per camp (printable), a detail sheet, and a
     result sheet with each pair of camps as team sides, ready for import."""
     import openpyxl
@@ -136,7 +138,9 @@ def write_camp_sheet(path: Path, result: Balance, ladder: str, on: str | None) -
         for b in range(a + 1, len(split.camps)):
             side_a = ";".join(p.player for p in split.camps[a].players)
             side_b = ";".join(p.player for p in split.camps[b].players)
-            sheet.append([ladder, on, None, None, None, side_a, side_b, None, None])
+            sheet.append(
+                [ladder, on and on.isoformat(), None, None, None, side_a, side_b, None, None]
+            )
     wb.save(path)
 
 
@@ -149,12 +153,12 @@ def write_camp_sheet(path: Path, result: Balance, ladder: str, on: str | None) -
 @click.option("--sizes", default=None, metavar="4,4,3", help="Camp sizes (default: nearly equal).")
 @click.option("--together", multiple=True, metavar='"A;B"', help="Players who share a camp.")
 @click.option("--apart", multiple=True, metavar='"C;D"', help="Players in different camps.")
-@click.option("--as-of", default=None, metavar="DATE", help="Ratings as they stood on DATE.")
+@click.option("--as-of", default=None, type=DATE, help="Ratings as they stood on DATE.")
 @click.option("--alternatives", type=int, default=1, show_default=True,
               help="List the K best distinct splits.")  # fmt: skip
 @click.option("--time-limit", type=float, default=10.0, show_default=True,
               help="Seconds; past it the best split found is shown, said as such.")  # fmt: skip
-@click.option("--date", "on", default=None, metavar="DATE",
+@click.option("--date", "on", default=None, type=DATE,
               help="xlsx: the date written in the result sheet's rows.")  # fmt: skip
 @click.option("--lang", default="en", show_default=True, help="Language of the grades.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "xlsx"]),
@@ -164,8 +168,8 @@ def write_camp_sheet(path: Path, result: Balance, ladder: str, on: str | None) -
 @pass_ledger
 def teams(
     led: Ledger, ladder_name: str, players: tuple[str, ...], sheet: Path | None, camps: int,
-    sizes: str | None, together: tuple[str, ...], apart: tuple[str, ...], as_of: str | None,
-    alternatives: int, time_limit: float, on: str | None, lang: str, fmt: str,
+    sizes: str | None, together: tuple[str, ...], apart: tuple[str, ...], as_of: date | None,
+    alternatives: int, time_limit: float, on: date | None, lang: str, fmt: str,
     output: Path | None,
 ) -> None:  # fmt: skip
     """Split PLAYERs (and --from a sheet) into --camps fair camps.
@@ -193,10 +197,7 @@ def teams(
     conn = led.conn
     info = queries.ladder_info(conn, ladder_name, rules=False)
     family = load_family(info.family, info.params)
-    rated = {
-        name_key(r.player): r
-        for r in queries.standings(conn, ladder_name, date_option(as_of), lang)
-    }
+    rated = {name_key(r.player): r for r in queries.standings(conn, ladder_name, as_of, lang)}
     # A merged or renamed player is matched under any name the ledger knows.
     known = queries.names(conn)
     entrants = []
@@ -223,7 +224,7 @@ def teams(
     title = info.name
     if fmt == "xlsx":
         assert output is not None
-        write_camp_sheet(output, result, title, date_option(on) and on)
+        write_camp_sheet(output, result, title, on)
         click.echo(f"Wrote the camp sheet to {output}.")
         return
     if fmt == "json":
