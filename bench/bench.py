@@ -103,12 +103,13 @@ class Store:
     def open(self) -> tuple[Any, Any]:
         """(application, views connection), views caught up."""
         from ledger.application import LedgerApplication
+        from ledger.cli.context import open_views
         from ledger.storage import resolve
         from projections import views
 
         storage = resolve(self.url or str(self.path), self.schema)
         app = LedgerApplication(env=storage.app_env())
-        conn = views.connect(storage.open_views())
+        conn = views.connect(open_views(storage))
         views.catch_up(conn, app.recorder)
         return app, conn
 
@@ -171,19 +172,21 @@ def profiled(profile: str | None, fn: Callable[[], Any]) -> Any:
 
 def phase_import(args: dict[str, Any]) -> dict[str, Any]:
     """Open the ladder, then import_sheet (append) and catch_up (project)."""
+    from ledger.commands import Commands
     from ledger.importer import import_sheet
     from projections import views
 
     store = Store.from_dict(args["store"])
     app, conn = store.open()
-    app.open_ladder(args["ladder"], args["family"], {}, BY)
+    commands = Commands(app, BY)
+    commands.open_ladder(args["ladder"], args["family"], {})
     views.catch_up(conn, app.recorder)
     start_rss = peak_rss_mb()
     times: dict[str, float] = {}
 
     def run() -> Any:
         c0, t0 = time.process_time(), time.perf_counter()
-        report = import_sheet(app, conn, Path(args["sheet"]), BY)
+        report = import_sheet(commands, Path(args["sheet"])).report
         c1, t1 = time.process_time(), time.perf_counter()
         applied = views.catch_up(conn, app.recorder)
         c2, t2 = time.process_time(), time.perf_counter()
