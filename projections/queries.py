@@ -6,6 +6,7 @@ JSON or CSV). Queries read the views only; they never replay aggregates.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import date
 from typing import Any
 
@@ -252,37 +253,51 @@ def explain(conn: Database, ref: str) -> Explanation:
     if lrow["problem"]:
         raise LadderProblem(lrow["problem"])
     ruleset = ruleset_at(conn, game["ladder"], game["key"])
-    base = Explanation(
-        game=game["short"],
-        ladder=lrow["name"],
-        date=facts["date"],
-        event=facts.get("event"),
-        round=facts.get("round"),
-        status=game["status"],
-        family=ruleset["family"],
-        params=ruleset["params"],
-        result=facts["result"],
-        players=[],
-    )
-    if game["status"] == "voided":
-        base.note = "voided: this game changes no rating"
-        return base
     rows = {
         r["player"]: r
         for r in conn.execute(
             "SELECT * FROM view_history WHERE ladder=? AND key=?", (game["ladder"], game["key"])
         )
     }
-    family = _family(ruleset)
-    who = names(conn)
+    family = _family(ruleset) if game["status"] != "voided" else None
     sides = tuple(tuple(_final(conn, p) for p in side) for side in facts["sides"])
+    return explanation(
+        lrow["name"], game["id"], game["short"], game["status"], facts, ruleset, family,
+        sides, rows, names(conn),
+    )  # fmt: skip
+
+
+def explanation(
+    ladder: str,
+    game_id: str,
+    short_id: str,
+    status: str,
+    facts: dict[str, Any],
+    ruleset: dict[str, Any],
+    family: Any,
+    sides: tuple[tuple[str, ...], ...],
+    rows: Mapping[str, Any],
+    names: Mapping[str, str],
+) -> Explanation:
+    """A game's explanation from its stored facts, the ruleset in force, the
+    players it counts for (``sides``, merges followed) and their history rows
+    (by player id): the family rates it again with ``explain=True`` from the
+    states those rows record."""
+    base = Explanation(
+        game=short_id, ladder=ladder, date=facts["date"], event=facts.get("event"),
+        round=facts.get("round"), status=status, family=ruleset["family"],
+        params=ruleset["params"], result=facts["result"], players=[],
+    )  # fmt: skip
+    if status == "voided":
+        base.note = "voided: this game changes no rating"
+        return base
     states = [
         [PlayerState(rating=rows[p]["before"], games=rows[p]["games_before"]) for p in side]
         for side in sides
     ]
     changes = family.rate(
         Game(
-            id=game["id"],
+            id=game_id,
             date=date.fromisoformat(facts["date"]),
             sides=sides,
             result=family.load_result(facts["result"]),
@@ -299,14 +314,11 @@ def explain(conn: Database, ref: str) -> Explanation:
             row = rows[player]
             base.players.append(
                 PlayerExplanation(
-                    player=who.get(player, player),
-                    side=chr(ord("A") + side_no),
-                    before=row["before"],
-                    change=row["change"],
-                    after=row["after"],
+                    player=names.get(player, player), side=chr(ord("A") + side_no),
+                    before=row["before"], change=row["change"], after=row["after"],
                     values=change.detail or {},
                 )
-            )
+            )  # fmt: skip
     if family.per_event and facts.get("event"):
         base.note = (
             "rated from the ratings before the event; the event's changes are "

@@ -10,12 +10,10 @@ history rows from the caller's streaming read. Its answers are the same as
 from __future__ import annotations
 
 import bisect
-from datetime import date
 from typing import Any
 
-from projections.families.base import Game, PlayerState
 from projections.families.registry import load_family
-from projections.queries import Explanation, PlayerExplanation
+from projections.queries import Explanation, explanation
 
 
 class LadderRules:
@@ -62,48 +60,8 @@ def explain_game(
     merges: dict[str, str],
 ) -> Explanation:
     """The explanation of one game from its history ``rows`` (by player id)."""
-    ruleset = rules.at(key)
-    base = Explanation(
-        game=short_id, ladder=ladder_name, date=facts["date"], event=facts.get("event"),
-        round=facts.get("round"), status=status, family=ruleset["family"],
-        params=ruleset["params"], result=facts["result"], players=[],
-    )  # fmt: skip
-    if status == "voided":
-        base.note = "voided: this game changes no rating"
-        return base
-    family = rules.family_at(key)
+    family = rules.family_at(key) if status != "voided" else None
     sides = tuple(tuple(final(merges, p) for p in side) for side in facts["sides"])
-    states = [
-        [PlayerState(rating=rows[p]["before"], games=rows[p]["games_before"]) for p in side]
-        for side in sides
-    ]
-    changes = family.rate(
-        Game(
-            id=game_id,
-            date=date.fromisoformat(facts["date"]),
-            sides=sides,
-            result=family.load_result(facts["result"]),
-            event=facts.get("event"),
-            round=facts.get("round"),
-            neutral=facts.get("neutral", False),
-            attributes=facts.get("attributes") or {},
-        ),
-        states,
-        explain=True,
+    return explanation(
+        ladder_name, game_id, short_id, status, facts, rules.at(key), family, sides, rows, names
     )
-    for side_no, (side, side_changes) in enumerate(zip(sides, changes, strict=True)):
-        for player, change in zip(side, side_changes, strict=True):
-            row = rows[player]
-            base.players.append(
-                PlayerExplanation(
-                    player=names.get(player, player), side=chr(ord("A") + side_no),
-                    before=row["before"], change=row["change"], after=row["after"],
-                    values=change.detail or {},
-                )
-            )  # fmt: skip
-    if family.per_event and facts.get("event"):
-        base.note = (
-            "rated from the ratings before the event; the event's changes are "
-            "summed and applied when it closes"
-        )
-    return base
