@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
+from uuid import UUID
 
 import msgspec
 
@@ -21,8 +22,9 @@ from ledger import events as ev
 from ledger.application import now
 from ledger.commands import Commands, DuplicateGame
 from ledger.errors import Invalid, LedgerError
+from ledger.game_identities import GameIdentities, corrected, explain
 from ledger.game_input import GameInput, PlayerBook, build_facts, parse_date
-from ledger.identity import short
+from ledger.identity import game_identity, short
 from ledger.matching import similar_names
 from ledger.sheet import (
     ATTRIBUTE_PREFIX,
@@ -133,6 +135,7 @@ def import_sheet(
     sheet_name: str | None = None,
     strict: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    again: bool = False,
 ) -> ImportPlan:
     """Validate a whole sheet, then (unless ``dry_run``) append its games in
     one transaction.
@@ -140,6 +143,9 @@ def import_sheet(
     ``ladder`` is the ladder of rows that name none. A new player whose name
     is close to a known one is a warning, or an error under ``strict``.
     ``progress(done, total)`` is told how many rows are checked so far.
+    A row that is a game the referee voided, or a game as it was before a
+    correction, is skipped with a warning saying so; ``again`` records such
+    rows as games again (an explicit act, never a re-import's default).
     """
     app = commands.app
     sheet = load(path, sheet_name)
@@ -149,6 +155,9 @@ def import_sheet(
     check_columns(sheet.label, sheet.columns, columns, ladder_given=ladder is not None)
     book = PlayerBook(app, add_players=True)
     known_games = app.known_game_ids()
+    identities = GameIdentities.load(app)
+    name_of = _names(app, book)
+    retired_notes: list[str] = []
     at = now()  # one import, one transaction, one moment
     errors: list[str] = list(sheet.bad_rows)
     new_events: list[ev.GameRecorded] = []
@@ -181,8 +190,16 @@ def import_sheet(
             )
         except DuplicateGame as dup:
             assert facts is not None and state is not None
-            if _same_game(commands, state, dup.facts, facts):
+            checked = commands.check_game(state, facts)
+            earlier = identities.earlier_version(dup.gid, checked)
+            if _same_game(dup.facts, checked):
                 skipped.append(number)
+            elif earlier is not None:
+                skipped.append(number)
+                retired_notes.append(
+                    f"{sheet.label}: row {number}: not added: "
+                    f"{corrected(dup.gid, earlier, name_of)}"
+                )
             else:
                 errors.append(
                     f"{path}: row {number}: game {short(dup.gid)} is already recorded with a "
@@ -191,6 +208,17 @@ def import_sheet(
             continue
         except Invalid as exc:
             errors.append(f"{path}: row {number}, column {exc.field or '?'}: {exc}")
+            continue
+        identity = game_identity(event.game)
+        retired = None if again else identities.retired(identity)
+        if retired is not None:
+            # The referee already dealt with this game: never silently back.
+            skipped.append(number)
+            retired_notes.append(
+                f"{sheet.label}: row {number}: not added: "
+                f"{explain(retired, identity, name_of)} (import with --again to record it "
+                "as a game again)"
+            )
             continue
         gid = event.originator_id
         if gid in first_row:
@@ -214,6 +242,7 @@ def import_sheet(
         errors.extend(f"{w} (refused under --strict)" for w in warnings)
     if errors:
         raise Invalid("\n".join(errors))
+    warnings.extend(retired_notes)
     registrations = [
         commands.registration(pid, book.new[key], ev.Source(sheet.label, book.first_row[key]), at)
         for key, pid in book.new_ids().items()
@@ -250,14 +279,28 @@ def _ladders(
     return found
 
 
-def _same_game(
-    commands: Commands, ladder: LadderState, stored: ev.GameFacts, row: ev.GameFacts
-) -> bool:
-    """A re-imported row is the recorded game when its result and every
-    other fact but the order of play agree."""
-    checked = commands.check_game(ladder, row)
+def _same_game(stored: ev.GameFacts, checked: ev.GameFacts) -> bool:
+    """A re-imported row (checked by its family) is the recorded game when
+    its result and every other fact but the order of play agree."""
     keep = msgspec.structs.replace(stored, sequence=None)
     return msgspec.to_builtins(keep) == msgspec.to_builtins(checked)
+
+
+def _names(app: Any, book: PlayerBook) -> Callable[[UUID], str]:
+    """A player's name by id (a player the import registers by the name the
+    sheet gives), read once each."""
+    cache: dict[UUID, str] = {}
+
+    def name_of(pid: UUID) -> str:
+        if pid not in cache:
+            new = {p: book.new[k] for k, p in book.new_ids().items()}
+            try:
+                cache[pid] = new.get(pid) or app.player(pid).name
+            except LedgerError:
+                cache[pid] = short(pid)
+        return cache[pid]
+
+    return name_of
 
 
 def _name_warnings(known: dict[str, str], label: str, book: PlayerBook) -> list[str]:
