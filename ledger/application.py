@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar
 from uuid import UUID
 
+import msgspec
 from eventsourcing.application import Application
 from eventsourcing.persistence import (
     IntegrityError,
@@ -51,6 +52,7 @@ class MsgspecMapper(Mapper):
 
     def to_stored_event(self, domain_event: Any) -> StoredEvent:
         state = ev.encode(domain_event)
+        _reads_back(domain_event, state)
         if self.compressor:
             state = self.compressor.compress(state)
         if self.cipher:
@@ -76,6 +78,23 @@ class MsgspecMapper(Mapper):
                 f"'{stored_event.topic}', originator_id '{stored_event.originator_id}' and "
                 f"originator_version {stored_event.originator_version}: {exc}"
             ) from exc
+
+
+def _reads_back(event: Any, state: bytes) -> None:
+    """Refuse an event that would not read back as itself (JSON has no NaN
+    or infinity: msgspec writes them as null), so nothing that cannot be
+    read is ever stored. Input is checked first, with clearer messages
+    (``ledger.bounds``); this is the last guard, for every event."""
+    try:
+        same = ev.decode(event.TOPIC, state) == event
+    except (msgspec.ValidationError, msgspec.DecodeError):
+        same = False
+    if not same:
+        raise Invalid(
+            f"refused to store {event.TOPIC.partition(':')[2]}: a value in it would not "
+            "read back as written (a number that is not finite, or out of range?); "
+            "nothing was recorded"
+        )
 
 
 class NullTranscoder(Transcoder):

@@ -20,6 +20,7 @@ from uuid import UUID
 
 import msgspec
 
+from ledger import bounds
 from ledger import events as ev
 from ledger.application import LedgerApplication, now
 from ledger.errors import Conflict, Invalid
@@ -30,6 +31,7 @@ from ledger.game_input import (
     new_player_id,
     parse_date,
     parse_int,
+    parse_number,
 )
 from ledger.identity import (
     adjustment_id,
@@ -116,6 +118,7 @@ class Commands:
         if not name_key(name):
             raise Invalid("a ladder needs a name", field="name")
         fam = bind_family(family, params)
+        _check_params(fam.params_dict())
         lid = ladder_id(name)
         if self.app.exists(lid):
             raise Conflict(f"ladder {name!r} already exists")
@@ -151,6 +154,7 @@ class Commands:
         name = family or base.family
         params = dict(overrides) if family else {**base.params, **overrides}
         fam = bind_family(name, params)
+        _check_params(fam.params_dict())
         if not overrides and not family and _version(fam) == base.family_version:
             raise Invalid(
                 "nothing to change: give --set KEY=VALUE or --family (the rules in force "
@@ -297,6 +301,7 @@ class Commands:
         """Validate a whole game with its family: result, attributes, and a
         trial rating from initial states, so a game the family cannot rate is
         refused before it is stored. Returns it with the result normalised."""
+        _check_numbers(facts)
         fam = ladder.family_on(facts.date)
         try:
             result = fam.parse_result(facts.result, len(facts.sides))
@@ -325,7 +330,10 @@ class Commands:
                 f"the {fam.name} family cannot rate this game: {type(exc).__name__}: {exc}"
             ) from None
         # Store the normalised result so a replay reads exactly what was checked.
-        return msgspec.structs.replace(facts, result=fam.result_dict(result))
+        normalised = fam.result_dict(result)
+        for key, value in normalised.items():
+            bounds.check_numbers(value, key, bounds.RESULT_NUMBER)
+        return msgspec.structs.replace(facts, result=normalised)
 
     def correct(
         self, ref: str, changes: GameChanges, reason: str, add_players: bool = False
@@ -363,7 +371,7 @@ class Commands:
             result=result,
             neutral=old.neutral if changes.neutral is None else changes.neutral,
             attributes=(
-                {k: _number(v, k) for k, v in changes.attributes.items()}
+                {k: parse_number(v, k) for k, v in changes.attributes.items()}
                 if changes.attributes
                 else old.attributes
             ),
@@ -423,6 +431,10 @@ class Commands:
         require_reason(reason)
         if (to is None) == (shift is None):
             raise Invalid("give exactly one of --to (set) or --shift")
+        if to is not None:
+            bounds.RATING.check(to, "--to")
+        if shift is not None:
+            bounds.SHIFT.check(shift, "--shift")
         state = self.app.ladder(ladder)
         pid = self.app.player_by_name(player)
         what = f"to={to}" if to is not None else f"by={shift}"
@@ -444,12 +456,24 @@ class Commands:
         return aid
 
 
+def _check_numbers(facts: ev.GameFacts) -> None:
+    """Every number of a game within its range (whichever way it arrived)."""
+    for field in ("round", "table", "sequence"):
+        value = getattr(facts, field)
+        if value is not None:
+            bounds.ORDER.check(value, field)
+    for name, value in facts.attributes.items():
+        bounds.ATTRIBUTE.check(value, name)
+    for key, value in facts.result.items():
+        bounds.check_numbers(value, key, bounds.RESULT_NUMBER)
+
+
+def _check_params(params: dict[str, Any]) -> None:
+    """Every number of a ruleset's parameters (as the family read them: a
+    text ``inf`` becomes a number there) finite and within range."""
+    for key, value in params.items():
+        bounds.check_numbers(value, key, bounds.PARAMETER)
+
+
 def _version(fam: Any) -> int:
     return int(getattr(type(fam), "version", 1))
-
-
-def _number(value: Any, field: str) -> float:
-    try:
-        return float(str(value).strip())
-    except ValueError:
-        raise Invalid(f"{field}: {value!r} is not a number", field=field) from None

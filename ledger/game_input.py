@@ -13,6 +13,7 @@ from uuid import UUID
 
 import msgspec
 
+from ledger import bounds
 from ledger import events as ev
 from ledger.application import LedgerApplication
 from ledger.errors import Invalid, NotFound
@@ -54,22 +55,23 @@ def parse_date(text: str | date, field: str = "date") -> date:
 
 
 def parse_int(text: str | int | None, field: str) -> int | None:
+    """A round or table number (empty: none), within ``bounds.ORDER``."""
     if text is None or text == "":
         return None
     try:
         value = int(str(text).strip())
     except ValueError:
         raise FieldError(field, f"{field}: {text!r} is not a whole number") from None
-    if value < 0:
-        raise FieldError(field, f"{field}: {value} must not be negative")
-    return value
+    return bounds.ORDER.check(value, field)
 
 
-def parse_number(text: Any, field: str) -> float:
+def parse_number(text: Any, field: str, bound: bounds.Range = bounds.ATTRIBUTE) -> float:
+    """A finite number within ``bound`` (``nan``, ``inf`` and ``1e309`` are refused)."""
     try:
-        return float(str(text).strip())
+        value = float(str(text).strip())
     except ValueError:
         raise FieldError(field, f"{field}: {text!r} is not a number") from None
+    return bound.check(value, field)
 
 
 class PlayerBook:

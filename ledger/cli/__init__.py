@@ -15,7 +15,7 @@ from typing import Any
 import click
 import msgspec
 
-from ledger import __version__
+from ledger import __version__, bounds
 from ledger import chain as ledger_chain
 from ledger import migrate as migrate_mod
 from ledger.application import LedgerApplication
@@ -29,7 +29,7 @@ from ledger.cli.context import (
     pass_ledger,
 )
 from ledger.cli.family_help import parameter_help, parameters_epilog, result_fields_epilog
-from ledger.cli.params import ATTRIBUTE, DATE, SETTING, as_dict
+from ledger.cli.params import ATTRIBUTE, DATE, ORDER, SETTING, BoundedNumber, as_dict, bounded_help
 from ledger.commands import GameChanges
 from ledger.errors import Invalid
 from ledger.game_input import GameInput, parse_number
@@ -234,12 +234,13 @@ def game_options(required: bool) -> Any:
         options = [
             click.option("--date", required=required, type=DATE, help="Date played."),
             click.option("--event", default=None, help="Tournament / event id."),
-            click.option("--round", "round_", default=None, type=click.IntRange(min=0),
-                         help="Round in the event."),
-            click.option("--table", default=None, type=click.IntRange(min=0),
-                         help="Table number within the round; it is also the order of play "
-                              "(without it, the game is numbered after those already recorded "
-                              "for its date, event and round)."),
+            click.option("--round", "round_", default=None, type=ORDER,
+                         help=bounded_help("Round in the event.", bounds.ORDER)),
+            click.option("--table", default=None, type=ORDER,
+                         help=bounded_help("Table number within the round; it is also the "
+                              "order of play (without it, the game is numbered after those "
+                              "already recorded for its date, event and round).",
+                              bounds.ORDER)),
             click.option("--side", "sides", multiple=True, metavar="NAMES",
                          help="A side's players, ';'-separated; repeat: first side is A."),
             click.option("--result", default=None,
@@ -251,7 +252,8 @@ def game_options(required: bool) -> Any:
             click.option("--quit", "quitter", default=None,
                          help="bga: the player who quit first."),
             click.option("--bv", default=None, metavar="AS,AE,BS,BE",
-                         help="battletech: starting and ending BV of sides A and B."),
+                         help=bounded_help("battletech: starting and ending BV of sides A "
+                                           "and B.", bounds.RESULT_NUMBER)),
             click.option("--field", "fields", multiple=True, type=SETTING, metavar="KEY=JSON",
                          help="Any other result field of the family (e.g. units=[...], or a "
                               "custom family's own field)."),
@@ -259,7 +261,8 @@ def game_options(required: bool) -> Any:
                          help="No first-player (home) advantage in this game (or, to "
                               "correct, there was)."),
             click.option("--attr", "attrs", multiple=True, type=ATTRIBUTE,
-                         help="An extra numeric attribute (points scored...)."),
+                         help=bounded_help("An extra numeric attribute (points scored...).",
+                                           bounds.ATTRIBUTE)),
         ]  # fmt: skip
         for option in reversed(options):
             f = option(f)
@@ -276,7 +279,7 @@ def result_fields(opts: dict[str, Any]) -> dict[str, Any]:
         if opts[option] is not None:
             raw[key] = opts[option]
     if opts["bv"] is not None:
-        raw["bv"] = [parse_number(v, "bv") for v in opts["bv"].split(",")]
+        raw["bv"] = [parse_number(v, "bv", bounds.RESULT_NUMBER) for v in opts["bv"].split(",")]
     raw.update(as_dict(opts["fields"]))
     return raw
 
@@ -448,9 +451,14 @@ def season_close(led: Ledger, ladder_name: str, label: str, start: date, end: da
 @main.command()
 @click.argument("ladder_name", metavar="LADDER")
 @click.argument("player_name", metavar="PLAYER")
-@click.option("--to", "to", type=float, default=None, help="Set the rating to this value.")
-@click.option("--shift", "shift", type=float, default=None,
-              help="Shift the rating by this amount (+ or -).")  # fmt: skip
+@click.option(
+    "--to", "to", type=BoundedNumber(bounds.RATING), default=None,
+    help=bounded_help("Set the rating to this value.", bounds.RATING),
+)  # fmt: skip
+@click.option(
+    "--shift", "shift", type=BoundedNumber(bounds.SHIFT), default=None,
+    help=bounded_help("Shift the rating by this amount (+ or -).", bounds.SHIFT),
+)  # fmt: skip
 @click.option("--date", "on", required=True, type=DATE, help="Effective date.")
 @click.option("--reason", required=True, help="Why (kept in history and audit).")
 @pass_ledger
