@@ -42,6 +42,7 @@ from ledger.identity import (
     season_id,
     short,
 )
+from ledger.names import clean_name
 from ledger.state import BEGINNING, LadderState, bind_family
 from ledger.write_index import round_key
 from projections.families.base import FamilyError, Game, PlayerState
@@ -115,8 +116,7 @@ class Commands:
     def open_ladder(self, name: str, family: str, params: dict[str, Any]) -> str:
         """Open a ladder with its first ruleset (in force from the beginning);
         returns the family's name."""
-        if not name_key(name):
-            raise Invalid("a ladder needs a name", field="name")
+        name = clean_name(name, "ladder")
         fam = bind_family(family, params)
         _check_params(fam.params_dict())
         lid = ladder_id(name)
@@ -177,10 +177,9 @@ class Commands:
     def add_players(self, names: Sequence[str]) -> list[UUID]:
         """Register players: all of them, or none if any name is refused."""
         keys: set[str] = set()
+        names = [clean_name(name) for name in names]
         for name in names:
             key = name_key(name)
-            if not key:
-                raise Invalid("a player needs a name")
             if key in keys:
                 raise Invalid(f"{name!r} is given twice")
             keys.add(key)
@@ -202,8 +201,7 @@ class Commands:
     def rename_player(self, old: str, new: str, reason: str | None = None) -> None:
         """Rename a player; the new name must not belong to anyone else."""
         pid = self.app.player_by_name(old, follow_merge=False)
-        if not name_key(new):
-            raise Invalid("a player needs a name")
+        new = clean_name(new, "new name")
         holder = self.app.name_holder(new)
         if holder is not None and holder != pid:
             raise Conflict(f"another player is already called {new!r}")

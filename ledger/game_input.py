@@ -18,6 +18,7 @@ from ledger import events as ev
 from ledger.application import LedgerApplication
 from ledger.errors import Invalid, NotFound
 from ledger.identity import name_key, player_id
+from ledger.names import clean_name
 from ledger.state import LadderState
 
 
@@ -91,9 +92,10 @@ class PlayerBook:
         return {key: self._cache[key] for key in self.new}
 
     def resolve(self, name: str, field: str) -> UUID:
-        key = name_key(name)
-        if not key:
+        if not name_key(name):
             raise FieldError(field, f"{field}: empty player name")
+        name = clean_name(name, field)
+        key = name_key(name)
         if key in self._cache:
             return self._cache[key]
         try:
@@ -105,7 +107,7 @@ class PlayerBook:
                     f"{field}: unknown player {name!r} (add them with 'ledger player add', "
                     "or pass --add-players)",
                 ) from None
-            self.new.setdefault(key, name.strip())
+            self.new.setdefault(key, name)
             self.first_row.setdefault(key, self.row)
             pid = new_player_id(self.app, name)
         self._cache[key] = pid

@@ -18,10 +18,14 @@ NAMESPACE = UUID("6f1c1a52-3f7e-5a43-9a57-1e5b0f6c2d10")
 
 @lru_cache(maxsize=65536)
 def name_key(name: str) -> str:
-    """Case- and accent-insensitive form of a name, repeated spaces ignored:
-    ``"Éric  Dupont"`` and ``"eric dupont"`` share one key."""
+    """Case- and accent-insensitive form of a name, repeated spaces and
+    invisible characters (zero-width spaces, joiners: Unicode's format
+    characters) ignored: ``"Éric  Dupont"`` and ``"eric dupont"`` share one
+    key."""
     decomposed = unicodedata.normalize("NFKD", name)
-    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
+    stripped = "".join(
+        c for c in decomposed if not unicodedata.combining(c) and unicodedata.category(c) != "Cf"
+    )
     return " ".join(stripped.casefold().split())
 
 
