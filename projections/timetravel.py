@@ -3,7 +3,7 @@ what changed between two moments (``--as-known-at``, ``ledger diff``)."""
 
 from __future__ import annotations
 
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import UTC, date, datetime, time
 from typing import Any
 
 import msgspec
@@ -19,9 +19,7 @@ def parse_moment(text: str) -> datetime:
     try:
         if len(text.strip()) == 10:
             day = date.fromisoformat(text.strip())
-            return datetime.combine(day + timedelta(days=1), time(), UTC) - timedelta(
-                microseconds=1
-            )
+            return datetime.combine(day, time.max, UTC)
         moment = datetime.fromisoformat(text.strip())
     except ValueError:
         raise Invalid(
