@@ -256,6 +256,14 @@ class LedgerApplication(Application):
         )
         return {r[0] if isinstance(r[0], UUID) else UUID(r[0]) for r in rows}
 
+    def season_closes(self, ladder: UUID) -> list[ev.SeasonClosed]:
+        """The seasons of a ladder closed so far (season closes are few)."""
+        closes = (
+            self.mapper.to_domain_event(note)
+            for note in self.notifications(topics=(ev.SeasonClosed.TOPIC,))
+        )
+        return [close for close in closes if close.ladder == ladder]
+
     def games_with_players(self, first: UUID, second: UUID) -> list[UUID]:
         """Live games in which both players appear (as recorded or corrected)."""
         candidates = set()

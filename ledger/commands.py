@@ -14,7 +14,7 @@ views, so a ledger whose views lag or are being rebuilt still decides right.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 from uuid import UUID
 
@@ -97,9 +97,21 @@ def require_reason(reason: str | None) -> str:
 class Commands:
     """The ledger's commands, recorded as ``by``."""
 
-    def __init__(self, app: LedgerApplication, by: str) -> None:
+    def __init__(self, app: LedgerApplication, by: str, allow_future: bool = False) -> None:
         self.app = app
         self.by = by
+        #: Accept games and season closes dated more than a day ahead.
+        self.allow_future = allow_future
+
+    def _not_future(self, on: date, what: str) -> None:
+        """Refuse a date more than a day ahead (a mistyped year, most often)."""
+        today = now().date()
+        if on > today + timedelta(days=1) and not self.allow_future:
+            raise Invalid(
+                f"{what} {on} is in the future (today is {today}); give --allow-future if "
+                "that is right",
+                field="date",
+            )
 
     def _meta(
         self, version: int, aggregate: UUID, at: datetime | None = None, **kw: Any
@@ -300,6 +312,7 @@ class Commands:
         trial rating from initial states, so a game the family cannot rate is
         refused before it is stored. Returns it with the result normalised."""
         _check_numbers(facts)
+        self._not_future(facts.date, "the game's date")
         fam = ladder.family_on(facts.date)
         try:
             result = fam.parse_result(facts.result, len(facts.sides))
@@ -404,9 +417,17 @@ class Commands:
         state = self.app.ladder(ladder)
         if end < start:
             raise Invalid(f"the season ends ({end}) before it starts ({start})")
+        self._not_future(end, "the season's end")
         sid = season_id(state.id, label)
         if self.app.exists(sid):
             raise Conflict(f"season {label!r} of ladder {state.name!r} is already closed")
+        for close in self.app.season_closes(state.id):
+            # Two closes of one stretch of time would decay players twice.
+            if start <= close.end and close.start <= end:
+                raise Conflict(
+                    f"season {close.label!r} of ladder {state.name!r} ({close.start} to "
+                    f"{close.end}) is already closed and overlaps {start} to {end}"
+                )
         self.app.append(
             [
                 ev.SeasonClosed(

@@ -30,7 +30,7 @@ from ledger.cli.context import (
 )
 from ledger.cli.family_help import parameter_help, parameters_epilog, result_fields_epilog
 from ledger.cli.params import ATTRIBUTE, DATE, ORDER, SETTING, BoundedNumber, as_dict, bounded_help
-from ledger.commands import GameChanges
+from ledger.commands import Commands, GameChanges
 from ledger.errors import Invalid
 from ledger.game_input import GameInput, parse_number
 from ledger.importer import import_sheet
@@ -284,6 +284,19 @@ def result_fields(opts: dict[str, Any]) -> dict[str, Any]:
     return raw
 
 
+allow_future_option = click.option(
+    "--allow-future", is_flag=True,
+    help="Accept a date more than a day ahead (refused otherwise: most often a mistyped year).",
+)  # fmt: skip
+
+
+def commands_for(led: Ledger, allow_future: bool) -> Commands:
+    """The command layer, accepting future dates when asked to."""
+    commands = led.commands
+    commands.allow_future = allow_future
+    return commands
+
+
 def split_sides(sides: tuple[str, ...]) -> list[list[str]]:
     return [[n.strip() for n in side.split(";") if n.strip()] for side in sides]
 
@@ -292,8 +305,11 @@ def split_sides(sides: tuple[str, ...]) -> list[list[str]]:
 @click.argument("ladder_name", metavar="LADDER")
 @game_options(required=True)
 @click.option("--add-players", is_flag=True, help="Register players not yet known.")
+@allow_future_option
 @pass_ledger
-def record(led: Ledger, ladder_name: str, add_players: bool, **opts: Any) -> None:
+def record(
+    led: Ledger, ladder_name: str, add_players: bool, allow_future: bool, **opts: Any
+) -> None:
     """Record one game of LADDER.
 
     \b
@@ -316,7 +332,7 @@ def record(led: Ledger, ladder_name: str, add_players: bool, **opts: Any) -> Non
         neutral=bool(opts["neutral"]),
         attributes=as_dict(opts["attrs"]),
     )
-    recorded = led.commands.record(game, add_players)
+    recorded = commands_for(led, allow_future).record(game, add_players)
     led.caught_up()
     click.echo(f"Recorded game {recorded.short}.")
 
@@ -327,11 +343,12 @@ def record(led: Ledger, ladder_name: str, add_players: bool, **opts: Any) -> Non
 @click.option("--ladder", "ladder_name", default=None, help="Ladder for rows that name none.")
 @click.option("--sheet", default=None, help="Worksheet of an .xlsx workbook (default: the first).")
 @click.option("--strict", is_flag=True, help="A new name close to a known one is an error.")
+@allow_future_option
 @format_option
 @pass_ledger
 def import_(
     led: Ledger, file: Path, dry_run: bool, ladder_name: str | None, sheet: str | None,
-    strict: bool, fmt: str,
+    strict: bool, allow_future: bool, fmt: str,
 ) -> None:  # fmt: skip
     """Import a result sheet (.csv or .xlsx): all rows or none.
 
@@ -343,7 +360,9 @@ def import_(
     100.
     """
     with ImportProgress() as progress:
-        plan = import_sheet(led.commands, file, dry_run, ladder_name, sheet, strict, progress)
+        plan = import_sheet(
+            commands_for(led, allow_future), file, dry_run, ladder_name, sheet, strict, progress
+        )
     report = plan.report
     if dry_run:
         report.warnings += preview_warnings(led.app.recorder, plan.events, plan.label)
@@ -396,8 +415,11 @@ class ImportProgress:
 @game_options(required=False)
 @click.option("--reason", required=True, help="Why the record was wrong.")
 @click.option("--add-players", is_flag=True, help="Register players not yet known.")
+@allow_future_option
 @pass_ledger
-def correct(led: Ledger, game: str, reason: str, add_players: bool, **opts: Any) -> None:
+def correct(
+    led: Ledger, game: str, reason: str, add_players: bool, allow_future: bool, **opts: Any
+) -> None:
     """Correct GAME: give the fields that change; the rest stays as recorded.
 
     Players are kept by identity: a player renamed or merged since keeps the
@@ -414,7 +436,7 @@ def correct(led: Ledger, game: str, reason: str, add_players: bool, **opts: Any)
         neutral=opts["neutral"],
         attributes=as_dict(opts["attrs"]),
     )
-    short_id = led.commands.correct(game, changes, reason, add_players)
+    short_id = commands_for(led, allow_future).correct(game, changes, reason, add_players)
     led.caught_up()
     click.echo(f"Corrected game {short_id}.")
 
@@ -440,10 +462,17 @@ def season() -> None:
 @click.argument("label")
 @click.option("--from", "start", required=True, type=DATE, help="First day of the season.")
 @click.option("--to", "end", required=True, type=DATE, help="Last day of the season.")
+@allow_future_option
 @pass_ledger
-def season_close(led: Ledger, ladder_name: str, label: str, start: date, end: date) -> None:
-    """Close season LABEL of LADDER: apply the family's decay to inactive players."""
-    led.commands.close_season(ladder_name, label, start, end)
+def season_close(
+    led: Ledger, ladder_name: str, label: str, start: date, end: date, allow_future: bool
+) -> None:
+    """Close season LABEL of LADDER: apply the family's decay to inactive players.
+
+    Seasons of one ladder never overlap: closing the same stretch of time
+    again (under another label) is refused, since it would decay players twice.
+    """
+    commands_for(led, allow_future).close_season(ladder_name, label, start, end)
     led.caught_up()
     click.echo(f"Closed season {label!r} of {ladder_name!r}.")
 
