@@ -20,6 +20,10 @@ from click.testing import CliRunner, Result
 
 from ledger.cli import main
 
+# The tests' own families (tests.example_family...) are trusted code: the
+# ledger imports a family outside the registered ones only when told to.
+os.environ.setdefault("LEDGER_TRUST_FAMILIES", "tests")
+
 PG_URL = os.environ.get("LEDGER_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 
 
