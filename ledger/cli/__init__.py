@@ -42,6 +42,7 @@ from projections import queries, service, timetravel, views
 from projections import verify as verify_mod
 from projections import whatif as whatif_mod
 from projections.families.registry import BUILT_IN, family_class
+from projections.families.registry import trust as trust_families
 from projections.preview import preview_warnings
 
 
@@ -60,14 +61,24 @@ from projections.preview import preview_warnings
     "--schema", envvar="LEDGER_SCHEMA", default=None, metavar="NAME",
     help="PostgreSQL schema for the events and views (default: ledger). Env: LEDGER_SCHEMA.",
 )  # fmt: skip
+@click.option(
+    "--trust-family", "trusted", multiple=True, metavar="MODULE",
+    help="Allow families (package.module:Class) from MODULE, which is then imported: "
+    "trust only code you would run yourself. Registered families (entry points of the "
+    "'ledger.families' group) need no trust. Env: LEDGER_TRUST_FAMILIES=mod1,mod2.",
+)  # fmt: skip
 @click.pass_context
-def main(ctx: click.Context, db: str | None, by: str | None, schema: str | None) -> None:
+def main(
+    ctx: click.Context, db: str | None, by: str | None, schema: str | None,
+    trusted: tuple[str, ...],
+) -> None:  # fmt: skip
     """An event-sourced rating ledger for wargame and board-game communities.
 
     Every result, correction, void, rule change and season close is an
     append-only event; standings, histories and explanations are rebuilt from
     those events, so anyone can audit why a rating is what it is.
     """
+    trust_families(trusted)
     ctx.obj = Ledger(db, by, schema)
     ctx.call_on_close(ctx.obj.close)
 
