@@ -11,6 +11,7 @@ families of the ladders it names, so a community's own family brings its own.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -71,15 +72,46 @@ class Layout(msgspec.Struct, frozen=True):
     sides: tuple[str, ...]
     results: tuple[str, ...]
     attributes: tuple[str, ...]
+    #: Attribute numbers may be written ``1,5`` (a ``;``-separated sheet).
+    decimal_comma: bool = False
 
     @classmethod
-    def of(cls, columns: Iterable[str], result_columns: Iterable[str]) -> Layout:
+    def of(
+        cls, columns: Iterable[str], result_columns: Iterable[str], decimal_comma: bool = False
+    ) -> Layout:
         present = set(columns)
         return cls(
             sides=tuple(c for c in SIDE_COLUMNS if c in present),
             results=tuple(c for c in result_columns if c in present),
             attributes=tuple(sorted(c for c in present if c.startswith(ATTRIBUTE_PREFIX))),
+            decimal_comma=decimal_comma,
         )
+
+
+#: Characters that end a line of text: never part of a player's name.
+LINE_BREAKS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+_DECIMAL_COMMA = re.compile(r"[+-]?\d+,\d+")
+
+
+def _one_line(cell: str, column: str, what: str) -> str:
+    """A cell that must be one line of text: a cell spanning lines in the
+    sheet is refused, never glued into one name."""
+    if not LINE_BREAKS.isdisjoint(cell):
+        raise Invalid(f"{column}: {cell!r} holds a line break; {what} is one line", field=column)
+    return cell
+
+
+def _side(cell: str, column: str) -> list[str]:
+    """A side cell's player names (team members separated by ';')."""
+    _one_line(cell, column, "a player's name (team members are separated by ';')")
+    return [n.strip() for n in cell.split(PLAYER_SEPARATOR) if n.strip()]
+
+
+def _attribute(text: str, layout: Layout) -> str:
+    text = text.strip()
+    if layout.decimal_comma and _DECIMAL_COMMA.fullmatch(text):
+        return text.replace(",", ".")
+    return text
 
 
 def row_input(row: dict[str, str], layout: Layout) -> GameInput:
@@ -88,12 +120,13 @@ def row_input(row: dict[str, str], layout: Layout) -> GameInput:
     for column in layout.sides:
         cell = (row.get(column) or "").strip()
         if cell:
-            sides.append([n.strip() for n in cell.split(PLAYER_SEPARATOR) if n.strip()])
+            sides.append(_side(cell, column))
     neutral = (row.get("neutral") or "").strip().lower()
     if neutral not in TRUE and neutral not in FALSE:
         raise Invalid(f"neutral: {row['neutral']!r} is not yes or no", field="neutral")
+    _one_line(row.get("event") or "", "event", "an event id")
     return GameInput(
-        ladder=(row.get("ladder") or "").strip(),
+        ladder=_one_line((row.get("ladder") or "").strip(), "ladder", "a ladder's name"),
         date=(row.get("date") or "").strip(),
         sides=sides,
         result={c: row[c] for c in layout.results if (row.get(c) or "").strip()},
@@ -102,7 +135,9 @@ def row_input(row: dict[str, str], layout: Layout) -> GameInput:
         table=row.get("table"),
         neutral=neutral in TRUE,
         attributes={
-            c[len(ATTRIBUTE_PREFIX) :]: row[c] for c in layout.attributes if row[c].strip()
+            c[len(ATTRIBUTE_PREFIX) :]: _attribute(row[c], layout)
+            for c in layout.attributes
+            if (row.get(c) or "").strip()
         },
     )
 
@@ -165,10 +200,10 @@ def import_sheet(
     skipped: list[int] = []
     sequences: dict[str, int] = {}
     unknown_ladders: dict[str, list[int]] = {}
-    layout = Layout.of(sheet.columns, columns)
+    layout = Layout.of(sheet.columns, columns, sheet.decimal_comma)
     for index, (number, row) in enumerate(sheet.rows, start=1):
         if progress is not None and index % 500 == 0:
-            progress(index, len(sheet.rows))
+            progress(index, sheet.count)
         book.row = number
         facts = None
         try:
@@ -241,7 +276,8 @@ def import_sheet(
     if strict and warnings:
         errors.extend(f"{w} (refused under --strict)" for w in warnings)
     if errors:
-        raise Invalid("\n".join(errors))
+        raise Invalid("\n".join([*sheet.notices, *errors]))
+    warnings[:0] = sheet.notices
     warnings.extend(retired_notes)
     registrations = [
         commands.registration(pid, book.new[key], ev.Source(sheet.label, book.first_row[key]), at)
@@ -252,7 +288,7 @@ def import_sheet(
         app.append(events)
     report = ImportReport(
         file=str(path),
-        rows=len(sheet.rows),
+        rows=sheet.count,
         added=len(new_events),
         skipped=len(skipped),
         new_players=sorted(book.new.values()),
@@ -267,7 +303,7 @@ def _ladders(
     commands: Commands, sheet: Sheet, default: str | None
 ) -> dict[str, LadderState | None]:
     """The ladders the sheet names, by name as written (None: unknown)."""
-    names = {(row.get("ladder") or "").strip() for _, row in sheet.rows} - {""}
+    names = set(sheet.ladder_names)
     if default:
         names.add(default)
     found: dict[str, LadderState | None] = {}

@@ -141,7 +141,7 @@ def read_sheet(path: Path, sheet: str | None = None) -> list[tuple[int, dict[str
     loaded = load_sheet(path, sheet)
     if loaded.bad_rows:
         raise Invalid("\n".join(loaded.bad_rows))
-    return loaded.rows
+    return list(loaded.rows)
 
 
 def _pick_sheet(path: Path, book: Workbook, sheet: str | None) -> Worksheet:
@@ -175,7 +175,8 @@ def _read_rows(label: str, ws: Any) -> Sheet:
     # Saved dimensions may be stale (files from other tools): read every cell.
     ws.reset_dimensions()
     columns: list[str] | None = None
-    loaded = Sheet(label, [])
+    rows: list[tuple[int, dict[str, str]]] = []
+    loaded = Sheet(label, rows)
     for number, cells in enumerate(ws.iter_rows(), start=1):
         texts = [cell_text(cell.value) for cell in cells]
         if number == 1:
@@ -210,14 +211,16 @@ def _read_rows(label: str, ws: Any) -> Sheet:
             loaded.bad_rows.extend(problems)
             continue
         texts += [""] * (len(columns) - len(texts))
-        loaded.rows.append((number, dict(zip(columns, texts, strict=False))))
+        rows.append((number, dict(zip(columns, texts, strict=False))))
     if columns is None:
         raise Invalid(
             f"{label}: the sheet is empty (expected a header row: "
             "ladder,date,side_a,side_b,result,...)"
         )
-    if not loaded.rows and not loaded.bad_rows:
+    if not rows and not loaded.bad_rows:
         raise Invalid(f"{label}: the sheet has a header but no games")
+    loaded.count = len(rows)
+    loaded.ladder_names = {row.get("ladder", "").strip() for _, row in rows} - {""}
     return loaded
 
 

@@ -105,7 +105,7 @@ def test_an_xlsx_sheet_reads_exactly_as_the_same_csv_sheet(tmp_path: Path) -> No
             ]
         },
     )
-    assert read_sheet(xlsx) == read_csv(csv_path).rows
+    assert read_sheet(xlsx) == list(read_csv(csv_path).rows)
 
 
 @pytest.mark.parametrize(
