@@ -1,0 +1,122 @@
+"""Keeping the store and its views: project (and follow), migrate, rebuild."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+import msgspec
+
+from ledger import migrate as migrate_mod
+from ledger.application import LedgerApplication
+from ledger.cli.context import (
+    Ledger,
+    format_option,
+    open_views,
+    pass_ledger,
+)
+from ledger.errors import Invalid
+from ledger.output import render
+from ledger.storage import resolve
+from projections import queries, service, views
+from projections import verify as verify_mod
+
+
+@click.command()
+@click.option("--follow", is_flag=True, help="Keep running: catch up as events arrive.")
+@click.option("--interval", default=0.2, show_default=True, type=float,
+              help="Seconds between two polls when following.")  # fmt: skip
+@pass_ledger
+def project(led: Ledger, follow: bool, interval: float) -> None:
+    """Bring the views up to date (once, or continuously with --follow).
+
+    With --follow this is the projection service for a ledger that other
+    machines write to: it stops cleanly on Ctrl-C or SIGTERM and resumes where
+    it stopped; a second follower of the same views refuses to start.
+    """
+    if not follow:
+        click.echo(f"Applied {views.catch_up(led.conn, led.app.recorder)} new events.")
+        return
+    lock = service.FollowerLock(
+        led.conn, led.storage.target if led.storage.kind == "sqlite" else None
+    )
+    lock.acquire()
+    click.echo(f"Following {led.storage.kind} views (Ctrl-C to stop)...", err=True)
+    try:
+        total = service.follow(
+            led.conn, led.app.recorder, interval,
+            on_batch=lambda n: click.echo(f"applied {n} events", err=True),
+            on_warning=lambda w: click.echo(f"Warning: {w}", err=True),
+        )  # fmt: skip
+    finally:
+        lock.release()
+    click.echo(f"Stopped after applying {total} events.", err=True)
+
+
+@click.command()
+@click.option("--from", "source", required=True, metavar="PATH|URL", help="The ledger to copy.")
+@click.option("--to", "target", required=True, metavar="PATH|URL", help="An empty ledger.")
+@click.option(
+    "--to-schema", default=None, help="PostgreSQL schema of the target (default: ledger)."
+)
+@format_option
+@pass_ledger
+def migrate(led: Ledger, source: str, target: str, to_schema: str | None, fmt: str) -> None:
+    """Copy every event to an empty store, e.g. into PostgreSQL.
+
+    Order, content and hash chain are kept; the target's views are rebuilt
+    and its standings proven identical to the source's. A target that holds
+    events is refused."""
+    source_store, target_store = resolve(source, led.schema), resolve(target, to_schema)
+    source_app = LedgerApplication(env=source_store.app_env())
+    target_app = LedgerApplication(env=target_store.app_env())
+    try:
+        source_views = views.connect(open_views(source_store))
+        views.catch_up(source_views, source_app.recorder)
+        problems = verify_mod.check_chain(source_views, source_app.recorder, None)
+        if problems:
+            raise Invalid(f"the source ledger fails verification: {problems[0]}")
+        copied, head = migrate_mod.copy_events(source_app, target_app)
+        target_views = views.connect(open_views(target_store))
+        views.rebuild(target_views, target_app.recorder)
+        report = MigrationReport(copied, head, *same_standings(source_views, target_views))
+    finally:
+        source_app.close()
+        target_app.close()
+    if fmt != "table":
+        click.echo(render(report, fmt))
+    else:
+        click.echo(f"Copied {report.events} events; head {report.head}; {report.ladders} "
+                   f"ladders, standings identical: {report.standings_identical}.")  # fmt: skip
+    if not report.standings_identical:
+        sys.exit(1)
+
+
+class MigrationReport(msgspec.Struct):
+    events: int
+    head: str
+    ladders: int
+    standings_identical: bool
+
+
+def same_standings(first: Any, second: Any) -> tuple[int, bool]:
+    """(ladders, whether every ladder's standings are identical) of two views."""
+    names = [r.name for r in queries.ladders(first)]
+    identical = all(
+        msgspec.to_builtins(queries.standings(first, n))
+        == msgspec.to_builtins(queries.standings(second, n))
+        for n in names
+    )
+    return len(names), identical
+
+
+@click.command()
+@pass_ledger
+def rebuild(led: Ledger) -> None:
+    """Drop every view and rebuild it from the events alone."""
+    report = views.rebuild_report(led.conn, led.app.recorder)
+    for warning in report.warnings:
+        click.echo(f"Warning: {warning}", err=True)
+    applied = report.applied
+    click.echo(f"Rebuilt the views from {applied} events.")

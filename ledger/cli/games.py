@@ -1,0 +1,298 @@
+"""Recording games: record, import, correct, void; season closes and rating adjustments."""
+
+from __future__ import annotations
+
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ledger import bounds
+from ledger.cli.context import (
+    Ledger,
+    format_option,
+    pass_ledger,
+)
+from ledger.cli.family_help import result_fields_epilog
+from ledger.cli.params import ATTRIBUTE, DATE, ORDER, SETTING, BoundedNumber, as_dict, bounded_help
+from ledger.commands import Commands, GameChanges
+from ledger.game_input import GameInput, parse_number
+from ledger.importer import import_sheet
+from ledger.output import render
+from projections.preview import preview_warnings
+
+
+def game_options(required: bool) -> Any:
+    """The options that describe a game (shared by record and correct)."""
+
+    def decorate(f: Any) -> Any:
+        options = [
+            click.option("--date", required=required, type=DATE, help="Date played."),
+            click.option("--event", default=None, help="Tournament / event id."),
+            click.option("--round", "round_", default=None, type=ORDER,
+                         help=bounded_help("Round in the event.", bounds.ORDER)),
+            click.option("--table", default=None, type=ORDER,
+                         help=bounded_help("Table number within the round; it is also the "
+                              "order of play (without it, the game is numbered after those "
+                              "already recorded for its date, event and round).",
+                              bounds.ORDER)),
+            click.option("--side", "sides", multiple=True, metavar="NAMES",
+                         help="A side's players, ';'-separated; repeat: first side is A."),
+            click.option("--result", default=None,
+                         help="Two-sided families: a (side A won), b (side B won) or draw."),
+            click.option("--margin", default=None,
+                         help="Winner's margin (battle-empire: marginal, decisive, overwhelming)."),
+            click.option("--ranks", default=None,
+                         help="bga: finishing ranks per side, e.g. 1,2,2,4 (ties share a rank)."),
+            click.option("--quit", "quitter", default=None,
+                         help="bga: the player who quit first."),
+            click.option("--bv", default=None, metavar="AS,AE,BS,BE",
+                         help=bounded_help("battletech: starting and ending BV of sides A "
+                                           "and B.", bounds.RESULT_NUMBER)),
+            click.option("--field", "fields", multiple=True, type=SETTING, metavar="KEY=JSON",
+                         help="Any other result field of the family (e.g. units=[...], or a "
+                              "custom family's own field)."),
+            click.option("--neutral/--not-neutral", default=None,
+                         help="No first-player (home) advantage in this game (or, to "
+                              "correct, there was)."),
+            click.option("--attr", "attrs", multiple=True, type=ATTRIBUTE,
+                         help=bounded_help("An extra numeric attribute (points scored...).",
+                                           bounds.ATTRIBUTE)),
+        ]  # fmt: skip
+        for option in reversed(options):
+            f = option(f)
+        return f
+
+    return decorate
+
+
+def result_fields(opts: dict[str, Any]) -> dict[str, Any]:
+    """The result fields given on the command line, in the family's terms."""
+    raw: dict[str, Any] = {}
+    for key, option in (("result", "result"), ("margin", "margin"), ("ranks", "ranks"),
+                        ("quit", "quitter")):  # fmt: skip
+        if opts[option] is not None:
+            raw[key] = opts[option]
+    if opts["bv"] is not None:
+        raw["bv"] = [parse_number(v, "bv", bounds.RESULT_NUMBER) for v in opts["bv"].split(",")]
+    raw.update(as_dict(opts["fields"]))
+    return raw
+
+
+allow_future_option = click.option(
+    "--allow-future", is_flag=True,
+    help="Accept a date more than a day ahead (refused otherwise: most often a mistyped year).",
+)  # fmt: skip
+
+
+def commands_for(led: Ledger, allow_future: bool) -> Commands:
+    """The command layer, accepting future dates when asked to."""
+    commands = led.commands
+    commands.allow_future = allow_future
+    return commands
+
+
+def split_sides(sides: tuple[str, ...]) -> list[list[str]]:
+    return [[n.strip() for n in side.split(";") if n.strip()] for side in sides]
+
+
+@click.command(epilog=result_fields_epilog())
+@click.argument("ladder_name", metavar="LADDER")
+@game_options(required=True)
+@click.option("--add-players", is_flag=True, help="Register players not yet known.")
+@allow_future_option
+@pass_ledger
+def record(
+    led: Ledger, ladder_name: str, add_players: bool, allow_future: bool, **opts: Any
+) -> None:
+    """Record one game of LADDER.
+
+    \b
+    elo, adlg:      --side Alice --side Bob --result a|b|draw
+    battle-empire:  ... --result a --margin marginal|decisive|overwhelming
+    bga:            --side A --side B --side C --ranks 1,2,2 [--quit C]
+    battletech:     --side A --side B --bv 5000,3000,5000,1000
+                    (or --field units='[[{"name":..,"bv":..,"state":..}],[..]]')
+    your own:       --field NAME=VALUE for each of its result fields
+    Team sides: --side "Alice;Bob" --side "Carol;Dan".
+    """
+    game = GameInput(
+        ladder=ladder_name,
+        date=opts["date"].isoformat(),
+        sides=split_sides(opts["sides"]),
+        result=result_fields(opts),
+        event=opts["event"],
+        round=opts["round_"],
+        table=opts["table"],
+        neutral=bool(opts["neutral"]),
+        attributes=as_dict(opts["attrs"]),
+    )
+    recorded = commands_for(led, allow_future).record(game, add_players)
+    led.caught_up()
+    click.echo(f"Recorded game {recorded.short}.")
+
+
+@click.command("import")
+@click.argument("file", type=click.Path(path_type=Path))
+@click.option("--dry-run", is_flag=True, help="Check and report; write nothing.")
+@click.option("--ladder", "ladder_name", default=None, help="Ladder for rows that name none.")
+@click.option("--sheet", default=None, help="Worksheet of an .xlsx workbook (default: the first).")
+@click.option("--strict", is_flag=True, help="A new name close to a known one is an error.")
+@allow_future_option
+@format_option
+@pass_ledger
+def import_(
+    led: Ledger, file: Path, dry_run: bool, ladder_name: str | None, sheet: str | None,
+    strict: bool, allow_future: bool, fmt: str,
+) -> None:  # fmt: skip
+    """Import a result sheet (.csv or .xlsx): all rows or none.
+
+    Every row is checked first; all errors are reported at once with their
+    row and column, and nothing is recorded unless every row is good. Rows
+    already recorded are skipped. Rows without a table number are numbered
+    in sheet order (their order of play). --dry-run also warns of each new
+    player's first game and of results that would move a rating by more than
+    100.
+    """
+    with ImportProgress() as progress:
+        plan = import_sheet(
+            commands_for(led, allow_future), file, dry_run, ladder_name, sheet, strict, progress
+        )
+    report = plan.report
+    if dry_run:
+        report.warnings += preview_warnings(led.app.recorder, plan.events, plan.label)
+    else:
+        led.caught_up()
+    if fmt != "table":
+        click.echo(render(report, fmt))
+        return
+    verb = "would add" if dry_run else "added"
+    click.echo(
+        f"{file}: {report.rows} rows: {verb} {report.added} games, "
+        f"skipped {report.skipped} already recorded"
+        + (f", new players: {', '.join(report.new_players)}" if report.new_players else "")
+        + "."
+    )
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}")
+
+
+class ImportProgress:
+    """A progress bar for long imports, on a terminal only (plain when piped)."""
+
+    THRESHOLD = 2000
+
+    def __init__(self) -> None:
+        self.bar: Any = None
+        self.task: Any = None
+
+    def __enter__(self) -> ImportProgress:
+        return self
+
+    def __call__(self, done: int, total: int) -> None:
+        if total < self.THRESHOLD or not sys.stderr.isatty():
+            return
+        if self.bar is None:
+            from rich.progress import Progress
+
+            self.bar = Progress(transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("checking rows", total=total)
+        self.bar.update(self.task, completed=done)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+@click.command()
+@click.argument("game")
+@game_options(required=False)
+@click.option("--reason", required=True, help="Why the record was wrong.")
+@click.option("--add-players", is_flag=True, help="Register players not yet known.")
+@allow_future_option
+@pass_ledger
+def correct(
+    led: Ledger, game: str, reason: str, add_players: bool, allow_future: bool, **opts: Any
+) -> None:
+    """Correct GAME: give the fields that change; the rest stays as recorded.
+
+    Players are kept by identity: a player renamed or merged since keeps the
+    game unless --side names other players. The corrected game takes effect
+    at its own date and every later rating is recomputed.
+    """
+    changes = GameChanges(
+        date=opts["date"].isoformat() if opts["date"] else None,
+        event=opts["event"],
+        round=opts["round_"],
+        table=opts["table"],
+        sides=split_sides(opts["sides"]) or None,
+        result=result_fields(opts),
+        neutral=opts["neutral"],
+        attributes=as_dict(opts["attrs"]),
+    )
+    short_id = commands_for(led, allow_future).correct(game, changes, reason, add_players)
+    led.caught_up()
+    click.echo(f"Corrected game {short_id}.")
+
+
+@click.command()
+@click.argument("game")
+@click.option("--reason", required=True, help="Why the game does not count.")
+@pass_ledger
+def void(led: Ledger, game: str, reason: str) -> None:
+    """Void GAME: it no longer counts, and later ratings are recomputed."""
+    short_id = led.commands.void(game, reason)
+    led.caught_up()
+    click.echo(f"Voided game {short_id}.")
+
+
+@click.group()
+def season() -> None:
+    """Season closes (year-end decay)."""
+
+
+@season.command("close")
+@click.argument("ladder_name", metavar="LADDER")
+@click.argument("label")
+@click.option("--from", "start", required=True, type=DATE, help="First day of the season.")
+@click.option("--to", "end", required=True, type=DATE, help="Last day of the season.")
+@allow_future_option
+@pass_ledger
+def season_close(
+    led: Ledger, ladder_name: str, label: str, start: date, end: date, allow_future: bool
+) -> None:
+    """Close season LABEL of LADDER: apply the family's decay to inactive players.
+
+    Seasons of one ladder never overlap: closing the same stretch of time
+    again (under another label) is refused, since it would decay players twice.
+    """
+    commands_for(led, allow_future).close_season(ladder_name, label, start, end)
+    led.caught_up()
+    click.echo(f"Closed season {label!r} of {ladder_name!r}.")
+
+
+@click.command()
+@click.argument("ladder_name", metavar="LADDER")
+@click.argument("player_name", metavar="PLAYER")
+@click.option(
+    "--to", "to", type=BoundedNumber(bounds.RATING), default=None,
+    help=bounded_help("Set the rating to this value.", bounds.RATING),
+)  # fmt: skip
+@click.option(
+    "--shift", "shift", type=BoundedNumber(bounds.SHIFT), default=None,
+    help=bounded_help("Shift the rating by this amount (+ or -).", bounds.SHIFT),
+)  # fmt: skip
+@click.option("--date", "on", required=True, type=DATE, help="Effective date.")
+@click.option("--reason", required=True, help="Why (kept in history and audit).")
+@pass_ledger
+def adjust(
+    led: Ledger, ladder_name: str, player_name: str, to: float | None, shift: float | None,
+    on: date, reason: str,
+) -> None:  # fmt: skip
+    """Set (--to) or shift (--shift) PLAYER's rating in LADDER from a date."""
+    led.commands.adjust(ladder_name, player_name, on, reason, to=to, shift=shift)
+    led.caught_up()
+    click.echo(f"Adjusted {player_name!r} in {ladder_name!r}.")

@@ -1,0 +1,82 @@
+"""Players: register, rename, merge, unmerge, list and find duplicates."""
+
+from __future__ import annotations
+
+import click
+
+from ledger.cli.context import (
+    Ledger,
+    format_option,
+    pass_ledger,
+)
+from ledger.matching import DuplicatePair, likely_duplicates
+from ledger.output import render
+from projections import queries
+
+
+@click.group()
+def player() -> None:
+    """Register, rename, merge and list players."""
+
+
+@player.command("add")
+@click.argument("names", nargs=-1, required=True)
+@pass_ledger
+def player_add(led: Ledger, names: tuple[str, ...]) -> None:
+    """Register one or more players."""
+    led.commands.add_players(names)
+    led.caught_up()
+    click.echo(f"Added {len(names)} player(s).")
+
+
+@player.command("rename")
+@click.argument("old")
+@click.argument("new")
+@click.option("--reason", default=None, help="Why (kept in the audit log).")
+@pass_ledger
+def player_rename(led: Ledger, old: str, new: str, reason: str | None) -> None:
+    """Rename player OLD to NEW (history keeps following them)."""
+    led.commands.rename_player(old, new, reason)
+    led.caught_up()
+    click.echo(f"Renamed {old!r} to {new!r}.")
+
+
+@player.command("merge")
+@click.argument("source", metavar="FROM")
+@click.argument("into", metavar="INTO")
+@click.option("--reason", required=True, help="Why they are the same person.")
+@pass_ledger
+def player_merge(led: Ledger, source: str, into: str, reason: str) -> None:
+    """Merge FROM into INTO: every game of FROM is replayed as INTO's."""
+    led.commands.merge_players(source, into, reason)
+    led.caught_up()
+    click.echo(f"Merged {source!r} into {into!r}.")
+
+
+@player.command("unmerge")
+@click.argument("name", metavar="PLAYER")
+@click.option("--reason", required=True, help="Why the merge was wrong.")
+@pass_ledger
+def player_unmerge(led: Ledger, name: str, reason: str) -> None:
+    """Undo a merge: PLAYER's games are replayed as their own again."""
+    led.commands.unmerge_player(name, reason)
+    led.caught_up()
+    click.echo(f"Unmerged {name!r}.")
+
+
+@player.command("duplicates")
+@format_option
+@pass_ledger
+def player_duplicates(led: Ledger, fmt: str) -> None:
+    """Likely duplicate players, with the evidence: similar names (typos,
+    swapped first and last names, initials) of players never in the same game."""
+    rows = likely_duplicates(*queries.identity_evidence(led.conn))
+    click.echo(render(rows, fmt, "Likely duplicates", kind=DuplicatePair))
+
+
+@player.command("list")
+@format_option
+@pass_ledger
+def player_list(led: Ledger, fmt: str) -> None:
+    """List registered players."""
+    click.echo(render(queries.players(led.conn), fmt, "Players", kind=queries.PlayerInfo))

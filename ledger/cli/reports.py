@@ -1,0 +1,235 @@
+"""Queries: standings, history, explanations, the audit log, diffs, what-ifs, sheets."""
+
+from __future__ import annotations
+
+import sys
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import click
+import msgspec
+
+from ledger import chain as ledger_chain
+from ledger.cli.context import (
+    Ledger,
+    emit,
+    export_options,
+    format_option,
+    pass_ledger,
+)
+from ledger.cli.params import DATE, SETTING, as_dict
+from ledger.errors import Invalid
+from ledger.output import render
+from projections import export as export_mod
+from projections import queries, timetravel
+from projections import verify as verify_mod
+from projections import whatif as whatif_mod
+
+
+@click.command()
+@click.argument("ladder_name", metavar="LADDER")
+@click.option("--as-of", default=None, type=DATE, help="The ranking at the end of DATE.")
+@click.option(
+    "--as-known-at", default=None, metavar="TIMESTAMP",
+    help="The ranking as the ledger showed it at that moment (before later "
+    "corrections and late results). A date alone means the end of that day, UTC.",
+)  # fmt: skip
+@click.option("--lang", type=click.Choice(["en", "fr"]), default="en", show_default=True,
+              help="Language of grades.")  # fmt: skip
+@export_options
+@pass_ledger
+def standings(
+    led: Ledger, ladder_name: str, as_of: date | None, as_known_at: str | None, lang: str,
+    fmt: str, output: Path | None,
+) -> None:  # fmt: skip
+    """The ranking of LADDER: rank, player, rating, grade, games, last played.
+
+    --as-of is effective time (the ranking on that date); --as-known-at is
+    record time (what the ledger said then). Together: what did we publish on
+    1 January, as it stood on 31 December?
+    """
+    conn = led.conn
+    if as_known_at is not None:
+        conn = timetravel.known_at(led.app.recorder, timetravel.parse_moment(as_known_at))
+    rows = queries.standings(conn, ladder_name, as_of, lang)
+    title = ladder_name + (f" as of {as_of}" if as_of else "")
+    title += f" as known at {as_known_at}" if as_known_at else ""
+    emit(rows, fmt, title, queries.StandingRow, output)
+
+
+@click.command()
+@click.argument("ladder_name", metavar="LADDER")
+@click.argument("player_name", metavar="[PLAYER]", required=False)
+@export_options
+@pass_ledger
+def history(
+    led: Ledger, ladder_name: str, player_name: str | None, fmt: str, output: Path | None
+) -> None:
+    """PLAYER's history in LADDER: games, adjustments and season penalties.
+
+    Without PLAYER, every player's history (grouped by player, each in
+    effective order) in one table."""
+    if player_name is None:
+        ladder_name = queries.ladder_row(led.conn, ladder_name)["name"]
+        rows = list(export_mod.all_histories(led.conn, ladder_name))
+        emit(rows, fmt, f"Every player in {ladder_name}", export_mod.PlayerHistoryLine, output)
+        return
+    rows = queries.history(led.conn, ladder_name, player_name)
+    who = queries.names(led.conn)[queries.player_by_name(led.conn, player_name)]
+    title = f"{who} in {queries.ladder_row(led.conn, ladder_name)['name']}"
+    emit(rows, fmt, title, queries.HistoryLine, output)
+
+
+@click.command()
+@click.argument("game")
+@format_option
+@pass_ledger
+def explain(led: Ledger, game: str, fmt: str) -> None:
+    """Every input and intermediate value of GAME's rating computation."""
+    x = queries.explain(led.conn, game)
+    if fmt != "table":
+        click.echo(render(x, fmt))
+        return
+    where = f", {x.event} round {x.round}" if x.event else ""
+    click.echo(f"Game {x.game} in {x.ladder}: {x.date}{where} [{x.status}]")
+    click.echo(f"Family: {x.family} {msgspec.json.encode(x.params).decode()}")
+    click.echo(f"Result: {msgspec.json.encode(x.result).decode()}")
+    if x.note:
+        click.echo(f"Note: {x.note}")
+    for p in x.players:
+        click.echo(f"\n{p.player} (side {p.side}): {p.before:g} -> {p.after:g} ({p.change:+g})")
+        for key, value in p.values.items():
+            shown = f"{value:.6g}" if isinstance(value, float) else value
+            click.echo(f"  {key:<32} {shown}")
+
+
+@click.command()
+@click.argument("ladder_name", metavar="[LADDER]", required=False)
+@click.option("--head", is_flag=True, help="Print only the hash-chain head (to publish).")
+@export_options
+@pass_ledger
+def audit(led: Ledger, ladder_name: str | None, head: bool, fmt: str, output: Path | None) -> None:
+    """The event log: sequence, recorded at, by, kind, summary, reason."""
+    if head:
+        seq, link = ledger_chain.head(led.conn)
+        click.echo(link if fmt == "table" else render(HeadLine(seq, link), fmt))
+        return
+    rows = queries.audit(led.conn, ladder_name)
+    emit(rows, fmt, "Audit log", queries.AuditLine, output)
+
+
+class HeadLine(msgspec.Struct):
+    events: int
+    head: str
+
+
+@click.command()
+@click.option(
+    "--head",
+    "published",
+    default=None,
+    metavar="HASH",
+    help="A head published earlier: it must be a link of this ledger's chain.",
+)
+@format_option
+@pass_ledger
+def verify(led: Ledger, published: str | None, fmt: str) -> None:
+    """Check the event log against its hash chain and the views against a
+    rebuild from the events; name the first event or view row that differs."""
+    report = verify_mod.verify(led.conn, led.app.recorder, published)
+    if fmt != "table":
+        click.echo(render(report, fmt))
+    else:
+        click.echo(f"Events chained: {report.events}\nHead: {report.head}")
+        click.echo(f"Views checksum: {report.views_checksum}")
+        for problem in report.problems:
+            click.echo(f"PROBLEM: {problem}")
+        for warning in report.warnings:
+            click.echo(f"WARNING: {warning}")
+        click.echo("OK: the event log matches its chain and the views match a rebuild."
+                   if report.ok else f"{len(report.problems)} problem(s) found.")  # fmt: skip
+    if not report.ok:
+        sys.exit(1)
+
+
+@click.command()
+@click.argument("ladder_name", metavar="LADDER")
+@click.option(
+    "--from-known-at",
+    "start",
+    required=True,
+    metavar="TIMESTAMP",
+    help="The earlier moment (record time).",
+)
+@click.option(
+    "--to-known-at",
+    "end",
+    default=None,
+    metavar="TIMESTAMP",
+    help="The later moment (default: now).",
+)
+@format_option
+@pass_ledger
+def diff(led: Ledger, ladder_name: str, start: str, end: str | None, fmt: str) -> None:
+    """Every player whose rating in LADDER changed between two moments of the
+    ledger, and the events recorded in between that changed it."""
+    rows = timetravel.diff(
+        led.app.recorder, ladder_name, timetravel.parse_moment(start),
+        timetravel.parse_moment(end) if end else None, led.conn,
+    )  # fmt: skip
+    click.echo(render(rows, fmt, f"{ladder_name}: changes", kind=timetravel.DiffLine))
+
+
+@click.command()
+@click.argument("ladder_name", metavar="LADDER")
+@click.option("--set", "sets", multiple=True, type=SETTING, help="A parameter to try.")
+@click.option("--family", default=None, help="Try another family (its defaults + --set).")
+@click.option(
+    "--from",
+    "start",
+    default=None,
+    type=DATE,
+    help="Apply the rules from this date only (default: the whole history).",
+)
+@format_option
+@pass_ledger
+def whatif(
+    led: Ledger,
+    ladder_name: str,
+    sets: tuple[tuple[str, Any], ...],
+    family: str | None,
+    start: date | None,
+    fmt: str,
+) -> None:
+    """Replay LADDER under other rules, recording nothing, and show the
+    ranking side by side with today's (rank and rating moves)."""
+    if not sets and not family:
+        raise Invalid("nothing to try: give --set KEY=VALUE or --family")
+    rows = whatif_mod.whatif(led.conn, ladder_name, as_dict(sets), family, start)
+    click.echo(render(rows, fmt, f"{ladder_name}: what if", kind=whatif_mod.WhatIfLine))
+
+
+@click.command()
+@click.option("--family", default=None, help="Family of the sheet (or take the ladder's).")
+@click.option(
+    "--ladder",
+    "ladder_name",
+    default=None,
+    help="Make the sheet for this ladder (its family and margins).",
+)
+@click.argument("output", type=click.Path(path_type=Path))
+@pass_ledger
+def template(led: Ledger, family: str | None, ladder_name: str | None, output: Path) -> None:
+    """Write a ready result sheet (.xlsx) for a family: headers, an
+    instructions sheet, dropdowns for results and margins, an example row."""
+    from ledger.workbook import write_template
+
+    params = None
+    if ladder_name is not None:
+        info = queries.ladder_info(led.conn, ladder_name, rules=False)
+        family, params = family or info.family, info.params
+    if family is None:
+        raise Invalid("give --family F or --ladder NAME")
+    write_template(output, family, params=params)
+    click.echo(f"Wrote a {family} result sheet to {output}.")
