@@ -1,11 +1,14 @@
 """The command group every ``ledger`` command runs in: a refused command
-(a LedgerError) becomes one clear line and exit status 1, never a traceback.
+(a LedgerError) or a failure of the machine (a full disk, an output file
+that cannot be written) becomes one clear line and exit status 1, never a
+traceback.
 
 Kept apart from ``context`` (which opens the ledger) so that starting the
 command line imports nothing heavy."""
 
 from __future__ import annotations
 
+import errno
 import sys
 from typing import Any, NoReturn
 
@@ -28,3 +31,33 @@ class LedgerGroup(click.Group):
             return super().invoke(ctx)
         except LedgerError as exc:
             fail(str(exc))
+        except Exception as exc:
+            message = machine_failure(exc)
+            if message is None:
+                raise
+            fail(message)
+
+
+_ROLLED_BACK = (
+    "the write in progress was rolled back (each command, and each import, is one "
+    "transaction: nothing of it was stored). Free some space and run it again; "
+    "'ledger project' brings the views up to date."
+)
+
+
+def machine_failure(exc: BaseException) -> str | None:
+    """One line for a failure of the disk or the file system (anywhere in the
+    chain of ``exc``'s causes), or None for anything else."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        text = str(seen)
+        if isinstance(seen, OSError) and seen.errno in (errno.ENOSPC, errno.EDQUOT):
+            return f"disk full: {_ROLLED_BACK}"
+        if "database or disk is full" in text or type(seen).__name__ == "DiskFull":
+            return f"disk full: {_ROLLED_BACK}"
+        if "disk I/O error" in text:
+            return f"the disk refused a write (full, over a size limit, or failing): {_ROLLED_BACK}"
+        if isinstance(seen, OSError) and seen.filename is not None:
+            return f"cannot use {seen.filename}: {seen.strerror}"
+        seen = seen.__cause__ or seen.__context__
+    return None
