@@ -1,15 +1,66 @@
-"""Printing query results as a table (for people), JSON or CSV (for scripts)."""
+"""Printing query results as a table (for people), JSON or CSV (for scripts),
+and the one CSV writer every CSV the ledger writes goes through."""
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
+from typing import IO, Any
 
 import msgspec
 
 FORMATS = ("table", "json", "csv")
+
+#: What a spreadsheet reads as the start of a formula (or of a DDE payload).
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralise(value: Any) -> Any:
+    """A text cell a spreadsheet would run as a formula, made plain text by a
+    leading apostrophe (OWASP's CSV-injection advice: ``=1+1`` is written
+    ``'=1+1``); numbers (``-12.5``) and any other value unchanged."""
+    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+        return "'" + value
+    return value
+
+
+def write_csv(
+    out: IO[str],
+    columns: Sequence[str] | None,
+    rows: Iterable[Sequence[Any]],
+    cell: Callable[[Any], Any] | None = None,
+) -> int:
+    """Write a CSV table (``columns`` as its header, if given) that a
+    spreadsheet opens safely: every text cell neutralised (``neutralise``),
+    numbers left numbers. ``cell`` turns other values (numbers, None, lists)
+    into what is written. Returns the number of rows written."""
+    writer = csv.writer(out, lineterminator="\n")
+    # Python 3.11's writer quotes a cell holding "\n" but not one holding
+    # "\r", which readers take for a row end: such rows quote every text cell.
+    careful = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
+    if columns is not None:
+        writer.writerow([neutralise(c) for c in columns])
+    n = 0
+    for row in rows:
+        cells = [neutralise(v) if isinstance(v, str) or cell is None else cell(v) for v in row]
+        if any(isinstance(c, str) and "\r" in c for c in cells):
+            careful.writerow(cells)
+        else:
+            writer.writerow(cells)
+        n += 1
+    return n
+
+
+def csv_text(
+    columns: Sequence[str] | None,
+    rows: Iterable[Sequence[Any]],
+    cell: Callable[[Any], Any] | None = None,
+) -> str:
+    """``write_csv`` into a string, without its last line break."""
+    out = io.StringIO()
+    write_csv(out, columns, rows, cell)
+    return out.getvalue().rstrip("\n")
 
 
 def _cell(value: Any, exact: bool = False) -> str:
@@ -39,13 +90,12 @@ def render(
     plain = [msgspec.to_builtins(r) for r in items]
     columns = list(plain[0]) if plain else list(kind.__struct_fields__ if kind else ())
     if fmt == "csv":
-        out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(columns)
-        for r in plain:
-            writer.writerow([_cell(r[c], exact=True) for c in columns])
-        return out.getvalue().rstrip("\n")
+        return csv_text(columns, ([r[c] for c in columns] for r in plain), _exact)
     return _table(columns, [[_cell(r[c]) for c in columns] for r in plain], title)
+
+
+def _exact(value: Any) -> str:
+    return _cell(value, exact=True)
 
 
 #: rich lays a table out at ~0.2 ms a cell: past this many cells (a large

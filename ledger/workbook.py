@@ -262,6 +262,16 @@ def _put(ws: Worksheet, row: int, column: int, value: Any) -> Any:
     return cell
 
 
+def append_row(ws: Worksheet, values: Sequence[Any]) -> None:
+    """Append a row to a worksheet with its text kept as text: openpyxl
+    stores a string starting with ``=`` as a formula, so a player named
+    ``=1+1`` would be computed by the spreadsheet."""
+    ws.append(list(values))
+    for cell in ws[ws.max_row]:
+        if isinstance(cell.value, str):
+            cell.data_type = "s"
+
+
 def _width(value: Any) -> int:
     if value is None:
         return 0

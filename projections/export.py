@@ -23,7 +23,6 @@ written as numbers and never altered.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -32,10 +31,11 @@ import msgspec
 
 from ledger.errors import Invalid
 from ledger.identity import short
+from ledger.output import neutralise
+from ledger.output import write_csv as write_csv_rows
 from projections import queries
 from projections.db import Database
 from projections.site import tables
-from projections.site.spreadsheet import neutralise
 
 #: Effective-order keys start with a date: this sorts after every one of them.
 ALL = "9999-12-31\x7f"
@@ -189,14 +189,9 @@ def all_histories(conn: Database, ladder: str) -> Iterator[PlayerHistoryLine]:
 
 # -- writers ----------------------------------------------------------------------
 def write_csv(table: Table, out: IO[str]) -> int:
-    """One table as CSV (header first); returns the number of rows."""
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(table.columns)
-    n = 0
-    for row in table.rows:
-        writer.writerow([neutralise(v) for v in row])
-        n += 1
-    return n
+    """One table as CSV (header first, text cells spreadsheet-safe); returns
+    the number of rows."""
+    return write_csv_rows(out, table.columns, table.rows)
 
 
 def write_json(name: str, tables_: list[Table], out: IO[str]) -> dict[str, int]:

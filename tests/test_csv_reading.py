@@ -6,6 +6,7 @@ row, never a name glued from two lines, a row split in two, or a traceback."""
 from __future__ import annotations
 
 import csv
+from collections.abc import Callable
 from pathlib import Path
 
 from ledger.sheet import read_csv
@@ -93,7 +94,9 @@ def test_a_cell_over_the_csv_size_limit_is_a_clean_error(cli: Cli, tmp_path: Pat
 
 
 # -- separators --------------------------------------------------------------------------
-def test_a_semicolon_separated_sheet_imports(cli: Cli, tmp_path: Path, make_cli) -> None:  # type: ignore[no-untyped-def]
+def test_a_semicolon_separated_sheet_imports(
+    cli: Cli, tmp_path: Path, make_cli: Callable[[str], Cli]
+) -> None:
     """French Excel's default CSV: ';' between cells, ',' as the decimal mark."""
     rows = [
         "ladder;date;event;round;table;side_a;side_b;result;attr_points",

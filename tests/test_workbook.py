@@ -498,3 +498,21 @@ def test_an_unknown_family_has_no_template(tmp_path: Path) -> None:
     with pytest.raises(Invalid, match="unknown family 'chess'"):
         write_template(tmp_path / "x.xlsx", "chess")
     assert not (tmp_path / "x.xlsx").exists()
+
+
+def test_append_row_keeps_text_as_text(tmp_path: Path) -> None:
+    """openpyxl's own append stores "=1+1" as a formula; append_row does not."""
+    import openpyxl
+
+    from ledger.workbook import append_row
+
+    book = openpyxl.Workbook()
+    ws = book.active
+    ws.append(["=1+1"])
+    append_row(ws, ["=1+1", "@cmd", -12.5])
+    path = tmp_path / "rows.xlsx"
+    book.save(path)
+    read = openpyxl.load_workbook(path).active
+    assert read["A1"].data_type == "f"  # what a plain append does
+    assert [c.value for c in read[2]] == ["=1+1", "@cmd", -12.5]
+    assert [c.data_type for c in read[2]] == ["s", "s", "n"]

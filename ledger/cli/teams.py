@@ -4,9 +4,9 @@ command: read players and ratings, call projections.teams, render)."""
 from __future__ import annotations
 
 import csv
-import io
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import click
 import msgspec
@@ -15,6 +15,7 @@ from ledger.cli.context import Ledger, pass_ledger
 from ledger.cli.params import DATE
 from ledger.errors import Invalid
 from ledger.identity import name_key
+from ledger.output import csv_text
 from projections import queries
 from projections.families.base import PlayerState
 from projections.families.registry import load_family
@@ -98,14 +99,22 @@ def render_table(result: Balance, ladder: str) -> str:
     return "\n".join(out).rstrip()
 
 
-def csv_rows(result: Balance) -> list[list[str]]:
-    rows = [["split", "camp", "player", "rating", "grade", "new", "side_rating"]]
+CSV_COLUMNS = ["split", "camp", "player", "rating", "grade", "new", "side_rating"]
+
+
+def csv_rows(result: Balance) -> list[list[Any]]:
+    """The splits as CSV rows (numbers as numbers: a text cell is neutralised)."""
+    rows: list[list[Any]] = []
     for number, split in enumerate(result.splits, start=1):
         for camp in split.camps:
             for p in camp.players:
-                rows.append([str(number), camp.camp, p.player, f"{p.rating:g}", p.grade or "",
-                             "yes" if p.new else "", f"{camp.side_rating:g}"])  # fmt: skip
+                rows.append([number, camp.camp, p.player, p.rating, p.grade or "",
+                             "yes" if p.new else "", camp.side_rating])  # fmt: skip
     return rows
+
+
+def _number(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else str(value)
 
 
 def write_camp_sheet(path: Path, result: Balance, ladder: str, on: date | None) -> None:
@@ -230,9 +239,7 @@ def teams(
     if fmt == "json":
         text = msgspec.json.format(msgspec.json.encode(result)).decode()
     elif fmt == "csv":
-        buf = io.StringIO()
-        csv.writer(buf, lineterminator="\n").writerows(csv_rows(result))
-        text = buf.getvalue().rstrip("\n")
+        text = csv_text(CSV_COLUMNS, csv_rows(result), _number)
     else:
         text = render_table(result, title)
     if output is None:

@@ -9,14 +9,13 @@ without ever touching a file the site did not write.
 
 from __future__ import annotations
 
-import csv
 import io
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from projections.site.spreadsheet import neutralise
+from ledger.output import write_csv
 
 MANIFEST = ".ledger-site"
 
@@ -72,9 +71,7 @@ class SiteWriter:
         """A table's downloads: ``stem.csv`` (spreadsheet-safe) and ``stem.json``
         (a list of records with the same columns)."""
         out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(columns)
-        writer.writerows([neutralise(v) for v in row] for row in rows)
+        write_csv(out, columns, rows)
         self.write(stem + ".csv", out.getvalue())
         records = [dict(zip(columns, row, strict=True)) for row in rows]
         self.write(stem + ".json", msgspec.json.format(msgspec.json.encode(records)))
