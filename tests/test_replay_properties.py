@@ -65,7 +65,8 @@ DATES = (
 EVENTS = {"T1": date(2024, 5, 20), "T2": date(2025, 4, 30), "T3": date(2025, 8, 8)}
 SEASONS = {
     "2024": (date(2024, 1, 1), date(2024, 12, 31)),
-    "2025-H1": (date(2025, 1, 1), date(2025, 6, 30)),
+    # Seasons of a ladder never overlap (overlapping closes are refused).
+    "2026-H1": (date(2026, 1, 1), date(2026, 6, 30)),
     "2025": (date(2025, 1, 1), date(2025, 12, 31)),
 }
 SMALL_CHECKPOINTS = 3
