@@ -26,7 +26,7 @@ from ledger.errors import Invalid, LedgerError
 from ledger.game_identities import GameIdentities, corrected, explain
 from ledger.game_input import GameInput, PlayerBook, build_facts, parse_date
 from ledger.identity import game_identity, short
-from ledger.matching import similar_names
+from ledger.matching import NameIndex
 from ledger.sheet import (
     ATTRIBUTE_PREFIX,
     PLAYER_SEPARATOR,
@@ -272,7 +272,7 @@ def import_sheet(
                 f"{path}: {len(numbers) - 1} more rows name the unknown ladder {name!r} "
                 f"(rows {_ranges(numbers[1:])})"
             )
-    warnings = _name_warnings(app.known_names(), sheet.label, book)
+    warnings = _name_warnings(app, sheet.label, book)
     if strict and warnings:
         errors.extend(f"{w} (refused under --strict)" for w in warnings)
     if errors:
@@ -339,13 +339,15 @@ def _names(app: Any, book: PlayerBook) -> Callable[[UUID], str]:
     return name_of
 
 
-def _name_warnings(known: dict[str, str], label: str, book: PlayerBook) -> list[str]:
-    """New players whose names are close to known ones (a typo, swapped names)."""
+def _name_warnings(app: Any, label: str, book: PlayerBook) -> list[str]:
+    """New players whose names are close to known ones (a typo, swapped
+    names), found through a blocking index of the known names."""
     if not book.new:
         return []
+    index = NameIndex(dict.fromkeys(app.known_names().values()))
     warnings = []
     for key, name in book.new.items():
-        candidates = similar_names(name, known)
+        candidates = index.similar(name)
         if candidates:
             warnings.append(
                 f"{label}: row {book.first_row[key]}: new player {name!r} is close to "

@@ -11,15 +11,24 @@ a "similar" candidate. What is left to catch:
   ``"Éric Dupont"``);
 - an initial for a first name: ``"E. Dupont"`` and ``"Éric Dupont"``.
 
+Comparing a name with every known one costs the same work per known player;
+``NameIndex`` blocks first: each name is filed under a few keys (its words in
+any order; its words but one, with that word's first or last letter; its
+first letters with one whole word; its letters without spaces or punctuation;
+a one-word name's first or last three letters), and only names sharing a key
+are compared. A typo confined to one word, swapped words, an initial for any
+words and spacing differences always share a key; a name with typos in two
+words at once may be missed (the price of a warning costing the same at 100 or
+100,000 known players).
+
 Pure functions, no database: the caller passes the names it knows.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from difflib import SequenceMatcher
-from itertools import combinations
 from typing import NamedTuple
 
 import msgspec
@@ -28,7 +37,10 @@ from ledger.identity import name_key
 
 #: Smallest difflib ratio between two name keys that counts as a likely typo.
 TYPO_RATIO = 0.85
+#: Words this long or shorter are also filed by their first and last letter.
+SHORT_WORD = 5
 _WORD = re.compile(r"[^\s,;]+")
+_NOT_ALNUM = re.compile(r"[\W_]+")
 
 
 class DuplicatePair(msgspec.Struct):
@@ -128,6 +140,92 @@ def name_likeness(name: str, other: str) -> Likeness | None:
     return _compare(_Name(name), _Name(other))
 
 
+class NameIndex:
+    """Names filed under their blocking keys (see the module docstring), to
+    find the similar ones of a name without comparing it with all of them."""
+
+    def __init__(self, names: Iterable[str] = ()) -> None:
+        self.names: list[_Name] = []
+        self._blocks: dict[tuple[str, ...], list[int]] = {}
+        for name in names:
+            self.add(name)
+
+    def add(self, name: str) -> int:
+        """File a name; returns its number in ``names``."""
+        number = len(self.names)
+        prepared = _Name(name)
+        self.names.append(prepared)
+        for key in _keys(prepared):
+            self._blocks.setdefault(key, []).append(number)
+        return number
+
+    def candidates(self, name: str) -> set[int]:
+        """The numbers (in ``names``) of the filed names sharing a blocking
+        key with ``name``: the only ones it is compared with."""
+        return self._candidates(_Name(name))
+
+    def _candidates(self, name: _Name) -> set[int]:
+        found: set[int] = set()
+        for key in _keys(name, probing=True):
+            found.update(self._blocks.get(key, ()))
+        return found
+
+    def similar(self, name: str, limit: int = 3) -> list[str]:
+        """Filed names that may be what ``name`` meant, best first (as
+        ``similar_names``)."""
+        if limit <= 0:
+            return []
+        wanted = _Name(name)
+        scores: dict[str, float] = {}
+        for number in self._candidates(wanted):
+            candidate = self.names[number]
+            if candidate.key == wanted.key:
+                continue
+            like = _compare(wanted, candidate)
+            if like is not None:
+                other = candidate.name
+                scores[other] = max(scores.get(other, 0.0), like.similarity)
+        ranked = sorted(scores, key=lambda n: (-scores[n], name_key(n), n))
+        return ranked[:limit]
+
+
+def _keys(name: _Name, probing: bool = False) -> Iterator[tuple[str, ...]]:
+    """The blocking keys a name is filed under, or (``probing``) looked up by.
+
+    Keys for an initial are asymmetric, so that a common given name does not
+    make a large block for every new name: a name holding an initial is filed
+    under ``i`` keys, which every name probes; every name is filed under
+    ``I`` keys, which only a name holding an initial probes. A two-word name
+    is filed in its own order and probes both (``"Dupont E."``)."""
+    words = [w.rstrip(".") or w for w in name.words]
+    if not words:
+        return
+    yield ("w", *sorted(words))
+    yield ("a", _NOT_ALNUM.sub("", name.key))
+    if len(words) == 1:
+        yield ("1", words[0][:3])
+        yield ("9", words[0][-3:])
+        return
+    for i, word in enumerate(words):
+        others = words[1 - i] if len(words) == 2 else " ".join(sorted(words[:i] + words[i + 1 :]))
+        # One typo leaves a word's first two or last two letters as they
+        # were, unless the word is short: then its first or last letter.
+        yield ("m", others, word[:2])
+        yield ("z", others, word[-2:])
+        if len(word) <= SHORT_WORD:
+            yield ("s", others, word[0])
+            yield ("e", others, word[-1])
+    initial = any(len(w) == 1 for w in words)
+    kinds = ("i" if probing or initial else "") + ("I" if initial or not probing else "")
+    orders = [words] + ([words[::-1]] if probing and len(words) == 2 else [])
+    for order in orders:
+        letters = "".join(w[0] for w in order)
+        for i, word in enumerate(order):
+            if len(word) > 1:
+                for kind in kinds:
+                    yield (kind, letters, str(i), word)
+
+
 def similar_names(name: str, known: Mapping[str, str], limit: int = 3) -> list[str]:
     """Known player names that may be what ``name`` meant, best first.
 
@@ -135,20 +233,10 @@ def similar_names(name: str, known: Mapping[str, str], limit: int = 3) -> list[s
     ``name`` are left out (they already are that player); the others are kept
     when they look like a typo of it, the same words swapped or an initial
     for a word. Ties keep name order; at most ``limit`` names, each once.
+    For many names against the same known ones, file them once in a
+    ``NameIndex``.
     """
-    if limit <= 0:
-        return []
-    wanted = _Name(name)
-    scores: dict[str, float] = {}
-    for other in known.values():
-        candidate = _Name(other)
-        if candidate.key == wanted.key:
-            continue
-        like = _compare(wanted, candidate)
-        if like is not None:
-            scores[other] = max(scores.get(other, 0.0), like.similarity)
-    ranked = sorted(scores, key=lambda n: (-scores[n], name_key(n), n))
-    return ranked[:limit]
+    return NameIndex(dict.fromkeys(known.values())).similar(name, limit)
 
 
 def likely_duplicates(
@@ -159,26 +247,32 @@ def likely_duplicates(
     ``names`` maps player id to name (give the players still in use, not
     those already merged); ``together`` holds pairs of player ids that played
     in the same game, which are never duplicates and are left out. Pairs are
-    ordered most alike first, then by name.
+    ordered most alike first, then by name. Only names sharing a blocking key
+    are compared (``NameIndex``).
     """
     played = {pair for pair in together if len(pair) == 2}
-    prepared = sorted(
-        ((pid, _Name(name)) for pid, name in names.items()), key=lambda p: (p[1].key, p[0])
-    )
+    ordered = sorted(names.items(), key=lambda p: (name_key(p[1]), p[0]))
+    index = NameIndex(name for _, name in ordered)
     pairs = []
-    for (first_id, first), (second_id, second) in combinations(prepared, 2):
-        if frozenset((first_id, second_id)) in played:
-            continue
-        like = _compare(first, second)
-        if like is None:
-            continue
-        pairs.append(
-            DuplicatePair(
-                player=first.name,
-                other=second.name,
-                similarity=round(like.similarity, 4),
-                evidence=f"{like.reason}; never in the same game",
+    for first_number, (first_id, _) in enumerate(ordered):
+        first = index.names[first_number]
+        for second_number in sorted(index._candidates(first)):
+            if second_number <= first_number:
+                continue
+            second_id = ordered[second_number][0]
+            if frozenset((first_id, second_id)) in played:
+                continue
+            second = index.names[second_number]
+            like = _compare(first, second)
+            if like is None:
+                continue
+            pairs.append(
+                DuplicatePair(
+                    player=first.name,
+                    other=second.name,
+                    similarity=round(like.similarity, 4),
+                    evidence=f"{like.reason}; never in the same game",
+                )
             )
-        )
     pairs.sort(key=lambda p: (-p.similarity, name_key(p.player), name_key(p.other)))
     return pairs

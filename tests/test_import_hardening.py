@@ -15,7 +15,7 @@ from ledger.commands import Commands
 from ledger.importer import import_sheet
 from ledger.storage import resolve
 from tests.conftest import Cli
-from tests.test_import_csv import GOOD_ROWS, HEADER, open_club, sheet
+from tests.test_import_csv import GOOD_ROWS, HEADER, open_club, refused, sheet
 
 pytestmark = pytest.mark.conformance
 
@@ -158,3 +158,18 @@ def test_a_new_game_after_a_void_is_still_added(cli: Cli, tmp_path: Path) -> Non
     path = sheet(tmp_path, "next.csv", HEADER, "Club,2025-01-19,Cup,2,2,Eve,Frank,b")
     report = cli.json("import", str(path))
     assert (report["added"], report["warnings"]) == (1, [])
+
+
+def test_a_new_name_close_to_a_known_one_is_a_warning_or_under_strict_an_error(
+    cli: Cli, tmp_path: Path
+) -> None:
+    open_club(cli)
+    cli.ok("player", "add", "Éric Dupont", "Anne Martin")
+    path = sheet(tmp_path, "results.csv", HEADER, "Club,2025-01-05,,,,Eric Dupnot,Martin Anne,a")
+    report = cli.json("import", str(path), "--dry-run")
+    assert report["warnings"][0] == (
+        f"{path}: row 2: new player 'Eric Dupnot' is close to 'Éric Dupont': a typo?"
+    )
+    assert "'Martin Anne' is close to 'Anne Martin'" in report["warnings"][1]
+    out = refused(cli, "import", str(path), "--strict")
+    assert "'Eric Dupnot' is close to 'Éric Dupont': a typo? (refused under --strict)" in out

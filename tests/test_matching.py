@@ -5,9 +5,11 @@ from __future__ import annotations
 import msgspec
 import pytest
 
+from ledger.identity import name_key
 from ledger.matching import (
     TYPO_RATIO,
     DuplicatePair,
+    NameIndex,
     likely_duplicates,
     name_likeness,
     similar_names,
@@ -170,3 +172,63 @@ def test_duplicate_pairs_render_like_any_query_result() -> None:
     ]
     text = render(found, "csv", kind=DuplicatePair)
     assert text.splitlines()[0] == "player,other,similarity,evidence"
+
+
+# -- blocking: a new name is compared with a few known ones, not all ----------------
+FIRSTS = ["Éric", "Anne", "Jean", "Hélène", "Thomas", "Marc", "Zoé", "Paul", "Léa", "Noah"]
+SURNAMES = ["Dupont", "Martin", "Lannes", "Marbot", "Picton", "Lefèvre", "Roy", "Kowalski",
+            "Castellano", "Nakamura", "Okafor", "Lindqvist"]  # fmt: skip
+
+
+def edits(word: str) -> list[str]:
+    """Every one-letter typo of a word: a letter changed, dropped, doubled,
+    or swapped with the next."""
+    out = []
+    for i in range(len(word)):
+        out.append(word[:i] + "x" + word[i + 1 :])
+        out.append(word[:i] + word[i + 1 :])
+        out.append(word[:i] + word[i] + word[i:])
+        if i + 1 < len(word):
+            out.append(word[:i] + word[i + 1] + word[i] + word[i + 2 :])
+    return out
+
+
+def variants(first: str, last: str) -> list[str]:
+    """Ways to mistype "first last": a typo in one word, in either order;
+    the words swapped; an initial; other punctuation and spacing."""
+    out = [f"{last} {first}", f"{first[0]}. {last}", f"{last} {first[0]}.",
+           f"{last}, {first}", f"{first}{last}"]  # fmt: skip
+    for typo in edits(first):
+        out += [f"{typo} {last}", f"{last} {typo}"]
+    for typo in edits(last):
+        out += [f"{first} {typo}", f"{typo} {first}"]
+    return out
+
+
+def test_blocking_finds_every_name_a_full_comparison_finds() -> None:
+    """For every one-word typo, swap, initial or spacing change, the indexed
+    search offers the name meant exactly when comparing the two names says
+    they are alike."""
+    known = [f"{f} {s}" for f in FIRSTS for s in SURNAMES]
+    index = NameIndex(known)
+    checked = 0
+    for meant in known[::7]:
+        first, last = meant.split()
+        for typed in variants(first, last):
+            alike = name_likeness(typed, meant) is not None
+            offered = meant in index.similar(typed, limit=len(known))
+            assert offered == (alike and name_key(typed) != name_key(meant)), (typed, meant)
+            checked += alike
+    assert checked > 1000
+
+
+def test_a_new_name_is_compared_with_a_bounded_few() -> None:
+    """40,000 known names: a new one shares a blocking key with a handful."""
+    known = [f"{f}{i} {s}{j}" for f in FIRSTS for s in SURNAMES for i in range(20)
+             for j in range(17)]  # fmt: skip
+    index = NameIndex(known)
+    assert len(index.names) == 40800
+    new = ["Éric7 Dupont3", "Anne19 Kowalsky4", "Noah Okafor", "Lindqvist11 Zoé2", "J. Roy5"]
+    counts = [len(index.candidates(name)) for name in new]
+    assert max(counts) <= 100, counts  # of 40,800
+    assert index.similar("Anne19 Kowalsky4")[0] == "Anne19 Kowalski4"
