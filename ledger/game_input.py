@@ -92,15 +92,17 @@ class PlayerBook:
         return {key: self._cache[key] for key in self.new}
 
     def resolve(self, name: str, field: str) -> UUID:
-        if not name_key(name):
-            raise FieldError(field, f"{field}: empty player name")
-        name = clean_name(name, field)
         key = name_key(name)
+        if not key:
+            raise FieldError(field, f"{field}: empty player name")
         if key in self._cache:
             return self._cache[key]
         try:
             pid = self.app.player_by_name(name)
         except NotFound:
+            # A new name must be one a name may be (a known one is found as
+            # it was stored, even from before these rules).
+            name = clean_name(name, field)
             if not self.add_players:
                 raise FieldError(
                     field,

@@ -63,6 +63,21 @@ def csv_text(
     return out.getvalue().rstrip("\n")
 
 
+# Characters a terminal would obey rather than show (escape sequences, bell,
+# carriage return, bidirectional overrides, line separators): a name stored
+# before they were refused is printed with them spelled out, never obeyed.
+_UNPRINTABLE = {
+    code: f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+    for code in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029,
+                 *range(0x202A, 0x202F), *range(0x2066, 0x206A))
+}  # fmt: skip
+
+
+def printable(text: str) -> str:
+    """``text`` with every control character spelled out (``\\x1b``)."""
+    return text.translate(_UNPRINTABLE)
+
+
 def _cell(value: Any, exact: bool = False) -> str:
     """A value as text: rounded to 4 decimals for people, exact for scripts."""
     if value is None:
@@ -91,7 +106,9 @@ def render(
     columns = list(plain[0]) if plain else list(kind.__struct_fields__ if kind else ())
     if fmt == "csv":
         return csv_text(columns, ([r[c] for c in columns] for r in plain), _exact)
-    return _table(columns, [[_cell(r[c]) for c in columns] for r in plain], title)
+    return _table(
+        columns, [[printable(_cell(r[c])) for c in columns] for r in plain], printable(title)
+    )
 
 
 def _exact(value: Any) -> str:

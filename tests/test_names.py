@@ -64,3 +64,29 @@ def test_a_rename_a_ladder_and_a_game_are_held_to_the_same_rules(cli: Cli) -> No
                     "--side", "Bob", "--result", "a", "--add-players")  # fmt: skip
     assert "side_a: 'Ann\\nSmith' holds a line break" in out
     assert cli.event_count() == before
+
+
+def test_a_name_stored_before_the_rules_is_shown_never_obeyed(cli: Cli) -> None:
+    """A name with an escape sequence, from a ledger older than these rules:
+    tables spell its control characters out; JSON escapes them."""
+    from datetime import UTC, datetime
+
+    from ledger import events as ev
+    from ledger.application import LedgerApplication
+    from ledger.identity import player_id
+    from ledger.storage import resolve
+
+    cli.ok("ladder", "open", "Club", "--family", "elo")
+    app = LedgerApplication(env=resolve(cli.db, cli.schema).app_env())
+    old = "Eve\x1b[2J\u202eX"
+    app.append([ev.PlayerRegistered(originator_id=player_id("Eve"), originator_version=1,
+                                    recorded_at=datetime.now(UTC), recorded_by="old",
+                                    name=old)])  # fmt: skip
+    app.close()
+    cli.ok("player", "add", "Bob")
+    cli.ok("record", "Club", "--date", "2025-01-01", "--side", old, "--side", "Bob",
+           "--result", "a")  # fmt: skip
+    table = cli.ok("standings", "Club")
+    assert "\x1b" not in table and "\u202e" not in table
+    assert "Eve\\x1b[2J\\u202eX" in table
+    assert old in [r["player"] for r in cli.json("standings", "Club")]
