@@ -26,3 +26,13 @@ class Invalid(LedgerError):
 class Conflict(LedgerError):
     """The ledger already holds something that forbids the command (a season
     closed twice, a voided game corrected, a duplicate record)."""
+
+
+class Busy(LedgerError):
+    """Another writer held the ledger for longer than this one would wait;
+    nothing was recorded."""
+
+
+class Denied(LedgerError):
+    """The database role may not do what the command needs (append, bring
+    the views up to date, create the schema); nothing was recorded."""

@@ -7,20 +7,44 @@ locked against other writers), each event's chain link is appended, and the
 write index (``ledger.write_index``) is updated. An event never exists
 without its link, and a name claimed by two concurrent commands fails one of
 them with the store's own IntegrityError.
+
+On PostgreSQL the append is sent in bounded chunks inside its one
+transaction (a 40,000-event import sent as one statement hung psycopg's
+pipeline for ever while holding the table lock); a writer that waits longer
+than the lock timeout for another's append stops with ``Busy``; a role that
+may not append stops with ``Denied``. The events and chain tables refuse
+UPDATE, DELETE and TRUNCATE by trigger, whoever asks.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 from uuid import UUID
 
-from eventsourcing.persistence import StoredEvent
-from eventsourcing.postgres import PostgresApplicationRecorder
+from eventsourcing.persistence import InterfaceError, OperationalError, StoredEvent
+from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicationRecorder
 from eventsourcing.sqlite import SQLiteApplicationRecorder
+from eventsourcing.utils import retry
 
 from ledger import chain, write_index
+from ledger.errors import Busy, Denied
+
+#: Rows sent per statement on PostgreSQL (events, chain links, index rows).
+CHUNK = 1000
+#: The PostgreSQL store's shape (``ledger_store_version``); a store of an
+#: older one is upgraded by its owner (``Storage.prepare``).
+#: 1: no version table; 2: append-only triggers on the events and chain.
+STORE_VERSION = 2
+#: The trigger that keeps stored events and chain links append-only.
+APPEND_ONLY = "ledger_append_only"
+
+
+def chunks(rows: Sequence[Any], size: int = CHUNK) -> Iterator[Sequence[Any]]:
+    """``rows`` in consecutive slices of at most ``size``."""
+    for start in range(0, len(rows), size):
+        yield rows[start : start + size]
 
 
 def _notes(stored: Sequence[StoredEvent], ids: Sequence[int]) -> list[tuple[int, StoredEvent]]:
@@ -111,25 +135,85 @@ class PostgresLedgerRecorder(PostgresApplicationRecorder):
         wrapped = _PostgresCursor(curs, schema)
         for ddl in write_index.schema("BIGINT"):
             wrapped.execute(ddl)
+        for ddl in append_only_ddl(schema, (self.events_table_name, chain.TABLE)):
+            curs.execute(ddl)
+        curs.execute(
+            f'CREATE TABLE IF NOT EXISTS "{schema}".ledger_store_version (version BIGINT NOT NULL)'
+        )
+        curs.execute(f'DELETE FROM "{schema}".ledger_store_version')
+        curs.execute(f'INSERT INTO "{schema}".ledger_store_version VALUES (%s)', (STORE_VERSION,))
 
-    def _fetch_ids_after_insert_events(
-        self, curs: Any, stored_events: Sequence[StoredEvent], **kwargs: Any
-    ) -> Sequence[int] | None:
-        ids = super()._fetch_ids_after_insert_events(curs, stored_events, **kwargs)
-        if not stored_events or ids is None:
-            return ids
-        # The stored-events table is locked EXCLUSIVE by the insert: writers
-        # are serialised, so the chain head read here is the latest.
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int]:
+        """Append events with their chain links and write index, in one
+        transaction sent in chunks of ``CHUNK`` rows; their notification ids."""
+        import psycopg
+
+        if not stored_events:
+            return []
+        with self.datastore.get_connection() as conn:
+            try:
+                with conn.transaction(), conn.cursor() as curs:
+                    # Writers are serialised from here to the commit: the
+                    # chain head read below is the latest.
+                    self._lock_table(curs)
+                    self._notify_channel(curs)
+                    ids: list[int] = []
+                    for chunk in chunks(stored_events):
+                        PostgresAggregateRecorder._insert_stored_events(self, curs, chunk)
+                        ids += [row["notification_id"] for row in curs.fetchall()]
+                    self._write_side(curs, stored_events, ids, kwargs)
+                    return ids
+            except psycopg.errors.LockNotAvailable:
+                raise Busy(
+                    "another writer holds the ledger (an import or a command elsewhere): "
+                    f"waited {self.datastore.lock_timeout} s for it, recorded nothing; "
+                    "try again (LEDGER_LOCK_TIMEOUT sets the wait)"
+                ) from None
+            except psycopg.errors.InsufficientPrivilege as exc:
+                raise Denied(
+                    f"role {conn.info.user!r} may not record in this ledger "
+                    f"({exc.diag.message_primary}); nothing was recorded: use a referee's role"
+                ) from None
+
+    def _write_side(
+        self,
+        curs: Any,
+        stored_events: Sequence[StoredEvent],
+        ids: Sequence[int],
+        kwargs: dict[str, Any],
+    ) -> None:
+        """The write index and the chain links of the events just inserted."""
         schema = self.datastore.schema
         write_index.apply(_PostgresCursor(curs, schema), _domain(stored_events, kwargs))
         curs.execute(f'SELECT link FROM "{schema}".{chain.TABLE} ORDER BY seq DESC LIMIT 1')
         row = curs.fetchone()
         previous = row["link"] if row else chain.GENESIS
-        curs.executemany(
-            f'INSERT INTO "{schema}".{chain.TABLE} VALUES (%s, %s)',
-            chain_rows(previous, _notes(stored_events, ids)),
-        )
-        return ids
+        rows = chain_rows(previous, _notes(stored_events, ids))
+        for chunk in chunks(rows):
+            curs.execute(
+                f'INSERT INTO "{schema}".{chain.TABLE} (seq, link) '
+                "SELECT * FROM unnest(%s::bigint[], %s::text[])",
+                ([seq for seq, _ in chunk], [link for _, link in chunk]),
+            )
+
+
+def append_only_ddl(schema: str, tables: Sequence[str]) -> list[str]:
+    """DDL of the triggers that refuse UPDATE, DELETE and TRUNCATE on
+    ``tables``, for every role (the owner can drop them, deliberately)."""
+    refuse = f'"{schema}".ledger_refuse_change'
+    ddl = [
+        f"CREATE OR REPLACE FUNCTION {refuse}() RETURNS trigger LANGUAGE plpgsql AS $$ "
+        "BEGIN RAISE EXCEPTION 'the ledger''s history is append-only: % on % refused', "
+        "TG_OP, TG_TABLE_NAME USING ERRCODE = 'insufficient_privilege'; END $$"
+    ]
+    for table in tables:
+        ddl += [
+            f'DROP TRIGGER IF EXISTS {APPEND_ONLY} ON "{schema}".{table}',
+            f'CREATE TRIGGER {APPEND_ONLY} BEFORE UPDATE OR DELETE OR TRUNCATE ON "{schema}".'
+            f"{table} FOR EACH STATEMENT EXECUTE FUNCTION {refuse}()",
+        ]
+    return ddl
 
 
 class _SQLiteCursor:
@@ -164,4 +248,5 @@ class _PostgresCursor:
         return self.curs
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        self.curs.executemany(self._sql(sql), rows)
+        for chunk in chunks(rows):
+            self.curs.executemany(self._sql(sql), chunk)

@@ -14,9 +14,22 @@ from urllib.parse import unquote, urlparse
 
 import msgspec
 
-from ledger.errors import Invalid
+from ledger.errors import Invalid, LedgerError
 
 DEFAULT_DB = "ledger.db"
+#: Seconds a PostgreSQL writer waits for another's append (``LEDGER_LOCK_TIMEOUT``)
+#: before it gives up with a clear error; long enough for a large import.
+DEFAULT_LOCK_TIMEOUT = 60
+
+
+def lock_timeout() -> int:
+    """``LEDGER_LOCK_TIMEOUT`` (whole seconds, at least 1), else the default."""
+    text = os.environ.get("LEDGER_LOCK_TIMEOUT", "").strip()
+    if not text:
+        return DEFAULT_LOCK_TIMEOUT
+    if not text.isdigit() or not 1 <= int(text) <= 86400:
+        raise Invalid(f"LEDGER_LOCK_TIMEOUT {text!r}: give whole seconds from 1 to 86400")
+    return int(text)
 
 
 class Storage(msgspec.Struct, frozen=True):
@@ -51,6 +64,9 @@ class Storage(msgspec.Struct, frozen=True):
             "POSTGRES_USER": unquote(url.username or "postgres"),
             "POSTGRES_PASSWORD": unquote(url.password or ""),
             "POSTGRES_SCHEMA": self.schema,
+            # A writer waiting for another's table lock gives up after this
+            # (``Busy``) instead of waiting for ever.
+            "POSTGRES_LOCK_TIMEOUT": str(lock_timeout()),
             "CREATE_TABLE": "y" if create_tables else "n",
         }
 
@@ -91,9 +107,12 @@ def resolve(db: str | None, schema: str | None = None) -> Storage:
     if target.startswith(("postgresql://", "postgres://")):
         if not schema.replace("_", "").isalnum():
             raise Invalid(f"schema {schema!r}: use letters, digits and underscores only")
+        lock_timeout()  # a bad setting is refused before anything is attempted
         storage = Storage("postgres", target, schema)
         try:
             storage.prepare()
+        except LedgerError:
+            raise
         except Exception as exc:  # noqa: BLE001 - psycopg raises many kinds
             raise Invalid(f"cannot connect to {_redact(target)}: {exc}") from None
         return storage
