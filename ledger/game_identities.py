@@ -24,7 +24,7 @@ import msgspec
 
 from ledger import events as ev
 from ledger.application import LedgerApplication
-from ledger.identity import game_identity, short
+from ledger.identity import game_id, game_identity, short
 
 
 class Version(msgspec.Struct, frozen=True):
@@ -122,6 +122,10 @@ class GameIdentities:
                 games.append(game)
         return cls(games)
 
+    def __bool__(self) -> bool:
+        """Whether any identity is retired (else ``retired`` is always None)."""
+        return bool(self._by_identity)
+
     def retired(self, identity: str) -> GameHistory | None:
         """The corrected or voided game that once had ``identity`` (a voided
         one first), or None."""
@@ -141,6 +145,27 @@ class GameIdentities:
             if msgspec.structs.replace(before.facts, sequence=None) == wanted:
                 return after
         return None
+
+
+def retired_game(app: LedgerApplication, identity: str) -> GameHistory | None:
+    """The voided game, or the game corrected away from ``identity``, among
+    the games first recorded under ``identity``; None when there is none.
+
+    A point lookup for one new record (``ledger record``): it reads the few
+    games whose id comes from ``identity`` and not the whole store, so it
+    misses an identity a game only took in a correction and left in a later
+    one, which ``GameIdentities.load`` (an import) knows."""
+    retired = None
+    for attempt in range(1000):
+        gid = game_id(identity, attempt)
+        game = history(gid, list(app.events.get(gid)))
+        if game is None:
+            break
+        if game_identity(game.current) == identity:
+            # Voided, or live: a duplicate (not retired) that place_game refuses.
+            return game if game.void is not None else None
+        retired = retired or game  # corrected into another game since
+    return retired
 
 
 def describe(facts: ev.GameFacts, name_of: Callable[[UUID], str]) -> str:

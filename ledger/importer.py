@@ -244,8 +244,10 @@ def import_sheet(
         except Invalid as exc:
             errors.append(f"{path}: row {number}, column {exc.field or '?'}: {exc}")
             continue
-        identity = game_identity(event.game)
-        retired = None if again else identities.retired(identity)
+        retired = None
+        if identities and not again:
+            identity = game_identity(event.game)
+            retired = identities.retired(identity)
         if retired is not None:
             # The referee already dealt with this game: never silently back.
             skipped.append(number)

@@ -12,6 +12,7 @@ import pytest
 
 from ledger.application import LedgerApplication
 from ledger.commands import Commands
+from ledger.identity import game_identity
 from ledger.importer import import_sheet
 from ledger.storage import resolve
 from tests.conftest import Cli
@@ -173,3 +174,26 @@ def test_a_new_name_close_to_a_known_one_is_a_warning_or_under_strict_an_error(
     assert "'Martin Anne' is close to 'Anne Martin'" in report["warnings"][1]
     out = refused(cli, "import", str(path), "--strict")
     assert "'Eric Dupnot' is close to 'Éric Dupont': a typo? (refused under --strict)" in out
+
+
+def test_one_record_finds_the_game_its_identity_retired(cli: Cli, tmp_path: Path) -> None:
+    """The point lookup for ``record``: a voided game, or one corrected away
+    from the identity; a live game of the identity is a duplicate, not retired."""
+    from ledger.game_identities import retired_game
+
+    imported(cli, tmp_path)
+    app = commands(cli).app
+    voided, corrected, live = (game_of(cli, p, d) for p, d in
+                               (("Eve", "2025-01-12"), ("Alice", "2025-01-05"),
+                                ("Carol", "2025-01-12")))  # fmt: skip
+    identities = {
+        short: game_identity(app.game_by_ref(short).facts) for short in (voided, corrected, live)
+    }
+    cli.ok("void", voided, "--reason", "forfeit")
+    cli.ok("correct", corrected, "--date", "2025-01-06", "--reason", "wrong day")
+    found = {short: retired_game(app, identity) for short, identity in identities.items()}
+    assert found[live] is None
+    assert found[voided] is not None and found[voided].void is not None
+    assert found[corrected] is not None and found[corrected].void is None
+    assert found[corrected].current.date.isoformat() == "2025-01-06"
+    assert retired_game(app, identities[live] + "x") is None
