@@ -1,14 +1,17 @@
 """Solve times of ``projections.teams.balance`` for 20, 40 and 60 players in
-2 and 4 camps (medians over a few seeded club rosters), with a bare-loop
-baseline measured in the same run: evaluating 10,000 random splits in plain
-Python, which is what any solver has to beat to be worth it.
+2, 4, 5 and 6 camps (median and max over a few seeded club rosters), with
+what the machine was doing measured in the same run: the load average, and
+a bare-loop baseline (evaluating 10,000 random splits in plain Python, which
+is what any solver has to beat to be worth it) timed before and after. The
+machine is shared: compare figures only against the baseline of their run.
 
-    .venv/bin/python bench/teams.py [--runs 3] [--time-limit 10]
+    .venv/bin/python bench/teams.py [--runs 3] [--time-limit 10] [--camps 2,4,5,6]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import statistics
 import time
@@ -41,16 +44,23 @@ def bare_loop(people: list[Entrant], camps: int, tries: int = 10_000) -> float:
     return time.perf_counter() - start
 
 
+def machine() -> str:
+    base = bare_loop(roster(40, 0), 4)
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    return f"baseline (10,000 random 40-player splits in plain Python) {base:.3f} s; load {load}"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--time-limit", type=float, default=10.0)
+    parser.add_argument("--camps", default="2,4,5,6", help="camp counts, comma-separated")
     args = parser.parse_args()
-    base = bare_loop(roster(40, 0), 4)
-    print(f"baseline: 10,000 random 40-player splits evaluated in plain Python: {base:.3f} s")
+    camp_counts = [int(c) for c in args.camps.split(",")]
+    print(f"before: {machine()}", flush=True)
     print("players camps  median s  max s  proven  gap points (per run)")
     for n in (20, 40, 60):
-        for camps in (2, 4):
+        for camps in camp_counts:
             times, proven, gaps = [], 0, []
             for seed in range(args.runs):
                 people = roster(n, seed)
@@ -64,6 +74,7 @@ def main() -> None:
                 f"  {proven}/{args.runs}     {gaps}",
                 flush=True,
             )
+    print(f"after:  {machine()}")
 
 
 if __name__ == "__main__":

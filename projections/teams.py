@@ -25,11 +25,13 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from math import ceil, isclose, lcm
-from typing import Any, Literal
+from typing import Literal
 
 import msgspec
 
 from ledger.errors import Invalid
+from projections.teams_cover import Budget, Cover
+from projections.teams_search import good_split
 
 Aggregate = Literal["mean", "sum"]
 CAMP_NAMES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -227,8 +229,6 @@ def balance(
     player listed twice, sizes that do not add up, contradictory constraints,
     and constraints no split satisfies.
     """
-    import highspy
-
     seen: set[str] = set()
     for e in entrants:
         if e.key in seen:
@@ -245,142 +245,325 @@ def balance(
     names = [e.name for e in people]
     tog = _groups(keys, together, "together")
     apa = _groups(keys, apart, "apart")
-    check_constraints(n, size, tog, apa, names)
+    root = check_constraints(n, size, tog, apa, names)
     top = top_grade_set(people, camps)
-    is_top = [int(e.grade in top) for e in people]
-    ratings, scale = _scaled([e.rating for e in people])
-    # A side's scaled value is an integer: the sum times lcm/size for a mean
-    # (so camps of different sizes compare), the sum itself for a sum.
-    mult = lcm(*size) if strength.aggregate == "mean" else 1
-    weight = [mult // s if strength.aggregate == "mean" else 1 for s in size]
-    step = mult * scale  # one rating point in scaled units
-
-    h = highspy.Highs()
-    for option, value in (
-        ("output_flag", False),
-        ("threads", 1),
-        ("random_seed", 0),
-        ("mip_rel_gap", 0.0),
-        ("mip_abs_gap", 0.0),
-    ):
-        h.setOptionValue(option, value)
-    inf = highspy.kHighsInf
-    top_total = sum(is_top)
-    span = sum(abs(r) for r in ratings) * max(weight) + 1
-    floor = -span if min(ratings) < 0 else 0
-    gap_lb = _perfect_impossible(ratings, size, strength.aggregate)
-    # Columns: x[i][k] = i * camps + k (player i in camp k), then the bounds.
-    x = [[i * camps + k for k in range(camps)] for i in range(n)]
-    hi, lo, gap, thi, tlo = range(n * camps, n * camps + 5)
-    columns = [(0.0, 1.0)] * (n * camps)
-    # thi/tlo (the top-grade counts) only enter the second phase: kept at 0
-    # until then, as even an unused free column slowed the first phase down.
-    columns += [(floor, span), (floor, span), (gap_lb, span), (0, 0), (0, 0)]
-    for low, up in columns:
-        h.addCol(0.0, float(low), float(up), 0, [], [])
-    h.changeColsIntegrality(
-        len(columns), list(range(len(columns))), [highspy.HighsVarType.kInteger] * len(columns)
-    )
-
-    def row(low: float, up: float, terms: list[tuple[int, float]]) -> None:
-        # The low-level row API: highspy's expression objects are slow to
-        # build (O(n^2) terms for the symmetry rows took most of a second).
-        h.addRow(low, up, len(terms), [c for c, _ in terms], [v for _, v in terms])
-
-    for i in range(n):
-        row(1, 1, [(x[i][k], 1.0) for k in range(camps)])
-    for k in range(camps):
-        row(size[k], size[k], [(x[i][k], 1.0) for i in range(n)])
-        side = [(x[i][k], float(ratings[i] * weight[k])) for i in range(n)]
-        row(0, inf, [(hi, 1.0)] + [(c, -v) for c, v in side])
-        row(0, inf, side + [(lo, -1.0)])
-    row(0, inf, [(gap, float(step)), (hi, -1.0), (lo, 1.0)])
-    # Camps of the same size are interchangeable: order them by their first
-    # (strongest) player, so each split has one labelling only.
-    for k in range(camps - 1):
-        if size[k] == size[k + 1]:
-            row(-inf, 0, [(x[0][k + 1], 1.0)])
-            for i in range(1, n):
-                row(-inf, 0, [(x[i][k + 1], 1.0)] + [(x[j][k], -1.0) for j in range(i)])
-    for group in tog:
-        for i in group[1:]:
-            for k in range(camps):
-                row(0, 0, [(x[i][k], 1.0), (x[group[0]][k], -1.0)])
-    for group in apa:
-        for k in range(camps):
-            row(-inf, 1, [(x[i][k], 1.0) for i in group])
-    # Lexicographic, in two phases per split: the smallest gap, then with the
-    # gap fixed the smallest spread (one weighted objective proved far slower).
+    problem = _Problem(people, size, strength.aggregate, root, tog, apa, top)
     deadline = time.monotonic() + time_limit
     splits: list[Split] = []
+    found: list[tuple[int, ...]] = []
     status = "optimal"
     spread_proven = True
-    spread_rows = False
     bound_points = 0
     for _ in range(alternatives):
-        h.changeColBounds(gap, gap_lb, span)
-        h.changeColsCost(3, [gap, thi, tlo], [1.0, 0.0, 0.0])
-        open_counts = float(top_total) if spread_rows else 0.0
-        h.changeColsBounds(2, [thi, tlo], [0.0, 0.0], [open_counts] * 2)
-        solved, values, bound = _run(h, deadline)
-        if values is None:
+        answer = problem.next_split(found, deadline)
+        if answer is None:
             if splits:
                 break  # fewer distinct splits than asked
-            if solved == "infeasible":
+            if problem.infeasible:
                 raise Invalid(
                     "no split satisfies the --together/--apart constraints with these camp sizes",
                     field="apart",
                 )
             raise Invalid(f"no split found within --time-limit {time_limit:g}s", field="time-limit")
-        if solved != "optimal":
+        assignment, gap_proven, spread_ok, bound = answer
+        if not gap_proven:
             status = "best found"
-            bound_points = max(bound_points, int(ceil(bound - 1e-6)))
-        if not spread_rows:
-            # Added only now: the first phase solves faster without them.
-            spread_rows = True
-            for k in range(camps):
-                tops = [(x[i][k], 1.0) for i in range(n) if is_top[i]]
-                row(0, inf, [(thi, 1.0)] + [(c, -1.0) for c, _ in tops])
-                row(0, inf, tops + [(tlo, -1.0)])
-            # Equal counts need camps | top_total: a bound the solver need not prove.
-            row(int(top_total % camps != 0), inf, [(thi, 1.0), (tlo, -1.0)])
-        best_gap = round(values[gap])
-        h.changeColBounds(gap, gap_lb, best_gap)
-        h.changeColsCost(3, [gap, thi, tlo], [0.0, 1.0, -1.0])
-        h.changeColsBounds(2, [thi, tlo], [0.0, 0.0], [float(top_total)] * 2)
-        # The spread is searched within a node budget, not a clock, so the
-        # answer stays deterministic; the gap above is never traded for it.
-        h.setOptionValue("mip_max_nodes", SPREAD_NODES)
-        solved2, values2, _ = _run(h, deadline)
-        h.setOptionValue("mip_max_nodes", highspy.kHighsIInf)
-        if values2 is not None:
-            values = values2
-        spread_proven = spread_proven and solved2 == "optimal"
-        assignment = [max(range(camps), key=lambda k, i=i: values[x[i][k]]) for i in range(n)]
+            bound_points = max(bound_points, bound)
+        spread_proven = spread_proven and spread_ok
+        found.append(assignment)
         splits.append(evaluate(people, assignment, size, strength, top))
-        # Exclude this split (one labelling per split, see above) and go on.
-        row(-inf, n - 1, [(x[i][assignment[i]], 1.0) for i in range(n)])
     return Balance(
         camps=camps, sizes=size, top_grades=top, status=status, spread_proven=spread_proven,
         bound_points=max(bound_points, 0), splits=splits,
     )  # fmt: skip
 
 
-def _run(h: Any, deadline: float) -> tuple[str, list[float] | None, float]:
-    """Solve within what is left of the time limit: (optimal | infeasible |
-    limit, the column values if a solution is known, the proven bound)."""
-    import highspy
+class _Problem:
+    """One balancing problem in the solver's integers, and the three ways to
+    answer it, cheapest first: a draft improved by swaps (enough when its gap
+    meets the arithmetic bound), an exact search by listing camps (small
+    camps), and the MIP (HiGHS) for the rest, within the time limit.
 
-    h.setOptionValue("time_limit", max(0.01, deadline - time.monotonic()))
-    h.run()
-    model_status = h.getModelStatus()
-    info = h.getInfo()
-    if model_status == highspy.HighsModelStatus.kInfeasible:
-        return "infeasible", None, 0.0
-    values = list(h.getSolution().col_value) if info.primal_solution_status == 2 else None
-    if model_status == highspy.HighsModelStatus.kOptimal:
-        return "optimal", values, info.objective_function_value
-    return "limit", values, info.mip_dual_bound
+    A camp's value is its side rating scaled to an integer: the rating sum
+    times lcm(sizes)/size for a mean (camps of different sizes compare), the
+    sum itself for a sum; ``step`` is one rating point in those units.
+    """
+
+    def __init__(
+        self,
+        people: Sequence[Entrant],
+        size: list[int],
+        aggregate: Aggregate,
+        root: list[int],
+        together: list[list[int]],
+        apart: list[list[int]],
+        top: list[str],
+    ) -> None:
+        self.n = len(people)
+        self.size = size
+        self.camps = len(size)
+        self.together = together
+        self.apart = apart
+        self.root = root
+        self.is_top = [int(e.grade in top) for e in people]
+        self.ratings, scale = _scaled([e.rating for e in people])
+        mult = lcm(*size) if aggregate == "mean" else 1
+        self.weight = [mult // s if aggregate == "mean" else 1 for s in size]
+        self.step = mult * scale
+        # Every split has camps on both sides of this value (num / den): the
+        # mean of all players for a mean, the mean camp for a sum.
+        total = sum(self.ratings)
+        self.center = (total * mult, self.n) if aggregate == "mean" else (total, self.camps)
+        self.gap_floor = _perfect_impossible(self.ratings, size, aggregate)
+        tops = sum(self.is_top)
+        self.spread_floor = int(tops % self.camps != 0) if tops else 0
+        self.cover = Cover(self.ratings, size, self.weight, root, apart, self.is_top, self.center)
+        self.mip: _Mip | None = None
+        self.infeasible = False
+
+    def gap(self, split: Sequence[int]) -> int:
+        """The gap in whole rating points (the first objective)."""
+        values = [0] * self.camps
+        for i, k in enumerate(split):
+            values[k] += self.ratings[i] * self.weight[k]
+        return -(-(max(values) - min(values)) // self.step)
+
+    def spread(self, split: Sequence[int]) -> int:
+        counts = [0] * self.camps
+        for i, k in enumerate(split):
+            counts[k] += self.is_top[i]
+        return max(counts) - min(counts)
+
+    def next_split(
+        self, found: list[tuple[int, ...]], deadline: float
+    ) -> tuple[tuple[int, ...], bool, bool, int] | None:
+        """The best split not in ``found``: (camp per player, gap proven,
+        spread proven, proven lower bound on the gap); None when there is
+        none (or none was found in time)."""
+        best = good_split(
+            self.ratings, self.weight, self.size, self.root, self.apart, self.is_top,
+            self.center, self.step, self.gap_floor * self.step, exclude=found,
+        )  # fmt: skip
+        gap_proven = best is not None and self.gap(best) == self.gap_floor
+        # The least gap not ruled out yet: each narrower gap the listing rules
+        # out is proven impossible.
+        bound = self.gap_floor
+        self.cover.reset()
+        if best is not None and not gap_proven:
+            try:
+                while bound < self.gap(best):
+                    better = self.cover.find(bound * self.step, exclude=found)
+                    if better is not None:
+                        best = better
+                        break
+                    bound += 1
+                gap_proven = True
+            except Budget:
+                pass
+        if not gap_proven:
+            solved = self._mip(found).gap(best, bound, deadline)
+            if solved is None:
+                self.infeasible = self._mip(found).infeasible
+                return None if best is None else (best, False, False, bound)
+            best, gap_proven, bound = solved
+        assert best is not None
+        spread_proven = self.spread(best) <= self.spread_floor
+        if not spread_proven:
+            try:
+                while True:
+                    better = self.cover.find(
+                        self.gap(best) * self.step, spread_below=self.spread(best), exclude=found
+                    )
+                    if better is None:
+                        break
+                    best = better
+                spread_proven = True
+            except Budget:
+                best, spread_proven = self._mip(found).spread(best, self.gap(best), deadline)
+        return best, gap_proven, spread_proven, bound
+
+    def _mip(self, found: list[tuple[int, ...]]) -> _Mip:
+        """The MIP, built when first needed, excluding the splits found."""
+        if self.mip is None:
+            self.mip = _Mip(self)
+        self.mip.exclude(found)
+        return self.mip
+
+
+class _Mip:
+    """The exact model in HiGHS: x[i][k] = player i in camp k; the gap (in
+    whole points) bounds the largest minus the smallest camp value; camps of
+    equal size ordered by their first player (one labelling per split)."""
+
+    def __init__(self, problem: _Problem) -> None:
+        import highspy
+
+        self.highspy = highspy
+        self.p = problem
+        n, camps, size = problem.n, problem.camps, problem.size
+        ratings, weight = problem.ratings, problem.weight
+        h = highspy.Highs()
+        for option, value in (
+            ("output_flag", False),
+            ("threads", 1),
+            ("random_seed", 0),
+            ("mip_rel_gap", 0.0),
+            ("mip_abs_gap", 0.0),
+        ):
+            h.setOptionValue(option, value)
+        self.h = h
+        inf = highspy.kHighsInf
+        self.top_total = sum(problem.is_top)
+        span = sum(abs(r) for r in ratings) * max(weight) + 1
+        self.span = span
+        floor = -span if min(ratings) < 0 else 0
+        # Columns: x[i][k] = i * camps + k (player i in camp k), then the bounds.
+        self.x = x = [[i * camps + k for k in range(camps)] for i in range(n)]
+        hi, lo, gap, thi, tlo = range(n * camps, n * camps + 5)
+        self.cols = (hi, lo, gap, thi, tlo)
+        self.ncols = n * camps + 5
+        columns = [(0.0, 1.0)] * (n * camps)
+        # thi/tlo (the top-grade counts) only enter the second phase: kept at 0
+        # until then, as even an unused free column slowed the first phase down.
+        columns += [(floor, span), (floor, span), (problem.gap_floor, span), (0, 0), (0, 0)]
+        for low, up in columns:
+            h.addCol(0.0, float(low), float(up), 0, [], [])
+        h.changeColsIntegrality(
+            len(columns), list(range(len(columns))), [highspy.HighsVarType.kInteger] * len(columns)
+        )
+        row = self._row
+        for i in range(n):
+            row(1, 1, [(x[i][k], 1.0) for k in range(camps)])
+        for k in range(camps):
+            row(size[k], size[k], [(x[i][k], 1.0) for i in range(n)])
+            side = [(x[i][k], float(ratings[i] * weight[k])) for i in range(n)]
+            row(0, inf, [(hi, 1.0)] + [(c, -v) for c, v in side])
+            row(0, inf, side + [(lo, -1.0)])
+        row(0, inf, [(gap, float(problem.step)), (hi, -1.0), (lo, 1.0)])
+        # Camps of the same size are interchangeable: order them by their first
+        # (strongest) player, so each split has one labelling only.
+        for k in range(camps - 1):
+            if size[k] == size[k + 1]:
+                row(-inf, 0, [(x[0][k + 1], 1.0)])
+                for i in range(1, n):
+                    row(-inf, 0, [(x[i][k + 1], 1.0)] + [(x[j][k], -1.0) for j in range(i)])
+        for group in problem.together:
+            for i in group[1:]:
+                for k in range(camps):
+                    row(0, 0, [(x[i][k], 1.0), (x[group[0]][k], -1.0)])
+        for group in problem.apart:
+            for k in range(camps):
+                row(-inf, 1, [(x[i][k], 1.0) for i in group])
+        self.spread_rows = False
+        self.excluded: set[tuple[int, ...]] = set()
+        self.infeasible = False
+
+    def _row(self, low: float, up: float, terms: list[tuple[int, float]]) -> None:
+        # The low-level row API: highspy's expression objects are slow to
+        # build (O(n^2) terms for the symmetry rows took most of a second).
+        self.h.addRow(low, up, len(terms), [c for c, _ in terms], [v for _, v in terms])
+
+    def exclude(self, found: list[tuple[int, ...]]) -> None:
+        for split in found:
+            if split not in self.excluded:
+                self.excluded.add(split)
+                self._row(
+                    -self.highspy.kHighsInf,
+                    self.p.n - 1,
+                    [(self.x[i][k], 1.0) for i, k in enumerate(split)],
+                )
+
+    def _start(self, split: Sequence[int] | None) -> None:
+        """Hand the solver a known split: it then only has to prove it, or beat it."""
+        if split is None:
+            return
+        p = self.p
+        values = [0.0] * self.ncols
+        sides = [0] * p.camps
+        counts = [0] * p.camps
+        for i, k in enumerate(split):
+            values[self.x[i][k]] = 1.0
+            sides[k] += p.ratings[i] * p.weight[k]
+            counts[k] += p.is_top[i]
+        hi, lo, gap, thi, tlo = self.cols
+        values[hi], values[lo] = float(max(sides)), float(min(sides))
+        values[gap] = float(p.gap(split))
+        if self.spread_rows:
+            values[thi], values[tlo] = float(max(counts)), float(min(counts))
+        solution = self.highspy.HighsSolution()
+        solution.col_value = values
+        solution.value_valid = True
+        self.h.setSolution(solution)
+
+    def _run(self, deadline: float) -> tuple[str, list[float] | None, float]:
+        """Solve within what is left of the time limit: (optimal | infeasible |
+        limit, the column values if a solution is known, the proven bound)."""
+        h, highspy = self.h, self.highspy
+        h.setOptionValue("time_limit", max(0.01, deadline - time.monotonic()))
+        h.run()
+        model_status = h.getModelStatus()
+        info = h.getInfo()
+        if model_status == highspy.HighsModelStatus.kInfeasible:
+            return "infeasible", None, 0.0
+        values = list(h.getSolution().col_value) if info.primal_solution_status == 2 else None
+        if model_status == highspy.HighsModelStatus.kOptimal:
+            return "optimal", values, info.objective_function_value
+        return "limit", values, info.mip_dual_bound
+
+    def _split(self, values: list[float]) -> tuple[int, ...]:
+        camps = self.p.camps
+        return tuple(max(range(camps), key=lambda k, r=r: values[r[k]]) for r in self.x)
+
+    def gap(
+        self, start: tuple[int, ...] | None, bound: int, deadline: float
+    ) -> tuple[tuple[int, ...], bool, int] | None:
+        """The least gap, given one already proven ``bound`` (in points):
+        (split, proven, proven lower bound), or None."""
+        h, (_, _, gap, thi, tlo) = self.h, self.cols
+        h.changeColBounds(gap, bound, self.span)
+        h.changeColsCost(3, [gap, thi, tlo], [1.0, 0.0, 0.0])
+        open_counts = float(self.top_total) if self.spread_rows else 0.0
+        h.changeColsBounds(2, [thi, tlo], [0.0, 0.0], [open_counts] * 2)
+        self._start(start)
+        solved, values, dual = self._run(deadline)
+        if values is None:
+            self.infeasible = solved == "infeasible"
+            return None
+        if solved == "optimal":
+            proven = round(values[gap])
+        else:
+            proven = max(bound, int(ceil(dual - 1e-6)))
+        return self._split(values), solved == "optimal", proven
+
+    def spread(
+        self, start: tuple[int, ...], best_gap: int, deadline: float
+    ) -> tuple[tuple[int, ...], bool]:
+        """With the gap held at ``best_gap``, the least top-grade spread
+        (within a node budget: deterministic): (split, proven)."""
+        h, (_, _, gap, thi, tlo) = self.h, self.cols
+        if not self.spread_rows:
+            # Added only now: the first phase solves faster without them.
+            self.spread_rows = True
+            is_top, x = self.p.is_top, self.x
+            inf = self.highspy.kHighsInf
+            for k in range(self.p.camps):
+                tops = [(x[i][k], 1.0) for i in range(self.p.n) if is_top[i]]
+                self._row(0, inf, [(thi, 1.0)] + [(c, -1.0) for c, _ in tops])
+                self._row(0, inf, tops + [(tlo, -1.0)])
+            # Equal counts need camps | top_total: a bound the solver need not prove.
+            self._row(self.p.spread_floor, inf, [(thi, 1.0), (tlo, -1.0)])
+        h.changeColBounds(gap, self.p.gap_floor, best_gap)
+        h.changeColsCost(3, [gap, thi, tlo], [0.0, 1.0, -1.0])
+        h.changeColsBounds(2, [thi, tlo], [0.0, 0.0], [float(self.top_total)] * 2)
+        self._start(start)
+        # The spread is searched within a node budget, not a clock, so the
+        # answer stays deterministic; the gap above is never traded for it.
+        h.setOptionValue("mip_max_nodes", SPREAD_NODES)
+        solved, values, _ = self._run(deadline)
+        h.setOptionValue("mip_max_nodes", self.highspy.kHighsIInf)
+        if values is None:
+            return start, False
+        return self._split(values), solved == "optimal"
 
 
 def _perfect_impossible(ratings: list[int], size: list[int], aggregate: Aggregate) -> int:
