@@ -5,8 +5,12 @@ sheets"). Every row is checked before anything is written; all errors are
 reported at once, each naming the file, row and column. Rows already recorded
 (the same game identity with the same content) are reported as skipped; a row
 whose game is recorded with different content is an error pointing to
-``ledger correct``. Which result columns a sheet may hold comes from the
-families of the ladders it names, so a community's own family brings its own.
+``ledger correct``. A row that is a game the referee voided, or a game as it
+stood before a correction (``ledger.game_identities``), is skipped with a
+warning saying when, by whom and why, never added back unless asked
+(``again``). Which result columns a sheet may hold comes from the families of
+the ladders it names, so a community's own family brings its own. A CSV sheet
+is read row by row from the file (``ledger.sheet``), never held whole.
 """
 
 from __future__ import annotations
