@@ -351,12 +351,15 @@ class _Problem:
         self.cover.reset()
         if best is not None and not gap_proven:
             try:
+                # The bound first (the cheapest question), then halving.
+                probe = bound
                 while bound < self.gap(best):
-                    better = self.cover.find(bound * self.step, exclude=found)
-                    if better is not None:
+                    better = self.cover.find(probe * self.step, exclude=found)
+                    if better is None:
+                        bound = probe + 1
+                    else:
                         best = better
-                        break
-                    bound += 1
+                    probe = (bound + self.gap(best) - 1) // 2
                 gap_proven = True
             except Budget:
                 pass
