@@ -19,16 +19,18 @@ def preview_warnings(recorder: Any, new: list[Any], label: str) -> list[str]:
     preview = views.in_memory(recorder)
     views.apply_events(preview, new)
     names = dict(preview.execute("SELECT id, name FROM view_players"))
+    ids = dict(preview.execute("SELECT n, id FROM view_players"))
     rows = {str(e.originator_id): e.source.row for e in new if isinstance(e, ev.GameRecorded)}
     warnings = []
     first_seen: set[str] = set()
     registered = {str(e.originator_id) for e in new if isinstance(e, ev.PlayerRegistered)}
-    for entry, player, change, games_before in preview.execute(
-        "SELECT entry, player, change, games_before FROM view_history WHERE kind='game' "
-        "ORDER BY ladder, key"
+    for entry, number, change, games_before in preview.execute(
+        "SELECT g.id, h.player, h.change, h.games_before FROM view_history_rows h "
+        "JOIN view_games g ON g.n = h.entry WHERE h.kind='game' ORDER BY h.ladder, h.pos, h.seat"
     ):
         if entry not in rows:
             continue
+        player = ids[number]
         who = names.get(player, player)
         if player in registered and player not in first_seen and games_before == 0:
             first_seen.add(player)

@@ -18,6 +18,7 @@ from projections import views
 from projections.db import Database, Row
 from projections.families.base import FamilyError, Game, PlayerState
 from projections.families.registry import family_class, load_family
+from projections.views import facts as kept_facts
 
 
 class StandingRow(msgspec.Struct):
@@ -151,9 +152,9 @@ def game_row(conn: Database, ref: str) -> Row:
     prefix = ref.replace("-", "")[:8]
     if len(ref) == 36:
         rows = conn.execute("SELECT * FROM view_games WHERE id=?", (ref,)).fetchall()
-    else:  # a prefix range uses the index on short ids
+    else:  # the short id is the id's first 8 digits: a range of the id index
         rows = conn.execute(
-            "SELECT * FROM view_games WHERE short>=? AND short<? LIMIT 2",
+            "SELECT * FROM view_games WHERE id>=? AND id<? LIMIT 2",
             (prefix, prefix + "\x7f"),
         ).fetchall()
     if not rows or not ref:
@@ -167,7 +168,42 @@ def names(conn: Database) -> dict[str, str]:
     return dict(conn.execute("SELECT id, name FROM view_players").fetchall())
 
 
-def ruleset_at(conn: Database, ladder: str, key: str | None = None) -> dict[str, Any]:
+def numbers(conn: Database) -> dict[int, tuple[str, str]]:
+    """The views' player number -> (id, name)."""
+    return {n: (pid, name) for n, pid, name in conn.execute("SELECT n, id, name FROM view_players")}
+
+
+def player_number(conn: Database, pid: str) -> int | None:
+    row = conn.execute("SELECT n FROM view_players WHERE id=?", (pid,)).fetchone()
+    return row[0] if row else None
+
+
+def cut_pos(conn: Database, ladder: int, cut: str) -> int:
+    """The place in a ladder's effective order of its last entry before
+    ``cut``: history rows at or before it are those of entries before it
+    (a replay numbers the entries in order, so it is how many there are)."""
+    games = conn.execute(
+        "SELECT COUNT(*) FROM view_games WHERE ladder=? AND status<>'voided' AND key<?",
+        (ladder, cut),
+    ).fetchone()[0]
+    others = conn.execute(
+        "SELECT COUNT(*) FROM view_entries WHERE ladder=? AND key<?", (ladder, cut)
+    ).fetchone()[0]
+    return games + others
+
+
+def game_facts(conn: Database, game: Row, ids: Mapping[int, str] | None = None) -> dict[str, Any]:
+    """A game's facts, as stored with it (ids), from its ``view_games`` row."""
+    if ids is None:
+        ids = {n: pid for n, (pid, _) in numbers(conn).items()}
+    ladder = conn.execute("SELECT id FROM view_ladders WHERE n=?", (game["ladder"],)).fetchone()
+    return kept_facts.stored(
+        kept_facts.read(game["facts"]), ladder[0] if ladder else "", ids, game["key"][:10],
+        game["event"], game["round"],
+    )  # fmt: skip
+
+
+def ruleset_at(conn: Database, ladder: int, key: str | None = None) -> dict[str, Any]:
     """The ruleset in force at ``key`` (or today: a rule change announced
     for a later date is not yet in force)."""
     data = views.ruleset_in_force(conn, ladder, key or date.today().isoformat() + "\x7f")
@@ -183,54 +219,68 @@ def standings(
     lrow = replayed_ladder_row(conn, ladder)
     if as_of is None:
         rows = conn.execute(
-            "SELECT player, rating, games, last_played FROM view_standings WHERE ladder=?",
-            (lrow["id"],),
+            "SELECT p.name, s.rating, s.games, s.last_played FROM view_standings s "
+            "JOIN view_players p ON p.n = s.player WHERE s.ladder=?",
+            (lrow["n"],),
         ).fetchall()
-        family = _family(ruleset_at(conn, lrow["id"]))
+        family = _family(ruleset_at(conn, lrow["n"]))
     else:
         cut = as_of.isoformat() + "\x7f"
+        upto = cut_pos(conn, lrow["n"], cut)
         rows = conn.execute(
             """
-            SELECT h.player, h.after, h.games_after,
-                   (SELECT MAX(g.date) FROM view_history g WHERE g.ladder=h.ladder
-                      AND g.player=h.player AND g.kind='game' AND g.key<?) AS last_played
-            FROM view_history h
-            JOIN (SELECT player, MAX(key) AS key FROM view_history
-                  WHERE ladder=? AND key<? GROUP BY player) m
-              ON h.player=m.player AND h.key=m.key
-            WHERE h.ladder=?
+            SELECT p.name, h.after, h.games_after,
+                   (SELECT substr(g.key, 1, 10) FROM view_history_rows x
+                    JOIN view_games g ON g.n = x.entry
+                    WHERE x.ladder=h.ladder AND x.player=h.player AND x.kind='game'
+                      AND x.pos<=? ORDER BY x.pos DESC LIMIT 1) AS last_played
+            FROM (SELECT player, MAX(pos) AS pos FROM view_history_rows
+                  WHERE ladder=? AND pos<=? GROUP BY player) m
+            JOIN view_history_rows h ON h.ladder=? AND h.pos=m.pos AND h.player=m.player
+            JOIN view_players p ON p.n = h.player
             """,
-            (cut, lrow["id"], cut, lrow["id"]),
+            (upto, lrow["n"], upto, lrow["n"]),
         ).fetchall()
-        family = _family(ruleset_at(conn, lrow["id"], cut))
-    who = names(conn)
-    ordered = sorted(rows, key=lambda r: (-r[1], who.get(r[0], r[0])))
+        family = _family(ruleset_at(conn, lrow["n"], cut))
+    ordered = sorted(rows, key=lambda r: (-r[1], r[0]))
     out = []
-    for rank, (player, rating, games, last) in enumerate(ordered, start=1):
+    for rank, (name, rating, games, last) in enumerate(ordered, start=1):
         grade = family.grade(PlayerState(rating=rating, games=games), lang)
-        out.append(StandingRow(rank, who.get(player, player), rating, grade, games, last))
+        out.append(StandingRow(rank, name, rating, grade, games, last))
     return out
 
 
 def history(conn: Database, ladder: str, player: str) -> list[HistoryLine]:
     """Every entry that changed a player's rating in a ladder, in effective order."""
     lrow = replayed_ladder_row(conn, ladder)
-    pid = player_by_name(conn, player)
-    who = names(conn)
+    pn = player_number(conn, player_by_name(conn, player))
+    who = numbers(conn)
+    against: dict[tuple[int, int], list[str]] = {}
+    for pos, side, other in conn.execute(
+        "SELECT h.pos, h.side, o.player FROM view_history_rows h JOIN view_history_rows o "
+        "ON o.ladder = h.ladder AND o.pos = h.pos AND o.side <> h.side "
+        "WHERE h.ladder=? AND h.player=? AND h.kind='game' ORDER BY h.pos, o.seat",
+        (lrow["n"], pn),
+    ):
+        against.setdefault((pos, side), []).append(who[other][1])
     out = []
     for r in conn.execute(
-        "SELECT * FROM view_history WHERE ladder=? AND player=? ORDER BY key",
-        (lrow["id"], pid),
+        "SELECT h.pos, h.kind, COALESCE(substr(g.key, 1, 10), e.date) AS date, h.side, h.s, "
+        "h.p, h.k, h.before, h.after, h.change, h.note, g.id AS game, g.event, g.round "
+        "FROM view_history_rows h "
+        "LEFT JOIN view_games g ON h.kind = 'game' AND g.n = h.entry "
+        "LEFT JOIN view_entries e ON h.kind <> 'game' AND e.n = h.entry "
+        "WHERE h.ladder=? AND h.player=? ORDER BY h.pos, h.seat",
+        (lrow["n"], pn),
     ):
-        opponents = ", ".join(who.get(o, o) for o in r["opponents"].split(",") if o)
         out.append(
             HistoryLine(
                 date=r["date"],
                 kind=r["kind"],
-                game=short(r["entry"]) if r["kind"] == "game" else None,
+                game=short(r["game"]) if r["kind"] == "game" else None,
                 event=r["event"],
                 round=r["round"],
-                opponents=opponents,
+                opponents=", ".join(against.get((r["pos"], r["side"]), ())),
                 s=r["s"],
                 p=r["p"],
                 k=r["k"],
@@ -246,23 +296,29 @@ def history(conn: Database, ladder: str, player: str) -> list[HistoryLine]:
 def explain(conn: Database, ref: str) -> Explanation:
     """Every input and intermediate value of one game's computation."""
     game = game_row(conn, ref)
-    facts = msgspec.json.decode(game["facts"])
+    facts = game_facts(conn, game)
     lrow = conn.execute(
-        "SELECT name, problem FROM view_ladders WHERE id=?", (game["ladder"],)
+        "SELECT name, problem FROM view_ladders WHERE n=?", (game["ladder"],)
     ).fetchone()
     if lrow["problem"]:
         raise LadderProblem(lrow["problem"])
     ruleset = ruleset_at(conn, game["ladder"], game["key"])
+    family = _family(ruleset) if game["status"] != "voided" else None
+    sides = tuple(tuple(_final(conn, p) for p in side) for side in facts["sides"])
+    players = sorted({p for side in sides for p in side})
+    marks = ",".join("?" * len(players))
+    # Along the index of each player's rows: the game's own rows.
     rows = {
         r["player"]: r
         for r in conn.execute(
-            "SELECT * FROM view_history WHERE ladder=? AND key=?", (game["ladder"], game["key"])
+            "SELECT p.id AS player, h.before, h.change, h.after, h.games_before "
+            "FROM view_players p JOIN view_history_rows h ON h.ladder=? AND h.player = p.n "
+            f"AND h.entry=? AND h.kind='game' WHERE p.id IN ({marks})",
+            (game["ladder"], game["n"], *players),
         )
     }
-    family = _family(ruleset) if game["status"] != "voided" else None
-    sides = tuple(tuple(_final(conn, p) for p in side) for side in facts["sides"])
     return explanation(
-        lrow["name"], game["id"], game["short"], game["status"], facts, ruleset, family,
+        lrow["name"], game["id"], short(game["id"]), game["status"], facts, ruleset, family,
         sides, rows, names(conn),
     )  # fmt: skip
 
@@ -329,25 +385,65 @@ def explanation(
 
 def audit(conn: Database, ladder: str | None = None) -> list[AuditLine]:
     """The event log in recording order (sequence = position in the store)."""
-    who = {r[0]: r[1] for r in conn.execute("SELECT id, name FROM view_ladders")}
     if ladder is None:
-        rows = conn.execute("SELECT * FROM view_audit ORDER BY seq")
-    else:
-        lid = ladder_row(conn, ladder)["id"]
-        rows = conn.execute("SELECT * FROM view_audit WHERE ladder=? ORDER BY seq", (lid,))
+        return audit_lines(conn)
+    return audit_lines(conn, "a.ladder=?", (ladder_row(conn, ladder)["n"],))
+
+
+def audit_lines(conn: Database, where: str = "", params: tuple[Any, ...] = ()) -> list[AuditLine]:
+    """Audit lines (``where``: a condition on the audit row ``a``), each
+    game event's summary written from the game's facts then and the
+    players' names now. A game's first record is audited on its own row."""
+    who = {n: name for n, (_, name) in numbers(conn).items()}
+    rows = conn.execute(
+        "SELECT a.seq, a.recorded_at, a.recorded_by, a.kind, l.name AS ladder, a.subject, "
+        "a.summary, a.facts, a.reason, a.source, g.id AS game, g.facts AS game_facts, "
+        "g.key AS game_key, g.event AS game_event, g.round AS game_round FROM ("
+        "SELECT seq, recorded_at, recorded_by, kind, ladder, subject, summary, facts, reason, "
+        "source FROM view_audit UNION ALL "
+        "SELECT n, recorded_at, recorded_by, 'game recorded', ladder, n, NULL, first_facts, "
+        "reason, source FROM view_games) a "
+        "LEFT JOIN view_ladders l ON l.n = a.ladder "
+        "LEFT JOIN view_games g ON a.summary IS NULL AND g.n = a.subject "
+        + (f"WHERE {where} " if where else "")
+        + "ORDER BY a.seq",
+        params,
+    )
     return [
         AuditLine(
             seq=r["seq"],
             recorded_at=r["recorded_at"],
             by=r["recorded_by"],
             kind=r["kind"],
-            ladder=who.get(r["ladder"]) if r["ladder"] else None,
-            summary=r["summary"],
+            ladder=r["ladder"],
+            summary=r["summary"] if r["summary"] is not None else game_summary(r, who),
             reason=r["reason"],
             source=r["source"],
         )
         for r in rows
     ]
+
+
+def game_summary(row: Row, who: Mapping[int, str]) -> str:
+    """An audit line of a game event: the game's facts as that event left
+    them (kept with the line once they changed), with today's names."""
+    game = short(row["game"])
+    if row["kind"] == "game voided":
+        return f"game {game} voided"
+    if row["facts"] is not None:
+        facts = kept_facts.read(row["facts"])
+        on, event, round_ = facts.date, facts.event, facts.round
+    else:
+        facts = kept_facts.read(row["game_facts"])
+        on, event, round_ = row["game_key"][:10], row["game_event"], row["game_round"]
+    sides = " vs ".join(" & ".join(who.get(p, str(p)) for p in side) for side in facts.sides)
+    where = f" {event} r{round_}" if event else ""
+    result = " ".join(f"{k}={v}" for k, v in facts.result.items() if v is not None)
+    described = f"{on}{where}: {sides} ({result})"
+    if row["kind"] == "game corrected":
+        return f"game {game} corrected: {described}"
+    again = " (recorded again after a void)" if row["seq"] != row["subject"] else ""
+    return f"game {game}{again}: {described}"
 
 
 def ladders(conn: Database) -> list[LadderInfo]:
@@ -361,7 +457,7 @@ def ladder_info(conn: Database, name: str, rules: bool = True) -> LadderInfo:
     """A ladder's family, the parameters in force now and its rule history;
     why it cannot be replayed, if so; rulesets of other maths versions."""
     lrow = ladder_row(conn, name)
-    current = ruleset_at(conn, lrow["id"])
+    current = ruleset_at(conn, lrow["n"])
     try:
         params = msgspec.to_builtins(
             family_class(current["family"]).parse_params(current["params"])
@@ -369,16 +465,16 @@ def ladder_info(conn: Database, name: str, rules: bool = True) -> LadderInfo:
     except FamilyError:  # a family that cannot be loaded: the ladder's problem
         params = current["params"]
     players = conn.execute(
-        "SELECT COUNT(*) FROM view_standings WHERE ladder=?", (lrow["id"],)
+        "SELECT COUNT(*) FROM view_standings WHERE ladder=?", (lrow["n"],)
     ).fetchone()[0]
     games = conn.execute(
-        "SELECT COUNT(*) FROM view_games WHERE ladder=? AND status!='voided'", (lrow["id"],)
+        "SELECT COUNT(*) FROM view_games WHERE ladder=? AND status<>'voided'", (lrow["n"],)
     ).fetchone()[0]
     history_rows = []
     if rules:
         for on, data in conn.execute(
             "SELECT date, data FROM view_entries WHERE ladder=? AND kind='ruleset' ORDER BY key",
-            (lrow["id"],),
+            (lrow["n"],),
         ):
             d = msgspec.json.decode(data)
             history_rows.append(
@@ -399,7 +495,7 @@ def ladder_info(conn: Database, name: str, rules: bool = True) -> LadderInfo:
         games=games,
         rules=history_rows,
         problem=lrow["problem"],
-        version_warnings=views.version_warnings(views.ruleset_entries(conn, lrow["id"])),
+        version_warnings=views.version_warnings(views.ruleset_entries(conn, lrow["n"])),
     )
 
 
@@ -414,11 +510,12 @@ def identity_evidence(conn: Database) -> tuple[dict[str, str], set[frozenset[str
     """Names of players not merged away, and the pairs that played in the
     same game (who cannot be one person)."""
     names = dict(conn.execute("SELECT id, name FROM view_players WHERE merged_into IS NULL"))
+    ids = {n: pid for n, (pid, _) in numbers(conn).items()}
     together = {
-        frozenset(pair)
-        for pair in conn.execute(
-            "SELECT DISTINCT a.player, b.player FROM view_history a JOIN view_history b "
-            "ON a.ladder=b.ladder AND a.key=b.key AND a.player<b.player "
+        frozenset((ids[a], ids[b]))
+        for a, b in conn.execute(
+            "SELECT DISTINCT a.player, b.player FROM view_history_rows a "
+            "JOIN view_history_rows b ON a.ladder=b.ladder AND a.pos=b.pos AND a.player<b.player "
             "WHERE a.kind='game' AND b.kind='game'"
         )
     }

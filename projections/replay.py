@@ -1,15 +1,19 @@
 """The replay engine: applies timeline entries in effective order to player
-states and yields one history row per player per entry. Pure: no I/O.
+states and appends one history row per player per entry. Pure: no I/O.
 
 Each entry is a ruleset change, a rating adjustment, a game or a season close
 (see projections.timeline). For families rated per event (AdlG), every game of
 one event is rated from the states before the event and the summed changes are
 applied after the event's last game.
+
+A game is rated through its family's fast path when the family offers one
+(``Family.fast_rater``: the same maths on plain values, no structs built),
+else through ``Family.rate``; both give the same changes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import date
 from typing import Any
 
@@ -18,38 +22,44 @@ import msgspec
 from projections.families.base import Family, Game, PlayerState, Season
 from projections.families.registry import load_family
 
+#: History rows held before they are handed to ``write``.
+ROWS_CHUNK = 50_000
 
-class Entry(msgspec.Struct, frozen=True):
-    """One timeline entry of a ladder; ``data`` is the kind's payload."""
+
+class Play(msgspec.Struct, frozen=True, gc=False):
+    """What the replay needs of a game: its sides (player ids in recorded
+    order), its stored result and the facts a family may rate from."""
+
+    sides: tuple[tuple[str, ...], ...]
+    result: dict[str, Any]
+    event: str | None = None
+    round: int | None = None
+    neutral: bool = False
+    attributes: dict[str, float] = {}
+
+
+class Entry(msgspec.Struct, frozen=True, gc=False):
+    """One timeline entry of a ladder.
+
+    ``n`` numbers the entry (the store position of the event that recorded
+    it), ``date`` is ISO text; ``data`` is a ``Play`` for a game, the kind's
+    payload (a dict) otherwise.
+    """
 
     key: str
     kind: str  # "ruleset" | "adjust" | "game" | "season"
+    n: int
     id: str
-    date: date
-    data: dict[str, Any]
+    date: str
+    data: Any
 
 
-class Row(msgspec.Struct, array_like=True):
-    """One history row: what one entry did to one player."""
-
-    key: str
-    entry: str
-    kind: str
-    player: str
-    date: date
-    event: str | None
-    round: int | None
-    side: int
-    opponents: str
-    s: float | None
-    p: float | None
-    k: float | None
-    before: float
-    change: float
-    after: float
-    games_before: int
-    games_after: int
-    note: str
+#: One history row, as the views store it: (ladder, pos, seat, entry, kind,
+#: player, side, s, p, k, before, change, after, games_before, games_after,
+#: note); ladder, entry and player are the views' numbers, ``pos`` the
+#: entry's place in the ladder's effective order, ``seat`` the row's place
+#: in the entry.
+HistoryRow = tuple[Any, ...]
 
 
 class EntryFailed(Exception):
@@ -76,11 +86,25 @@ def resolve_merges(merged_into: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
+_days: dict[str, date] = {}
+
+
+def day(text: str) -> date:
+    """An ISO date as a ``date`` (cached: a ladder has few distinct days)."""
+    value = _days.get(text)
+    if value is None:
+        value = _days[text] = date.fromisoformat(text)
+    return value
+
+
 class Replay:
     """Replays one ladder's entries onto ``states``.
 
     ``family`` is the ruleset in force before the first entry (None when the
     replay starts from the ladder's first entry, which is its first ruleset).
+    With ``numbers`` (player id -> the views' player number) the replay
+    keeps history rows of ``ladder``, numbering entries from ``pos``;
+    without, it only moves the states (``whatif``).
     """
 
     def __init__(
@@ -89,187 +113,296 @@ class Replay:
         family: Family | None = None,
         merges: Mapping[str, str] | None = None,
         event_ends: Mapping[str, str] | None = None,
+        numbers: Mapping[str, int] | None = None,
+        ladder: int = 0,
+        pos: int = 0,
     ) -> None:
         self.states = states
-        self.family = family
         self.merges = merges or {}
         #: The key of each event's last game, for families rated per event.
         self.event_ends = event_ends or {}
+        self.numbers = numbers
+        self.ladder = ladder
+        #: The place of the last entry applied in the ladder's effective order.
+        self.pos = pos
         self.since_checkpoint = 0
+        #: History rows not yet handed to ``write``.
+        self.rows: list[HistoryRow] = []
+        #: Players given a row since the last checkpoint, and before it.
+        self.changed: set[str] = set()
+        self.touched: set[str] = set()
+        self.family: Family | None = None
+        self._use(family)
 
-    def _state(self, player: str, on: date) -> PlayerState:
-        state = self.states.get(player)
-        if state is None:
-            assert self.family is not None
-            state = PlayerState(rating=self.family.initial_rating(), rated_since=on)
-            self.states[player] = state
-        return state
+    def _use(self, family: Family | None) -> None:
+        self.family = family
+        self._per_event = family is not None and family.per_event
+        fast = family.fast_rater() if family is not None else None
+        self._fast = fast.rate if fast is not None else None
+        self._duel = fast.duel if fast is not None else None
 
     def run(
         self,
         entries: Iterable[Entry],
-        checkpoint: Callable[[str, dict[str, PlayerState]], None] | None = None,
+        write: Callable[[list[HistoryRow]], None] | None = None,
+        checkpoint: Callable[[str, int, dict[str, PlayerState], set[str]], None] | None = None,
         every: int = 0,
         since: int = 0,
-    ) -> Iterator[Row]:
-        """Apply entries in order, yielding history rows.
+    ) -> None:
+        """Apply entries in order. History rows go to ``write`` in chunks
+        (the last ones when the run ends).
 
-        ``checkpoint(key, states)`` is called after an entry when the states
-        are a safe place to restart from (no event half-applied): after every
-        season close, every event close, and once ``every`` games have passed
-        since the last checkpoint (``since`` of them before this run).
+        ``checkpoint(key, pos, states, changed)`` is called after an entry
+        when the states are a safe place to restart from (no event
+        half-applied): after every season close, every event close, and
+        once ``every`` games have passed since the last checkpoint (``since``
+        of them before this run); ``changed`` holds the players whose state
+        moved since the previous checkpoint of this run.
         """
         pending: dict[str, dict[str, list[Any]]] = {}
         self.since_checkpoint = since
         for entry in entries:
+            self.pos += 1
             try:
-                boundary = yield from self._apply(entry, pending)
+                if entry.kind == "game" and not self._per_event:
+                    # The bulk of any ladder: no event is pending under
+                    # rules that rate game by game.
+                    self.since_checkpoint += 1
+                    self._game(entry)
+                    boundary = False
+                else:
+                    boundary = self._apply(entry, pending)
             except Exception as exc:  # noqa: BLE001 - whatever a family raises
                 raise EntryFailed(entry, exc) from exc
+            if write is not None and len(self.rows) >= ROWS_CHUNK:
+                write(self.rows)
+                self.rows = []
             due = boundary or (every and self.since_checkpoint >= every)
             if checkpoint is not None and due and not pending:
-                checkpoint(entry.key, self.states)
+                checkpoint(entry.key, self.pos, self.states, self.changed)
+                self.touched |= self.changed
+                self.changed = set()
                 self.since_checkpoint = 0
+        self.touched |= self.changed
+        if write is not None and self.rows:
+            write(self.rows)
+            self.rows = []
 
-    def _apply(
-        self, entry: Entry, pending: dict[str, dict[str, list[Any]]]
-    ) -> Generator[Row, None, bool]:
-        """Yield the rows of one entry; returns whether it closed a period
-        (a season or an event), a safe place for a checkpoint."""
-        if entry.kind == "ruleset":
+    def _apply(self, entry: Entry, pending: dict[str, dict[str, list[Any]]]) -> bool:
+        """Apply one entry; returns whether it closed a period (a season or
+        an event), a safe place for a checkpoint."""
+        kind = entry.kind
+        if kind == "game":
+            self.since_checkpoint += 1
+            event = entry.data.event
+            if self._per_event and event is not None:
+                self._event_game(entry, pending.setdefault(event, {}))
+                if self.event_ends.get(event, entry.key) <= entry.key:
+                    self._close_event(event, pending, entry.date)
+                    return True
+            else:
+                self._game(entry)
+                if event in pending and self.event_ends.get(event, entry.key) <= entry.key:
+                    self._close_event(event, pending, entry.date)
+                    return True
+        elif kind == "ruleset":
             for event in list(pending):  # a rule change closes open events
                 self._close_event(event, pending, entry.date)
-            self.family = load_family(entry.data["family"], entry.data["params"])
-        elif entry.kind == "game":
-            self.since_checkpoint += 1
-            yield from self._game(entry, pending)
-            event = entry.data.get("event")
-            if event in pending and self.event_ends.get(event, entry.key) <= entry.key:
-                self._close_event(event, pending, entry.date)
-                return True
-        elif entry.kind == "adjust":
-            yield from self._adjust(entry)
-        elif entry.kind == "season":
-            yield from self._season(entry)
+            self._use(load_family(entry.data["family"], entry.data["params"]))
+        elif kind == "adjust":
+            self._adjust(entry)
+        elif kind == "season":
+            self._season(entry)
             return True
         return False
 
-    def _game(self, entry: Entry, pending: dict[str, dict[str, list[Any]]]) -> Iterator[Row]:
+    def _new(self, player: str, on: str) -> PlayerState:
+        assert self.family is not None
+        state = PlayerState(rating=self.family.initial_rating(), rated_since=day(on))
+        self.states[player] = state
+        return state
+
+    def _sides(self, entry: Entry) -> tuple[tuple[str, ...], ...]:
+        sides = entry.data.sides
+        merges = self.merges
+        if merges:
+            sides = tuple(tuple(merges.get(p, p) for p in side) for side in sides)
+        return sides
+
+    def _changes(
+        self, entry: Entry, sides: tuple[tuple[str, ...], ...], states: list[list[PlayerState]]
+    ) -> list[Any]:
+        """Each player's (delta, s, p, k[, rated, note]), per side."""
+        play: Play = entry.data
+        fast = self._fast
+        if fast is not None:
+            changes = fast(play.result, states, play.neutral, play.attributes)
+            if changes is not None:
+                return changes
         family = self.family
         assert family is not None
-        data = entry.data
-        sides = tuple(tuple(self.merges.get(p, p) for p in side) for side in data["sides"])
-        event = data.get("event")
-        per_event = family.per_event and event is not None
-        ev_pending = pending.setdefault(event, {}) if per_event else None
+        game = Game(
+            id=entry.id,
+            date=day(entry.date),
+            sides=sides,
+            result=family.load_result(play.result),
+            event=play.event,
+            round=play.round,
+            neutral=play.neutral,
+            attributes=play.attributes or {},
+        )
+        rated = family.rate(game, states)
+        if len(rated) != len(sides) or any(
+            len(side) != len(c) for side, c in zip(sides, rated, strict=True)
+        ):
+            raise ValueError(f"{family.name} rated {len(rated)} sides of a {len(sides)}-side game")
+        return [[(c.delta, c.s, c.p, c.k, c.rated, c.note) for c in side] for side in rated]
+
+    def _game(self, entry: Entry) -> None:
+        """A game whose changes apply at once."""
+        play: Play = entry.data
+        sides = play.sides
+        if self.merges:
+            sides = self._sides(entry)
+        on = entry.date
+        get = self.states.get
+        duel = self._duel
+        if duel is not None and len(sides) == 2 and len(sides[0]) == 1 and len(sides[1]) == 1:
+            a, b = sides[0][0], sides[1][0]
+            state_a = get(a) or self._new(a, on)
+            state_b = get(b) or self._new(b, on)
+            c = duel(play.result, state_a, state_b, play.neutral)
+            if c is not None:
+                last = day(on)
+                before_a, games_a = state_a.rating, state_a.games
+                before_b, games_b = state_b.rating, state_b.games
+                state_a.rating = after_a = before_a + c[0]
+                state_b.rating = after_b = before_b + c[4]
+                state_a.games = games_a + 1
+                state_b.games = games_b + 1
+                state_a.last_played = state_b.last_played = last
+                numbers = self.numbers
+                if numbers is not None:
+                    self.changed.add(a)
+                    self.changed.add(b)
+                    ladder, pos, n = self.ladder, self.pos, entry.n
+                    self.rows += (
+                        (ladder, pos, 0, n, "game", numbers[a], 0, c[1], c[2], c[3],
+                         before_a, c[0], after_a, games_a, games_a + 1, ""),
+                        (ladder, pos, 1, n, "game", numbers[b], 1, c[5], c[6], c[7],
+                         before_b, c[4], after_b, games_b, games_b + 1, ""),
+                    )  # fmt: skip
+                return
+        states = [[get(p) or self._new(p, on) for p in side] for side in sides]
+        changes = self._changes(entry, sides, states)
+        last = day(on)
+        keep = self.numbers is not None
+        seat = 0
+        for side_no, side in enumerate(sides):
+            side_states = states[side_no]
+            for i, change in enumerate(changes[side_no]):
+                state = side_states[i]
+                before = state.rating
+                games_before = state.games
+                if len(change) > 4 and not change[4]:  # not rated for this player
+                    delta = 0.0
+                    after, games_after = before, games_before
+                else:
+                    delta = change[0]
+                    state.rating = after = before + delta
+                    state.games = games_after = games_before + 1
+                    state.last_played = last
+                if keep:
+                    player = side[i]
+                    self.changed.add(player)
+                    self.rows.append(
+                        (self.ladder, self.pos, seat, entry.n, "game", self.numbers[player],
+                         side_no, change[1], change[2], change[3], before, delta, after,
+                         games_before, games_after, change[5] if len(change) > 4 else "")
+                    )  # fmt: skip
+                seat += 1
+
+    def _event_game(self, entry: Entry, ev_pending: dict[str, list[Any]]) -> None:
+        """A game of an event rated per event: rated from the states before
+        the event began; its changes are summed and applied at the close."""
+        sides = self._sides(entry)
+        on = entry.date
         states = []
         for side in sides:
             side_states = []
             for player in side:
-                state = self._state(player, entry.date)
-                if ev_pending is not None:
-                    # Rated from the state before the event began.
-                    if player not in ev_pending:
-                        ev_pending[player] = [msgspec.structs.replace(state), 0.0, 0]
-                    state = ev_pending[player][0]
-                side_states.append(state)
+                state = self.states.get(player) or self._new(player, on)
+                if player not in ev_pending:
+                    ev_pending[player] = [msgspec.structs.replace(state), 0.0, 0]
+                side_states.append(ev_pending[player][0])
             states.append(side_states)
-        game = Game(
-            id=entry.id,
-            date=entry.date,
-            sides=sides,
-            result=family.load_result(data["result"]),
-            event=event,
-            round=data.get("round"),
-            neutral=data.get("neutral", False),
-            attributes=data.get("attributes") or {},
-        )
-        changes = family.rate(game, states)
-        for side_no, (side, side_states, side_changes) in enumerate(
-            zip(sides, states, changes, strict=True)
-        ):
-            opponents = ",".join(p for other in sides if other is not side for p in other)
-            for player, state, change in zip(side, side_states, side_changes, strict=True):
-                if not change.rated:
+        changes = self._changes(entry, sides, states)
+        keep = self.numbers is not None
+        seat = 0
+        for side_no, side in enumerate(sides):
+            side_states = states[side_no]
+            for i, change in enumerate(changes[side_no]):
+                player, state = side[i], side_states[i]
+                if len(change) > 4 and not change[4]:
+                    delta = 0.0
                     before = after = state.rating
                     games_before = games_after = state.games
-                elif ev_pending is not None:
+                else:
+                    delta = change[0]
                     acc = ev_pending[player]
-                    acc[1] += change.delta
+                    acc[1] += delta
                     acc[2] += 1
                     before, after = state.rating, state.rating + acc[1]
                     games_before, games_after = state.games, state.games + acc[2]
-                else:
-                    before = state.rating
-                    state.rating = before + change.delta
-                    after = state.rating
-                    games_before = state.games
-                    state.games += 1
-                    games_after = state.games
-                    state.last_played = entry.date
-                yield Row(
-                    entry.key,
-                    entry.id,
-                    "game",
-                    player,
-                    entry.date,
-                    event,
-                    data.get("round"),
-                    side_no,
-                    opponents,
-                    change.s,
-                    change.p,
-                    change.k,
-                    before,
-                    change.delta if change.rated else 0.0,
-                    after,
-                    games_before,
-                    games_after,
-                    change.note,
-                )
+                if keep:
+                    self.changed.add(player)
+                    self.rows.append(
+                        (self.ladder, self.pos, seat, entry.n, "game", self.numbers[player],
+                         side_no, change[1], change[2], change[3], before, delta, after,
+                         games_before, games_after, change[5] if len(change) > 4 else "")
+                    )  # fmt: skip
+                seat += 1
 
-    def _close_event(self, event: str, pending: dict[str, dict[str, list[Any]]], on: date) -> None:
+    def _close_event(self, event: str, pending: dict[str, dict[str, list[Any]]], on: str) -> None:
         for player, (_, total, games) in pending.pop(event, {}).items():
             state = self.states[player]
             state.rating += total
             state.games += games
-            state.last_played = on
+            state.last_played = day(on)
 
-    def _adjust(self, entry: Entry) -> Iterator[Row]:
+    def _adjust(self, entry: Entry) -> None:
         data = entry.data
         player = self.merges.get(data["player"], data["player"])
-        state = self._state(player, entry.date)
+        state = self.states.get(player) or self._new(player, entry.date)
         before = state.rating
         state.rating = data["to"] if data.get("to") is not None else before + data["by"]
-        yield Row(
-            entry.key, entry.id, "adjust", player, entry.date, None, None, 0, "",
-            None, None, None, before, state.rating - before, state.rating,
-            state.games, state.games, data.get("reason") or "",
-        )  # fmt: skip
+        if self.numbers is not None:
+            self.changed.add(player)
+            self.rows.append(
+                (self.ladder, self.pos, 0, entry.n, "adjust", self.numbers[player], 0,
+                 None, None, None, before, state.rating - before, state.rating,
+                 state.games, state.games, data.get("reason") or "")
+            )  # fmt: skip
 
-    def _season(self, entry: Entry) -> Iterator[Row]:
+    def _season(self, entry: Entry) -> None:
         assert self.family is not None
         data = entry.data
-        season = Season(
-            label=data["label"], start=date.fromisoformat(data["start"]), end=entry.date
-        )
+        season = Season(label=data["label"], start=day(data["start"]), end=day(entry.date))
         changes = self.family.close_season(season, self.states)
-        for player in sorted(changes):
+        for seat, player in enumerate(sorted(changes)):
             change = changes[player]
             state = self.states[player]
             before = state.rating
             state.rating = before + change.delta
-            yield Row(
-                entry.key, entry.id, "season", player, entry.date, None, None, 0, "",
-                None, None, None, before, change.delta, state.rating,
-                state.games, state.games, change.reason,
-            )  # fmt: skip
+            if self.numbers is not None:
+                self.changed.add(player)
+                self.rows.append(
+                    (self.ladder, self.pos, seat, entry.n, "season", self.numbers[player], 0,
+                     None, None, None, before, change.delta, state.rating,
+                     state.games, state.games, change.reason)
+                )  # fmt: skip
 
 
 def event_ends(entries: Iterable[Entry]) -> dict[str, str]:
     """The key of each event's last game among ``entries``."""
-    return {
-        e.data["event"]: e.key
-        for e in entries
-        if e.kind == "game" and e.data.get("event") is not None
-    }
+    return {e.data.event: e.key for e in entries if e.kind == "game" and e.data.event is not None}

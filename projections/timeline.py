@@ -14,40 +14,41 @@ view can index and compare it.
 from __future__ import annotations
 
 from datetime import date
-
-from ledger.events import GameFacts
+from typing import Any
 
 RANK = {"ruleset": "0", "adjust": "1", "game": "2", "season": "3"}
 SEP = "\x1f"  # sorts below every printable character
 
 
 def sort_key(
-    on: date,
+    on: date | str,
     kind: str,
     entry_id: str,
     event: str | None = None,
     round_: int | None = None,
     sequence: int | None = None,
 ) -> str:
-    """The effective-order key of a timeline entry."""
-    return SEP.join(
-        (
-            on.isoformat(),
-            RANK[kind],
-            event or "",
-            f"{round_ or 0:06d}",
-            f"{sequence or 0:09d}",
-            entry_id,
-        )
-    )
+    """The effective-order key of a timeline entry (``on`` a date or its
+    ISO text)."""
+    day = on if isinstance(on, str) else on.isoformat()
+    return _FORMAT % (day, RANK[kind], event or "", round_ or 0, sequence or 0, entry_id)
 
 
-def order_of_play(facts: GameFacts) -> int | None:
+_FORMAT = SEP.join(("%s", "%s", "%s", "%06d", "%09d", "%s"))
+
+
+def order_of_play(facts: Any) -> int | None:
     """A game's place within its date, event and round: the recorded
     sequence, else (games recorded before sequences) the table number."""
     return facts.sequence if facts.sequence is not None else facts.table
 
 
-def game_key(game_id: str, facts: GameFacts) -> str:
-    """The effective-order key of a game."""
+def game_key(game_id: str, facts: Any) -> str:
+    """The effective-order key of a game (``facts``: the stored game facts,
+    typed or lean: ``date``, ``event``, ``round``, ``sequence``, ``table``)."""
     return sort_key(facts.date, "game", game_id, facts.event, facts.round, order_of_play(facts))
+
+
+def key_date(key: str) -> str:
+    """The ISO date an effective-order key starts with."""
+    return key[:10]

@@ -54,19 +54,18 @@ def diff(
     except NotFound:  # the ladder did not exist yet at ``start``
         old = {}
     new = {r.player: r.rating for r in queries.standings(after, ladder)}
-    lid = queries.ladder_row(after, ladder)["id"]
-    recorded = after.execute(
-        "SELECT seq, kind, summary, reason FROM view_audit WHERE ladder=? AND recorded_at>? "
-        + ("AND recorded_at<=? " if end else "")
-        + "ORDER BY seq",
+    lid = queries.ladder_row(after, ladder)["n"]
+    recorded = queries.audit_lines(
+        after,
+        "a.ladder=? AND a.recorded_at>? " + ("AND a.recorded_at<=? " if end else ""),
         (lid, start.isoformat(), *([end.isoformat()] if end else [])),
-    ).fetchall()
+    )
     out = []
     for player in sorted(set(old) | set(new)):
         a, b = old.get(player), new.get(player)
         if a == b:
             continue
-        own = [r for r in recorded if player in r["summary"]]
+        own = [r for r in recorded if player in r.summary]
         rest = [r for r in recorded if r not in own]
         out.append(
             DiffLine(
@@ -75,8 +74,7 @@ def diff(
                 rating_to=b,
                 change=(b or 0) - (a or 0),
                 events=[
-                    f"#{r['seq']} {r['kind']}: {r['summary']}"
-                    + (f" ({r['reason']})" if r["reason"] else "")
+                    f"#{r.seq} {r.kind}: {r.summary}" + (f" ({r.reason})" if r.reason else "")
                     for r in own + rest
                 ],
             )

@@ -19,17 +19,46 @@ from ledger import chain
 from projections import views
 from projections.db import Database
 
-# What a rebuild must reproduce exactly. Checkpoints and the count of games
-# since the last one depend on when catch-ups ran, not on the events.
-COMPARED: dict[str, tuple[str, str]] = {
-    "view_ladders": ("id, name, key, opened_at, opened_by, frontier, problem", "id"),
-    "view_players": ("*", "id"),
-    "view_games": ("*", "id"),
-    "view_entries": ("*", "ladder, key"),
-    "view_history": ("*", "ladder, key, player"),
-    "view_standings": ("*", "ladder, player"),
-    "view_audit": ("*", "seq"),
-    "view_tracking": ("*", "name"),
+# What a rebuild must reproduce exactly, each table read with ids and keys
+# in place of the views' numbers (so rows compare whatever numbered them).
+# Checkpoints and the count of games since the last one depend on when
+# catch-ups ran, not on the events.
+COMPARED: dict[str, str] = {
+    "view_ladders": (
+        "SELECT id, name, key, opened_at, opened_by, frontier, frontier_pos, problem "
+        "FROM view_ladders ORDER BY id"
+    ),
+    "view_players": (
+        "SELECT p.id, p.name, p.key, p.merged_into, p.registered_at FROM view_players p ORDER BY p.id"
+    ),
+    "view_games": (
+        "SELECT g.id, l.id, g.key, g.status, g.event, g.round, g.version, g.facts, "
+        "g.recorded_at, g.recorded_by, g.reason, g.source, g.first_facts "
+        "FROM view_games g LEFT JOIN view_ladders l ON l.n = g.ladder ORDER BY g.id"
+    ),
+    "view_entries": (
+        "SELECT l.id, e.key, e.kind, e.id, e.date, e.data FROM view_entries e "
+        "LEFT JOIN view_ladders l ON l.n = e.ladder ORDER BY 1, 2"
+    ),
+    "view_history": (
+        "SELECT l.id, COALESCE(g.key, e.key), h.pos, h.seat, COALESCE(g.id, e.id), h.kind, "
+        "p.id, h.side, h.s, h.p, h.k, h.before, h.change, h.after, h.games_before, "
+        "h.games_after, h.note FROM view_history_rows h "
+        "LEFT JOIN view_ladders l ON l.n = h.ladder LEFT JOIN view_players p ON p.n = h.player "
+        "LEFT JOIN view_games g ON h.kind = 'game' AND g.n = h.entry "
+        "LEFT JOIN view_entries e ON h.kind <> 'game' AND e.n = h.entry ORDER BY 1, 2, 7, 4"
+    ),
+    "view_standings": (
+        "SELECT l.id, p.id, s.rating, s.games, s.last_played, s.rated_since "
+        "FROM view_standings s LEFT JOIN view_ladders l ON l.n = s.ladder "
+        "LEFT JOIN view_players p ON p.n = s.player ORDER BY 1, 2"
+    ),
+    "view_audit": (
+        "SELECT a.seq, a.recorded_at, a.recorded_by, a.kind, l.id, a.subject, a.summary, "
+        "a.facts, a.reason, a.source FROM view_audit a "
+        "LEFT JOIN view_ladders l ON l.n = a.ladder ORDER BY a.seq"
+    ),
+    "view_tracking": "SELECT name, position FROM view_tracking ORDER BY name",
 }
 
 
@@ -90,8 +119,8 @@ def check_chain(conn: Database, recorder: Any, published: str | None) -> list[st
 
 
 def rows(conn: Database, table: str) -> list[tuple[Any, ...]]:
-    columns, order = COMPARED[table]
-    return [tuple(r) for r in conn.execute(f"SELECT {columns} FROM {table} ORDER BY {order}")]
+    """A compared view's rows, with ids and keys, in a fixed order."""
+    return [tuple(r) for r in conn.execute(COMPARED[table])]
 
 
 def checksum(conn: Database) -> str:
@@ -135,7 +164,7 @@ def ladder_findings(fresh: Database) -> tuple[list[str], list[str]]:
     ).fetchall():
         if problem:
             problems.append(problem)
-        rulesets = views.ruleset_entries(fresh, lid)
+        rulesets = views.ruleset_entries(fresh, views.ladder_number(fresh, lid) or -1)
         warnings += [f"ladder {name!r}: {w}" for w in views.version_warnings(rulesets)]
     return problems, warnings
 

@@ -37,22 +37,24 @@ def whatif(
 ) -> list[WhatIfLine]:
     """Replay ``ladder`` with ``overrides`` (from ``start`` on, or for its
     whole history) and compare with today's standings."""
-    lid = queries.replayed_ladder_row(conn, ladder)["id"]
+    lid = queries.replayed_ladder_row(conn, ladder)["n"]
     entries = list(ladder_entries(conn, lid, None))
     if start is None:
         changed = [_override(e, overrides, family) if e.kind == "ruleset" else e for e in entries]
     else:
-        rulesets = [e for e in entries if e.kind == "ruleset" and e.date <= start]
+        rulesets = [e for e in entries if e.kind == "ruleset" and e.date <= start.isoformat()]
         base = _override(rulesets[-1], overrides, family)
-        marker = Entry(sort_key(start, "ruleset", "whatif"), "ruleset", "whatif", start, base.data)
+        marker = Entry(
+            sort_key(start, "ruleset", "whatif"), "ruleset", 0, "whatif", start.isoformat(),
+            base.data,
+        )  # fmt: skip
         changed = sorted([*entries, marker], key=lambda e: e.key)
     merges = resolve_merges(
         dict(conn.execute("SELECT id, merged_into FROM view_players WHERE merged_into IS NOT NULL"))
     )
     replay = Replay({}, None, merges, event_ends(changed))
     try:
-        for _ in replay.run(changed):
-            pass
+        replay.run(changed)
     except EntryFailed as failed:  # the other rules cannot rate some entry
         raise Invalid(problems.failure(ladder, failed)) from None
     names = queries.names(conn)
@@ -92,4 +94,4 @@ def _override(entry: Entry, overrides: dict[str, Any], family: str | None) -> En
         load_family(data["family"], data["params"])
     except FamilyError as exc:
         raise Invalid(str(exc), field=exc.field) from None
-    return Entry(entry.key, entry.kind, entry.id, entry.date, data)
+    return Entry(entry.key, entry.kind, entry.n, entry.id, entry.date, data)

@@ -634,8 +634,7 @@ def test_correcting_a_game_and_back_restores_everything(
 
 # -- (d) time travel shows what the ledger said then -----------------------------------
 def last_recorded_at(world: World) -> datetime:
-    rows = world.db.execute("SELECT recorded_at FROM view_audit").fetchall()
-    return max(datetime.fromisoformat(r[0]) for r in rows)
+    return max(datetime.fromisoformat(a.recorded_at) for a in queries.audit(world.db))
 
 
 @pytest.mark.parametrize("family", FAMILY_NAMES)
@@ -654,10 +653,10 @@ def test_known_at_before_a_correction_shows_the_ledger_then(
     moment = last_recorded_at(world)
     time.sleep(0.002)  # later events are recorded strictly after the moment
 
-    recorded = len(views_then["view_audit"])
+    recorded = len(queries.audit(world.db))
     corrected = world.correct(edit, family)
     world.run(scenario, scenario.ops[cut:])
-    if len(all_views(world.db)["view_audit"]) > recorded:
+    if len(queries.audit(world.db)) > recorded:
         assert last_recorded_at(world) > moment
 
     known = views.in_memory(world.app.recorder, known_at=moment)
@@ -694,7 +693,7 @@ def test_a_game_recorded_again_after_a_void_counts_again(worlds: Any) -> None:
     world, gid = recorded_again(worlds)
     standings = {r.player: r.rating for r in queries.standings(world.db, LADDER)}
     assert standings == {"Ben": 1510.0, "Ann": 1490.0}  # K = 20: the second record counts
-    assert game_row(world.db, gid)[4] == "recorded"
+    assert game_row(world.db, gid)[4] == "recorded"  # status
     problems, _ = verify.check_views(world.db, world.app.recorder)
     assert problems == []
 

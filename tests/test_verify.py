@@ -112,6 +112,11 @@ def snapshot(cli: Cli) -> tuple[object, dict[str, object]]:
     return cli.json("standings", "Club"), {p: cli.json("history", "Club", p) for p in PLAYERS}
 
 
+def number(pid: str) -> str:
+    """The views' number of a player, as SQL."""
+    return f"(SELECT n FROM view_players WHERE id = '{pid}')"
+
+
 def ann_id(cli: Cli) -> str:
     rows = cli.json("player", "list")
     assert isinstance(rows, list)
@@ -228,7 +233,7 @@ def test_edited_view_is_named_and_rebuild_repairs_it(ledger: Ledger) -> None:
     before = snapshot(cli)
     _, clean = verify(cli)
     pid = ann_id(cli)
-    cli.sql(f"UPDATE view_standings SET rating = rating + 1 WHERE player = '{pid}'")
+    cli.sql(f"UPDATE view_standings SET rating = rating + 1 WHERE player = {number(pid)}")
     edited = cli.json("standings", "Club")
     assert edited != before[0]
 
@@ -251,7 +256,7 @@ def test_edited_view_is_named_and_rebuild_repairs_it(ledger: Ledger) -> None:
 def test_edited_history_row_is_named(ledger: Ledger) -> None:
     cli = ledger.cli
     pid = ann_id(cli)
-    cli.sql(f"UPDATE view_history SET change = change + 1 WHERE player = '{pid}'")
+    cli.sql(f"UPDATE view_history_rows SET change = change + 1 WHERE player = {number(pid)}")
     code, report = verify(cli)
     assert code != 0
     assert report["problems"][0].startswith("view_history row ")
@@ -261,7 +266,7 @@ def test_edited_history_row_is_named(ledger: Ledger) -> None:
 
 def test_deleted_view_row_is_named(ledger: Ledger) -> None:
     cli = ledger.cli
-    cli.sql(f"DELETE FROM view_standings WHERE player = '{ann_id(cli)}'")
+    cli.sql(f"DELETE FROM view_standings WHERE player = {number(ann_id(cli))}")
     code, report = verify(cli)
     assert code != 0
     assert any(p.startswith("view_standings ") for p in report["problems"])

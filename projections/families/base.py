@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, NamedTuple
 
 import msgspec
 
@@ -113,6 +113,31 @@ class SeasonChange(msgspec.Struct):
 
     delta: float
     reason: str
+
+
+class FastPath(NamedTuple):
+    """A family's fast path (``Family.fast_rater``): ``rate`` on plain values.
+
+    ``rate(result, states, neutral, attributes)``: a game's stored result
+    (plain data, before ``load_result``), its players' states per side,
+    whether it is neutral and its attributes, to each player's
+    ``(delta, s, p, k)`` per side; ``duel(result, a, b, neutral)``, when
+    given, the same for a game of one player against one, as
+    ``(delta_a, s_a, p_a, k_a, delta_b, s_b, p_b, k_b)``. Either returns
+    None for a game it leaves to ``Family.rate``.
+    """
+
+    rate: Callable[
+        [Mapping[str, Any], Sequence[Sequence[PlayerState]], bool, Mapping[str, float]],
+        list[list[tuple[float, float, float, float]]] | None,
+    ]
+    duel: (
+        Callable[
+            [Mapping[str, Any], PlayerState, PlayerState, bool],
+            tuple[float, float, float, float, float, float, float, float] | None,
+        ]
+        | None
+    ) = None
 
 
 def played_in(state: PlayerState, season: Season) -> bool:
@@ -480,6 +505,19 @@ class Family:
     ) -> list[list[Change]]:
         """Each player's change from ``game``, per side, in recorded order."""
         raise NotImplementedError
+
+    def fast_rater(self) -> FastPath | None:
+        """The replay's fast path, or None (the default: every game goes
+        through ``rate``).
+
+        A replay of many games spends most of its time building a ``Game``,
+        a ``Result`` and ``Change`` structs around the maths, so a family may
+        offer the same maths on plain values (``FastPath``): exactly what
+        ``rate`` gives, every player rated and no note, for the games it
+        takes. The built-in Elo families offer one; a subclass that
+        overrides their maths gets none (tests compare both on random games).
+        """
+        return None
 
     def close_season(
         self, season: Season, states: Mapping[str, PlayerState]

@@ -21,6 +21,7 @@ from projections.families.base import (
     Change,
     Family,
     FamilyError,
+    FastPath,
     Game,
     Outcome,
     PlayerState,
@@ -160,6 +161,13 @@ class EloParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 #: The result codes of a two-sided game.
 OUTCOMES = ("a", "b", "draw")
+#: The fields of a stored two-sided result.
+_OUTCOME_FIELDS = frozenset(("result", "margin"))
+#: What ``rate`` computes with: a subclass overriding any of them has no
+#: fast path (``EloFamily.fast_rater``).
+_MATHS = (
+    "rate", "elo", "scores", "k_factor", "side_rating", "expected", "gains_capped", "load_result",
+)  # fmt: skip
 
 
 class EloFamily(Family):
@@ -383,6 +391,110 @@ class EloFamily(Family):
                 changes.append(Change(delta=delta, s=own_s, p=expected, k=k, detail=detail))
             out.append(changes)
         return out
+
+    def fast_rater(self) -> FastPath | None:
+        """``rate`` on plain values: the same operations in the same order,
+        the parameters read once. None when a subclass overrides any part of
+        the maths (its own ``rate`` then decides)."""
+        cls = type(self)
+        if any(getattr(cls, name) is not getattr(EloFamily, name) for name in _MATHS):
+            return None
+        p = self.elo
+        team_sum = p.team == "sum"
+        home = p.home_advantage
+        divisor = p.divisor
+        cap = p.difference_cap
+        places = p.probability_places
+        rounding = None if p.rounding == "none" else p.rounding
+        gain_cap = p.gain_cap
+        strict = p.gain_cap_strict
+        k_default = p.k
+        rules = [(r.k, r.games_below, r.rating_at_least) for r in p.k_rules]
+        outcomes: dict[tuple[Any, Any], tuple[float, float]] = {}
+        scores, load_result = self.scores, self.load_result
+
+        def scores_of(result: Mapping[str, Any]) -> tuple[float, float] | None:
+            """What rate() does with a result: load it, look up the scores
+            (each distinct result once)."""
+            if not result.keys() <= _OUTCOME_FIELDS:
+                return None
+            key = (result.get("result"), result.get("margin"))
+            try:
+                s = outcomes.get(key)
+            except TypeError:  # not a code: load_result refuses it
+                return None
+            if s is None:
+                try:
+                    s = outcomes[key] = scores(load_result(result))
+                except Exception:  # noqa: BLE001 - rate() raises it again, as it would
+                    return None
+            return s
+
+        def k_of(state: PlayerState) -> float:
+            for k, games_below, rating_at_least in rules:
+                if games_below is not None and state.games >= games_below:
+                    continue
+                if rating_at_least is not None and state.rating < rating_at_least:
+                    continue
+                return k
+            return k_default
+
+        def expected(own: float, opp: float) -> float:
+            diff = opp - own
+            if cap is not None:
+                diff = max(-cap, min(cap, diff))
+            e = 1.0 / (1.0 + 10.0 ** (diff / divisor))
+            return e if places is None else round_half_up(e, places)
+
+        def change(state: PlayerState, own_s: float, e: float, opp_mean: float) -> tuple:
+            k = k_of(state) if rules else k_default
+            raw = k * (own_s - e)
+            delta = raw if rounding is None else apply_rounding(raw, rounding)
+            if gain_cap is not None and delta > 0:
+                lead = state.rating - opp_mean
+                if (lead > gain_cap) if strict else (lead >= gain_cap):
+                    delta = 0.0
+            return delta, own_s, e, k
+
+        def rate(
+            result: Mapping[str, Any],
+            states: Sequence[Sequence[PlayerState]],
+            neutral: bool,
+            attributes: Mapping[str, float],
+        ) -> list[list[tuple[float, float, float, float]]] | None:
+            s = scores_of(result) if len(states) == 2 else None
+            if s is None:
+                return None
+            side_a, side_b = states
+            # side_rating and side_means: the same sums, in the same order.
+            total_a = sum(st.rating for st in side_a)
+            total_b = sum(st.rating for st in side_b)
+            mean_a, mean_b = total_a / len(side_a), total_b / len(side_b)
+            r_a = total_a if team_sum else mean_a
+            r_b = total_b if team_sum else mean_b
+            advantage = 0.0 if neutral else home
+            e_a = expected(r_a + advantage, r_b + 0.0)
+            e_b = expected(r_b + 0.0, r_a + advantage)
+            return [
+                [change(st, s[0], e_a, mean_b) for st in side_a],
+                [change(st, s[1], e_b, mean_a) for st in side_b],
+            ]
+
+        def duel(
+            result: Mapping[str, Any], a: PlayerState, b: PlayerState, neutral: bool
+        ) -> tuple[float, float, float, float, float, float, float, float] | None:
+            s = scores_of(result)
+            if s is None:
+                return None
+            # A side of one: its sum (0 + rating, as sum() adds) is its mean too.
+            r_a = 0 + a.rating
+            r_b = 0 + b.rating
+            advantage = 0.0 if neutral else home
+            e_a = expected(r_a + advantage, r_b + 0.0)
+            e_b = expected(r_b + 0.0, r_a + advantage)
+            return (*change(a, s[0], e_a, r_b / 1), *change(b, s[1], e_b, r_a / 1))
+
+        return FastPath(rate, duel)
 
     def close_season(
         self, season: Season, states: Mapping[str, PlayerState]

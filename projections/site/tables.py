@@ -3,7 +3,8 @@
 The public query functions (``projections.queries``) answer one ladder or one
 player at a time; a site or an export needs whole ladders in one streaming
 pass, so these read the ``view_*`` tables directly. They are kept together
-here so that a change of the views' shape is fixed in one place.
+here so that a change of the views' shape is fixed in one place: callers
+pass and get ids (ladders, players, games), never the views' numbers.
 """
 
 from __future__ import annotations
@@ -13,7 +14,11 @@ from typing import Any
 
 import msgspec
 
+from ledger.identity import short
 from projections.db import Database
+from projections.queries import audit_lines, cut_pos
+from projections.views import facts as kept_facts
+from projections.views import ladder_number
 
 #: Columns of a history row as ``history_rows`` yields them (a tuple each).
 HISTORY_COLUMNS = (
@@ -23,12 +28,19 @@ HISTORY_COLUMNS = (
 )  # fmt: skip
 
 _HISTORY_SELECT = (
-    "SELECT h.key, h.entry, h.kind, h.player, h.date, h.event, h.round, h.side, "
-    "h.opponents, h.s, h.p, h.k, h.before, h.change, h.after, h.games_before, "
-    "h.games_after, h.note, g.status "
-    "FROM view_history h LEFT JOIN view_games g ON g.id = h.entry "
-    "WHERE h.ladder=? AND h.key<? "
+    "SELECT COALESCE(g.key, e.key) AS key, COALESCE(g.id, e.id) AS entry, h.kind, h.player, "
+    "COALESCE(substr(g.key, 1, 10), e.date) AS date, g.event, g.round, h.side, h.pos, h.s, "
+    "h.p, h.k, h.before, h.change, h.after, h.games_before, h.games_after, h.note, g.status "
+    "FROM view_history_rows h "
+    "LEFT JOIN view_games g ON h.kind = 'game' AND g.n = h.entry "
+    "LEFT JOIN view_entries e ON h.kind <> 'game' AND e.n = h.entry "
+    "WHERE h.ladder=? AND h.pos<=? "
 )
+
+
+def _n(conn: Database, ladder: str) -> int:
+    n = ladder_number(conn, ladder)
+    return -1 if n is None else n
 
 
 def ladder_ids(conn: Database) -> dict[str, str]:
@@ -50,36 +62,64 @@ def merges(conn: Database) -> dict[str, str]:
 
 
 def history_rows(conn: Database, ladder: str, cut: str, by_player: bool) -> Iterator[tuple]:
-    """Every history row of a ladder before ``cut`` (an effective-order key),
-    with its game's status, ordered by player then key, or by key."""
-    order = "h.player, h.key" if by_player else "h.key"  # both along an index
-    yield from conn.execute(_HISTORY_SELECT + "ORDER BY " + order, (ladder, cut))
+    """Every history row of a ladder before ``cut`` (an effective-order key
+    ending a day), with its game's status, ordered by player then key, or by
+    key. ``opponents`` are the ids of the players on the other sides."""
+    n = _n(conn, ladder)
+    upto = cut_pos(conn, n, cut)
+    ids = dict(conn.execute("SELECT n, id FROM view_players").fetchall())
+    # Who played on which side of each game (by place), in seat order.
+    seats: dict[int, list[tuple[int, str]]] = {}
+    for pos, side, player in conn.execute(
+        "SELECT pos, side, player FROM view_history_rows WHERE ladder=? AND kind='game' "
+        "AND pos<=? ORDER BY pos, seat",
+        (n, upto),
+    ):
+        seats.setdefault(pos, []).append((side, ids[player]))
+    order = "h.player, h.pos, h.seat" if by_player else "h.pos, h.seat"
+    rows = conn.execute(_HISTORY_SELECT + "ORDER BY " + order, (n, upto))
+    if by_player:  # by id, as the key order of the player index once was
+        rows = sorted(rows, key=lambda r: (ids[r[3]], r[8]))
+    for r in rows:
+        key, entry, kind, player, on, event, rnd, side, pos = r[:9]
+        opponents = (
+            ",".join(p for s, p in seats.get(pos, ()) if s != side) if kind == "game" else ""
+        )
+        yield (key, entry, kind, ids[player], on, event, rnd, side, opponents, *r[9:])
 
 
 def games(conn: Database, ladder: str, cut: str) -> Iterator[tuple]:
     """(id, short, key, status, facts dict, recorded_at, recorded_by) of every
     game of a ladder (voided ones too) before ``cut``, in effective order."""
-    decode = msgspec.json.Decoder(dict[str, Any]).decode
-    for gid, short_id, key, status, facts, at, by in conn.execute(
-        "SELECT id, short, key, status, facts, recorded_at, recorded_by FROM view_games "
-        "WHERE ladder=? AND key<? ORDER BY key",
-        (ladder, cut),
+    ids = dict(conn.execute("SELECT n, id FROM view_players").fetchall())
+    for gid, key, status, event, rnd, facts, at, by in conn.execute(
+        "SELECT id, key, status, event, round, facts, recorded_at, recorded_by "
+        "FROM view_games WHERE ladder=? AND key<? ORDER BY key",
+        (_n(conn, ladder), cut),
     ):
-        yield gid, short_id, key, status, decode(facts), at, by
+        stored = kept_facts.stored(kept_facts.read(facts), ladder, ids, key[:10], event, rnd)
+        yield gid, short(gid), key, status, stored, at, by
 
 
 def game_audit(conn: Database, ladder: str) -> dict[str, list[tuple]]:
     """Short game id -> its audit lines (seq, recorded at, by, kind, summary,
-    reason, source) in recording order. The audit view names a game by its
-    short id at the start of the summary."""
+    reason, source) in recording order."""
+    n = _n(conn, ladder)
+    # The first record of a game is audited on its row (its number is its seq).
+    game_of = dict(conn.execute("SELECT n, id FROM view_games WHERE ladder=?", (n,)).fetchall())
+    game_of.update(
+        conn.execute(
+            "SELECT a.seq, g.id FROM view_audit a JOIN view_games g ON g.n = a.subject "
+            "WHERE a.ladder=? AND a.kind LIKE 'game %'",
+            (n,),
+        ).fetchall()
+    )
     out: dict[str, list[tuple]] = {}
-    for row in conn.execute(
-        "SELECT seq, recorded_at, recorded_by, kind, summary, reason, source FROM view_audit "
-        "WHERE ladder=? AND kind LIKE 'game %' ORDER BY seq",
-        (ladder,),
-    ):
-        short_id = row[4][5:13]
-        out.setdefault(short_id, []).append(tuple(row))
+    for line in audit_lines(conn, "a.ladder=? AND a.kind LIKE 'game %'", (n,)):
+        out.setdefault(short(game_of[line.seq]), []).append(
+            (line.seq, line.recorded_at, line.by, line.kind, line.summary, line.reason,
+             line.source)
+        )  # fmt: skip
     return out
 
 
@@ -89,7 +129,7 @@ def rulesets(conn: Database, ladder: str) -> list[tuple[str, dict[str, Any]]]:
         (key, msgspec.json.decode(data))
         for key, data in conn.execute(
             "SELECT key, data FROM view_entries WHERE ladder=? AND kind='ruleset' ORDER BY key",
-            (ladder,),
+            (_n(conn, ladder),),
         )
     ]
 
@@ -100,7 +140,7 @@ def season_closes(conn: Database, ladder: str, cut: str) -> list[dict[str, Any]]
         msgspec.json.decode(data)
         for (data,) in conn.execute(
             "SELECT data FROM view_entries WHERE ladder=? AND kind='season' AND key<? ORDER BY key",
-            (ladder, cut),
+            (_n(conn, ladder), cut),
         )
     ]
 
@@ -108,61 +148,69 @@ def season_closes(conn: Database, ladder: str, cut: str) -> list[dict[str, Any]]
 def last_result(conn: Database, ladder: str, cut: str) -> tuple[str | None, str | None]:
     """(date, event) of the last game in effective order before ``cut``."""
     row = conn.execute(
-        "SELECT date, event FROM view_entries WHERE ladder=? AND kind='game' AND key<? "
+        "SELECT key, event FROM view_games WHERE ladder=? AND status<>'voided' AND key<? "
         "ORDER BY key DESC LIMIT 1",
-        (ladder, cut),
+        (_n(conn, ladder), cut),
     ).fetchone()
-    return (row[0], row[1]) if row else (None, None)
+    return (row[0][:10], row[1]) if row else (None, None)
 
 
 def counts(conn: Database, ladder: str, cut: str) -> tuple[int, int]:
     """(players rated, games not voided) of a ladder before ``cut``."""
+    n = _n(conn, ladder)
     players = conn.execute(
-        "SELECT COUNT(DISTINCT player) FROM view_history WHERE ladder=? AND key<?",
-        (ladder, cut),
+        "SELECT COUNT(DISTINCT player) FROM view_history_rows WHERE ladder=? AND pos<=?",
+        (n, cut_pos(conn, n, cut)),
     ).fetchone()[0]
     n_games = conn.execute(
-        "SELECT COUNT(*) FROM view_games WHERE ladder=? AND status!='voided' AND key<?",
-        (ladder, cut),
+        "SELECT COUNT(*) FROM view_games WHERE ladder=? AND status<>'voided' AND key<?",
+        (n, cut),
     ).fetchone()[0]
     return players, n_games
 
 
 def games_by_short(conn: Database, ladder: str) -> Iterator[tuple]:
     """(id, short, status, facts JSON, recorded_at, recorded_by) of every game
-    of a ladder, voided ones too, in short-id order (read along the index, no
-    sort), so an export can merge it with ``game_sources`` while streaming."""
-    yield from conn.execute(
-        "SELECT id, short, status, facts, recorded_at, recorded_by FROM view_games "
-        "WHERE ladder=? ORDER BY short",
-        (ladder,),
-    )
+    of a ladder, voided ones too, in short-id order (the id's order), so an
+    export can merge it with ``game_sources`` while streaming."""
+    ids = dict(conn.execute("SELECT n, id FROM view_players").fetchall())
+    encode = msgspec.json.Encoder().encode
+    for gid, key, status, event, rnd, facts, at, by in conn.execute(
+        "SELECT id, key, status, event, round, facts, recorded_at, recorded_by FROM view_games "
+        "WHERE ladder=? ORDER BY id",
+        (_n(conn, ladder),),
+    ):
+        stored = kept_facts.stored(kept_facts.read(facts), ladder, ids, key[:10], event, rnd)
+        yield gid, short(gid), status, encode(stored).decode(), at, by
 
 
 def game_sources(conn: Database, ladder: str) -> Iterator[tuple[str, str]]:
     """(short id, source file:row) of every game of a ladder recorded from a
-    sheet, ordered by short id (the audit view names a game at the start of
-    its summary)."""
-    yield from conn.execute(
-        "SELECT substr(summary, 6, 8) AS short, MAX(source) FROM view_audit "
-        "WHERE ladder=? AND kind='game recorded' AND source IS NOT NULL "
-        "GROUP BY substr(summary, 6, 8) ORDER BY 1",
-        (ladder,),
-    )
+    sheet, ordered by short id."""
+    n = _n(conn, ladder)
+    for gid, source in conn.execute(
+        "SELECT g.id, MAX(a.source) FROM (SELECT n AS subject, source FROM view_games "
+        "WHERE ladder=? UNION ALL SELECT subject, source FROM view_audit WHERE ladder=? "
+        "AND kind='game recorded') a JOIN view_games g ON g.n = a.subject "
+        "WHERE a.source IS NOT NULL GROUP BY g.id ORDER BY g.id",
+        (n, n),
+    ):
+        yield short(gid), source
 
 
 def result_and_attribute_keys(conn: Database, ladder: str) -> tuple[list[str], list[str], int]:
     """The result fields and attribute names used by a ladder's games, and
     the largest number of sides (the columns of an exported games table)."""
-    decode = msgspec.json.Decoder(dict[str, Any]).decode
     results: dict[str, None] = {}
     attributes: dict[str, None] = {}
     sides = 2
-    for (facts,) in conn.execute("SELECT facts FROM view_games WHERE ladder=?", (ladder,)):
-        data = decode(facts)
-        results.update(dict.fromkeys(data["result"]))
-        attributes.update(dict.fromkeys(data.get("attributes") or {}))
-        sides = max(sides, len(data["sides"]))
+    for (facts,) in conn.execute(
+        "SELECT facts FROM view_games WHERE ladder=?", (_n(conn, ladder),)
+    ):
+        data = kept_facts.read(facts)
+        results.update(dict.fromkeys(data.result))
+        attributes.update(dict.fromkeys(data.attributes))
+        sides = max(sides, len(data.sides))
     return list(results), sorted(attributes), sides
 
 
@@ -170,8 +218,8 @@ def ladder_players(conn: Database, ladder: str) -> Iterator[tuple]:
     """(id, name, rating, games, last_played, rated_since, registered_at) of
     every player in a ladder's standings, in name order."""
     yield from conn.execute(
-        "SELECT s.player, p.name, s.rating, s.games, s.last_played, s.rated_since, "
-        "p.registered_at FROM view_standings s LEFT JOIN view_players p ON p.id = s.player "
-        "WHERE s.ladder=? ORDER BY p.key, s.player",
-        (ladder,),
+        "SELECT p.id, p.name, s.rating, s.games, s.last_played, s.rated_since, "
+        "p.registered_at FROM view_standings s LEFT JOIN view_players p ON p.n = s.player "
+        "WHERE s.ladder=? ORDER BY p.key, p.id",
+        (_n(conn, ladder),),
     )

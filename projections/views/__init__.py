@@ -6,8 +6,9 @@ layers, one module each:
 
 - ``schema``: the view tables and their version (DDL runs only when the
   stored version is missing or another);
-- ``runner``: catching up from the event store's notifications (``pages``,
-  ``catch_up``, ``rebuild``, ``in_memory``, ``apply_events``);
+- ``source``: reading the event store in raw pages, decoding games lean;
+- ``runner``: catching up from the event store (``catch_up``, ``rebuild``,
+  ``in_memory``, ``apply_events``; ``pages``, the notifications pager);
 - ``projector``: one handler per event class, writing the timeline tables;
 - ``ladder_replay``: replaying a ladder from its last safe place; a ladder
   whose entries its family cannot apply becomes that ladder's problem;
@@ -32,7 +33,13 @@ from projections.views.runner import (
     rebuild_report,
 )
 from projections.views.schema import TABLES, VERSION, connect
-from projections.views.store import LadderStore, ladder_entries, ruleset_entries, ruleset_in_force
+from projections.views.store import (
+    LadderStore,
+    ladder_entries,
+    ladder_number,
+    ruleset_entries,
+    ruleset_in_force,
+)
 
 __all__ = [
     "CHECKPOINT_EVERY",
@@ -50,6 +57,7 @@ __all__ = [
     "in_memory",
     "is_current",
     "ladder_entries",
+    "ladder_number",
     "pages",
     "position",
     "rebuild",

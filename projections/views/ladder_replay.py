@@ -6,11 +6,15 @@ game missing what the family needs, a bug in a community's family) makes
 that ladder alone a problem: its derived rows are dropped and the problem is
 recorded with the ladder; every other ladder replays normally, and the next
 replay that goes through (after a void or a correction) clears it.
+
+A rebuild hands each ladder's entries over from memory (``memory``); a
+catch-up reads those after the restart place from the views.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from operator import attrgetter
 
 from projections.db import Database
 from projections.families.base import Family
@@ -22,10 +26,21 @@ from projections.views.store import LadderState, LadderStore
 #: Games between checkpoints (besides event and season closes).
 CHECKPOINT_EVERY = 2000
 
+_by_key = attrgetter("key")
 
-def replay_ladders(conn: Database, affected: Mapping[str, str]) -> list[str]:
-    """Replay each ladder from its earliest changed key; returns warnings
-    (problems and maths-version mismatches of the ladders replayed)."""
+
+def replay_ladders(
+    conn: Database,
+    affected: Mapping[int, str],
+    memory: Mapping[int, Mapping[str, Entry]] | None = None,
+    numbers: Mapping[str, int] | None = None,
+) -> list[str]:
+    """Replay each ladder (by number) from its earliest changed key; returns
+    warnings (problems and maths-version mismatches of the ladders
+    replayed). ``memory``: every ladder's entries, when the caller holds
+    them (a rebuild); ``numbers``: player id -> number, when known."""
+    if numbers is None:
+        numbers = dict(conn.execute("SELECT id, n FROM view_players").fetchall())
     merges = resolve_merges(
         dict(
             conn.execute(
@@ -35,17 +50,26 @@ def replay_ladders(conn: Database, affected: Mapping[str, str]) -> list[str]:
     )
     warnings = []
     for ladder, key in sorted(affected.items()):
-        problem = replay_ladder(conn, ladder, key, merges)
-        store = LadderStore(conn, ladder)
-        name = store.state().name
+        held = None if memory is None else memory.get(ladder, {})
+        store = LadderStore(conn, ladder, numbers)
+        problem = replay_ladder(store, key, merges, held)
         if problem is not None:
             warnings.append(problem)
-        warnings += [f"ladder {name!r}: {w}" for w in problems.version_warnings(store.rulesets())]
+        rulesets = (
+            store.rulesets()
+            if held is None
+            else sorted((e for e in held.values() if e.kind == "ruleset"), key=_by_key)
+        )
+        name = store.state().name
+        warnings += [f"ladder {name!r}: {w}" for w in problems.version_warnings(rulesets)]
     return warnings
 
 
 def replay_ladder(
-    conn: Database, ladder: str, from_key: str, merges: Mapping[str, str]
+    store: LadderStore,
+    from_key: str,
+    merges: Mapping[str, str],
+    memory: Mapping[str, Entry] | None = None,
 ) -> str | None:
     """Replay a ladder's timeline from ``from_key`` and rewrite its history,
     standings and checkpoints from there; returns the ladder's problem when
@@ -56,12 +80,11 @@ def replay_ladder(
     the last checkpoint before it, so it costs the entries after that
     checkpoint, not the ladder's size.
     """
-    store = LadderStore(conn, ladder)
     state = store.state()
     try:
-        _replay(store, state, from_key, merges)
+        _replay(store, state, from_key, merges, memory)
     except EntryFailed as failed:
-        if isinstance(failed.cause, conn.errors):
+        if isinstance(failed.cause, store.conn.errors):
             raise failed.cause from None
         problem = problems.failure(state.name, failed)
         store.failed(problem)
@@ -70,10 +93,17 @@ def replay_ladder(
 
 
 def _replay(
-    store: LadderStore, state: LadderState, from_key: str, merges: Mapping[str, str]
+    store: LadderStore,
+    state: LadderState,
+    from_key: str,
+    merges: Mapping[str, str],
+    memory: Mapping[str, Entry] | None,
 ) -> None:
-    rulesets = store.rulesets()
-    spans = store.event_spans()
+    ordered = None if memory is None else sorted(memory.values(), key=_by_key)
+    if ordered is None:
+        rulesets, spans = store.rulesets(), store.event_spans()
+    else:
+        rulesets, spans = _rulesets(ordered), _spans(ordered)
     # Any period rated per event (not only the rules at the frontier) forbids
     # restarting inside one of its events.
     per_event = any(_load(r).per_event for r in rulesets)
@@ -83,31 +113,53 @@ def _replay(
     if appending:
         states = store.standings()
         after: str | None = state.frontier
-        since = state.since_checkpoint
+        pos, since = state.frontier_pos, state.since_checkpoint
+        store.appending = True
     else:
-        after = _restart_checkpoint(store, from_key, spans if per_event else None)
-        states = {} if after is None else store.checkpoint(after)
+        restart = _restart_checkpoint(store, from_key, spans if per_event else None)
+        after, pos = restart if restart is not None else (None, 0)
+        states = {} if after is None else store.restore(after)
         family = None if after is None else _family_at(rulesets, after)
         since = 0
-        store.clear_after(after)
+        store.clear_after(after, pos)
 
-    replay = Replay(states, family, merges, ends)
+    if ordered is None:
+        entries: Iterable[Entry] = store.entries(after)
+    else:
+        entries = ordered if after is None else [e for e in ordered if e.key > after]
+    replay = Replay(states, family, merges, ends, store.numbers, store.ladder, pos)
     last_key = after or ""
 
-    def entries() -> Iterator[Entry]:
+    def tracked() -> Iterator[Entry]:
         nonlocal last_key
-        for entry in store.entries(after):
+        for entry in entries:
             last_key = entry.key
             yield entry
 
-    touched = store.put_history(
-        replay.run(entries(), store.save_checkpoint, CHECKPOINT_EVERY, since)
-    )
+    replay.run(tracked(), store.put_history, store.save_checkpoint, CHECKPOINT_EVERY, since)
     if appending:
-        store.put_standings({p: s for p, s in states.items() if p in touched}, replace=False)
+        store.put_standings({p: states[p] for p in replay.touched}, replace=False)
     else:
         store.put_standings(states, replace=True)
-    store.replayed(last_key, replay.since_checkpoint)
+    store.replayed(last_key, replay.pos, replay.since_checkpoint)
+
+
+def _rulesets(ordered: list[Entry]) -> list[Entry]:
+    return [e for e in ordered if e.kind == "ruleset"]
+
+
+def _spans(ordered: list[Entry]) -> list[tuple[str, str, str]]:
+    """(event, key of its first game, key of its last game) of entries in
+    effective order."""
+    spans: dict[str, list[str]] = {}
+    for e in ordered:
+        if e.kind == "game" and e.data.event is not None:
+            span = spans.get(e.data.event)
+            if span is None:
+                spans[e.data.event] = [e.key, e.key]
+            else:
+                span[1] = e.key
+    return [(event, lo, hi) for event, (lo, hi) in spans.items()]
 
 
 def _load(ruleset: Entry) -> Family:
@@ -125,14 +177,14 @@ def _family_at(rulesets: list[Entry], key: str) -> Family | None:
 
 def _restart_checkpoint(
     store: LadderStore, from_key: str, spans: list[tuple[str, str, str]] | None
-) -> str | None:
-    """The latest checkpoint before ``from_key`` that no event straddles
-    (``spans`` given when a family rates per event: it rates an event from
-    the states before it began)."""
-    keys = store.checkpoint_keys_before(from_key)
+) -> tuple[str, int] | None:
+    """(key, pos) of the latest checkpoint before ``from_key`` that no event
+    straddles (``spans`` given when a family rates per event: it rates an
+    event from the states before it began)."""
+    checkpoints = store.checkpoints_before(from_key)
     if not spans:
-        return keys[0] if keys else None
-    for key in keys:
+        return checkpoints[0] if checkpoints else None
+    for key, pos in checkpoints:
         if not any(first <= key < last for _, first, last in spans):
-            return key
+            return key, pos
     return None

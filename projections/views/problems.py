@@ -56,6 +56,10 @@ def version_warnings(rulesets: list[Entry]) -> list[str]:
     return out
 
 
-def effective(on: date) -> str:
-    """A ruleset's effective date as people read it."""
-    return "from the start" if on == date(1, 1, 1) else f"from {on}"
+def effective(on: date | str) -> str:
+    """A ruleset's effective date (or its ISO text) as people read it."""
+    return "from the start" if str(on) == START else f"from {on}"
+
+
+#: The effective date of a ladder's first ruleset.
+START = date(1, 1, 1).isoformat()

@@ -1,24 +1,38 @@
-"""The projector: applies decoded events to the timeline tables (ladders,
-players, games, each ladder's entries) and the audit log, and notes per
+"""The projector: applies events to the timeline tables (ladders, players,
+games, the other entries of each ladder) and the audit log, and notes per
 ladder the earliest effective key that changed (where its replay starts).
 
-One handler per event class, dispatched on the event's type
-(``functools.singledispatchmethod``, as eventsourcing's ``projection.py``
-does): a renamed or removed event class fails at import, not at run time.
+One handler per event class (``HANDLERS``, checked against the ledger's
+event classes by a test). Games recorded or corrected, the bulk of a ledger,
+arrive lean (``source.GameNote``: ids and dates as text, the facts as their
+stored JSON, which the views keep as they are).
+
+Writes are batched: rows wait in memory until ``flush`` (once per page of
+events), and a later event of the same page changes them there. A rebuild
+(``timeline=True``) also keeps every ladder's entries in memory, so its
+replay never reads them back.
+
+Every row is numbered by the store position of the event that first
+recorded it (``schema``). A game's first record is audited on the game's own
+row; any later game event keeps in the audit only its facts then
+(``queries.audit`` writes every game event's summary when asked).
 """
 
 from __future__ import annotations
 
-from datetime import date
-from functools import singledispatchmethod
+from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 import msgspec
 
 from ledger import events as ev
-from ledger.identity import name_key, short
+from ledger.identity import name_key
 from projections.db import Database
+from projections.replay import Entry, Play
 from projections.timeline import game_key, sort_key
+from projections.views import facts as kept_facts
+from projections.views import source
 from projections.views.problems import effective
 
 KIND_NAMES = {
@@ -37,6 +51,10 @@ KIND_NAMES = {
 
 _json = msgspec.json.Encoder()
 
+# Positions in a game's row (the columns of view_games, in order).
+N, ID, LADDER, KEY, STATUS, EVENT, ROUND, VERSION, FACTS = range(9)
+FIRST = 13  # first_facts
+
 
 def _text(data: Any) -> str:
     return _json.encode(data).decode()
@@ -44,64 +62,148 @@ def _text(data: Any) -> str:
 
 class Projector:
     """Applies events to the timeline tables of ``conn`` (inside the
-    caller's transaction); ``affected`` maps each ladder to the earliest
-    effective key that changed."""
+    caller's transaction); ``affected`` maps each ladder's number to the
+    earliest effective key that changed. With ``timeline``, every ladder's
+    entries are also kept in ``entries`` (ladder number -> key -> Entry)."""
 
-    def __init__(self, conn: Database) -> None:
+    #: The handler of each event class (a method name).
+    HANDLERS: dict[type[ev.LedgerEvent], str] = {
+        ev.LadderOpened: "_ladder_opened",
+        ev.RulesetAdopted: "_ruleset_adopted",
+        ev.PlayerRegistered: "_player_registered",
+        ev.PlayerRenamed: "_player_renamed",
+        ev.PlayerMerged: "_player_merged",
+        ev.PlayerUnmerged: "_player_unmerged",
+        ev.GameRecorded: "_game_recorded",
+        ev.GameCorrected: "_game_corrected",
+        ev.GameVoided: "_game_voided",
+        ev.SeasonClosed: "_season_closed",
+        ev.RatingAdjusted: "_rating_adjusted",
+    }
+
+    def __init__(self, conn: Database, timeline: bool = False) -> None:
         self.conn = conn
-        self.affected: dict[str, str] = {}
-        # Inserts are batched (one executemany per table and page of events);
-        # ``flush`` runs before any handler that reads or deletes those rows.
-        self.pending: dict[str, list[tuple[Any, ...]]] = {
-            "view_audit": [],
-            "view_games": [],
-            "view_entries": [],
+        self.affected: dict[int, str] = {}
+        self.entries: dict[int, dict[str, Entry]] | None = {} if timeline else None
+        # Players and ladders are few: all of them are held, written when changed.
+        self.players: dict[str, list[Any]] = {
+            r[1]: list(r)
+            for r in conn.execute(
+                "SELECT n, id, name, key, merged_into, registered_at FROM view_players"
+            )
         }
-        self.names = dict(conn.execute("SELECT id, name FROM view_players").fetchall())
-        self.ladder_names = dict(conn.execute("SELECT id, name FROM view_ladders").fetchall())
+        self.ladders: dict[str, list[Any]] = {
+            r[1]: list(r)
+            for r in conn.execute("SELECT n, id, name, key, opened_at, opened_by FROM view_ladders")
+        }
+        self._numbers = {pid: row[0] for pid, row in self.players.items()}
+        self._dirty_players: set[str] = set()
+        self._dirty_ladders: set[str] = set()
+        #: Games changed since the last flush (id -> row), and those new.
+        self._games: dict[str, list[Any]] = {}
+        self._new_games: set[str] = set()
+        #: Every game's number, in a rebuild (whose views have no id index yet).
+        self._game_numbers: dict[str, int] | None = {} if timeline else None
+        self._audit: dict[int, list[Any]] = {}
+        self._entries: list[tuple[Any, ...]] = []
+        self._handlers: dict[type, Callable[[int, Any], tuple[Any, ...]]] = {
+            cls: getattr(self, name) for cls, name in self.HANDLERS.items()
+        }
+        self._handlers[source.GameNote] = self._game_note
+
+    # -- applying events ------------------------------------------------------
+    def numbers(self) -> dict[str, int]:
+        """Player id -> the views' number of that player."""
+        return dict(self._numbers)
+
+    def apply_stored(
+        self, seq: int, topic: str, state: bytes, known_at: datetime | None = None
+    ) -> bool:
+        """Apply one stored event (unless recorded after ``known_at``);
+        returns whether it was applied."""
+        event = source.decode(topic, state)
+        if known_at is not None and _recorded_at(event) > known_at:
+            return False
+        self._apply(seq, event, topic)
+        return True
 
     def apply(self, seq: int, event: ev.LedgerEvent) -> None:
-        """Apply one event, stored at ``seq``, and log it in the audit."""
-        ladder, summary = self.project(event)
-        source = f"{event.source.file}:{event.source.row}" if event.source else None
-        self.pending["view_audit"].append(
-            (
-                seq,
-                event.recorded_at.isoformat(),
-                event.recorded_by,
-                KIND_NAMES[type(event)],
-                ladder,
-                summary,
-                event.reason,
-                source,
-            )
-        )
+        """Apply one typed event, stored (or to be stored) at ``seq``."""
+        self._apply(seq, event, getattr(event, "TOPIC", ""))
+
+    def _apply(self, seq: int, event: Any, topic: str) -> None:
+        if isinstance(event, ev.GameRecorded | ev.GameCorrected):
+            event = source.game_note(event)  # an older shape, upcast; or not stored yet
+        handler = self._handlers.get(type(event))
+        if handler is None:
+            raise TypeError(f"no projection for {type(event).__name__}")
+        if type(event) is source.GameNote:
+            self._game_note(seq, event, topic)
+            return
+        kind = KIND_NAMES[type(event)]
+        ladder, subject, summary = handler(seq, event)
+        self._audit[seq] = [
+            seq, event.recorded_at.isoformat(), event.recorded_by, kind, ladder, subject,
+            summary, None, event.reason, _source(event.source),
+        ]  # fmt: skip
 
     def flush(self) -> None:
-        for table, rows in self.pending.items():
-            if rows:
-                marks = ",".join("?" * len(rows[0]))
-                self.conn.executemany(f"INSERT INTO {table} VALUES ({marks})", rows)
-                rows.clear()
+        """Write every pending row."""
+        conn = self.conn
+        if self._dirty_players:
+            conn.executemany(
+                "INSERT INTO view_players (n, id, name, key, merged_into, registered_at) "
+                "VALUES (?,?,?,?,?,?) ON CONFLICT (n) DO UPDATE SET name=excluded.name, "
+                "key=excluded.key, merged_into=excluded.merged_into, "
+                "registered_at=excluded.registered_at",
+                [self.players[p] for p in sorted(self._dirty_players)],
+            )
+            self._dirty_players.clear()
+        if self._dirty_ladders:
+            conn.executemany(
+                "INSERT INTO view_ladders (n, id, name, key, opened_at, opened_by) "
+                "VALUES (?,?,?,?,?,?) ON CONFLICT (n) DO UPDATE SET name=excluded.name, "
+                "key=excluded.key, opened_at=excluded.opened_at, opened_by=excluded.opened_by",
+                [self.ladders[lid] for lid in sorted(self._dirty_ladders)],
+            )
+            self._dirty_ladders.clear()
+        if self._games:
+            new = [g for gid, g in self._games.items() if gid in self._new_games]
+            old = [g for gid, g in self._games.items() if gid not in self._new_games]
+            if new:
+                conn.executemany("INSERT INTO view_games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", new)
+            if old:
+                conn.executemany(
+                    "UPDATE view_games SET ladder=?, key=?, status=?, event=?, round=?, "
+                    "version=?, facts=?, first_facts=? WHERE n=?",
+                    [(*g[LADDER : FACTS + 1], g[FIRST], g[N]) for g in old],
+                )
+            self._games.clear()
+            self._new_games.clear()
+        if self._entries:
+            conn.executemany("INSERT INTO view_entries VALUES (?,?,?,?,?,?,?)", self._entries)
+            self._entries.clear()
+        if self._audit:
+            conn.executemany(
+                "INSERT INTO view_audit VALUES (?,?,?,?,?,?,?,?,?,?)", list(self._audit.values())
+            )
+            self._audit.clear()
 
-    # -- one handler per event class: returns (ladder id, audit summary) ------
-    @singledispatchmethod
-    def project(self, event: ev.LedgerEvent) -> tuple[str | None, str]:
-        raise TypeError(f"no projection for {type(event).__name__}")
-
-    @project.register
-    def _(self, e: ev.LadderOpened) -> tuple[str | None, str]:
+    # -- one handler per event class: returns (ladder, subject, summary) ---------
+    def _ladder_opened(self, seq: int, e: ev.LadderOpened) -> tuple[Any, ...]:
         lid = str(e.originator_id)
-        self.ladder_names[lid] = e.name
-        self.conn.execute(
-            "INSERT INTO view_ladders (id, name, key, opened_at, opened_by) VALUES (?,?,?,?,?)",
-            (lid, e.name, name_key(e.name), e.recorded_at.isoformat(), e.recorded_by),
-        )
-        return lid, f"ladder {e.name!r} opened"
+        row = self.ladders.get(lid)
+        fields = [e.name, name_key(e.name), e.recorded_at.isoformat(), e.recorded_by]
+        if row is None:
+            row = self.ladders[lid] = [seq, lid, *fields]
+        else:  # games of it were seen first (a partial store)
+            row[2:] = fields
+        self._dirty_ladders.add(lid)
+        return row[0], row[0], f"ladder {e.name!r} opened"
 
-    @project.register
-    def _(self, e: ev.RulesetAdopted) -> tuple[str | None, str]:
+    def _ruleset_adopted(self, seq: int, e: ev.RulesetAdopted) -> tuple[Any, ...]:
         lid = str(e.originator_id)
+        ladder = self._ladder(lid, seq)
         entry_id = f"{lid}/{e.originator_version:06d}"  # sorts in recording order
         key = sort_key(e.effective, "ruleset", entry_id)
         data = {
@@ -112,162 +214,198 @@ class Projector:
             "recorded_by": e.recorded_by,
             "reason": e.reason,
         }
-        self._put_entry(lid, key, "ruleset", entry_id, e.effective, data)
-        return lid, (
-            f"{self._ladder_name(lid)}: {e.family} ruleset {effective(e.effective)}: "
+        self._put_entry(ladder, Entry(key, "ruleset", seq, entry_id, e.effective.isoformat(), data))
+        summary = (
+            f"{self.ladders[lid][2]}: {e.family} ruleset {effective(e.effective)}: "
             f"{_text(e.params)}"
         )
+        return ladder, seq, summary
 
-    @project.register
-    def _(self, e: ev.PlayerRegistered) -> tuple[str | None, str]:
-        self.names[str(e.originator_id)] = e.name
-        self.conn.execute(
-            "INSERT INTO view_players (id, name, key, registered_at) VALUES (?,?,?,?)",
-            (str(e.originator_id), e.name, name_key(e.name), e.recorded_at.isoformat()),
-        )
-        return None, f"player {e.name!r} registered"
-
-    @project.register
-    def _(self, e: ev.PlayerRenamed) -> tuple[str | None, str]:
-        old = self._name(e.originator_id)
-        self.names[str(e.originator_id)] = e.name
-        self.conn.execute(
-            "UPDATE view_players SET name=?, key=? WHERE id=?",
-            (e.name, name_key(e.name), str(e.originator_id)),
-        )
-        return None, f"player {old!r} renamed {e.name!r}"
-
-    @project.register
-    def _(self, e: ev.PlayerMerged) -> tuple[str | None, str]:
+    def _player_registered(self, seq: int, e: ev.PlayerRegistered) -> tuple[Any, ...]:
         pid = str(e.originator_id)
-        self.flush()
-        self.conn.execute("UPDATE view_players SET merged_into=? WHERE id=?", (str(e.into), pid))
-        self._touch_ladders_of(pid)
-        return None, f"player {self._name(pid)!r} merged into {self._name(e.into)!r}"
+        row = self.players.get(pid)
+        if row is None:
+            row = self.players[pid] = [seq, pid, e.name, name_key(e.name), None, None]
+            self._numbers[pid] = seq
+        else:  # named in a game before (a partial store)
+            row[2:4] = [e.name, name_key(e.name)]
+        row[5] = e.recorded_at.isoformat()
+        self._dirty_players.add(pid)
+        return None, row[0], f"player {e.name!r} registered"
 
-    @project.register
-    def _(self, e: ev.PlayerUnmerged) -> tuple[str | None, str]:
-        pid = str(e.originator_id)
-        self.flush()
-        into = self.conn.execute(
-            "SELECT merged_into FROM view_players WHERE id=?", (pid,)
-        ).fetchone()[0]
-        self.conn.execute("UPDATE view_players SET merged_into=NULL WHERE id=?", (pid,))
-        # Their games were replayed as the other player's: replay those ladders.
-        self._touch_ladders_of(into)
-        return None, f"player {self._name(pid)!r} unmerged from {self._name(into)!r}"
+    def _player_renamed(self, seq: int, e: ev.PlayerRenamed) -> tuple[Any, ...]:
+        row = self._player(str(e.originator_id), seq)
+        old = row[2]
+        row[2:4] = [e.name, name_key(e.name)]
+        self._dirty_players.add(row[1])
+        return None, row[0], f"player {old!r} renamed {e.name!r}"
 
-    @project.register
-    def _(self, e: ev.GameRecorded) -> tuple[str | None, str]:
-        gid = str(e.originator_id)
-        ladder, key, data = self._game_entry(gid, e.game)
-        if e.originator_version > 1:  # recorded again after a void
-            self.flush()
-            self.conn.execute(
-                "UPDATE view_games SET ladder=?, key=?, status='recorded', facts=?, version=? "
-                "WHERE id=?",
-                (ladder, key, _text(data), e.originator_version, gid),
-            )
-        else:
-            self.pending["view_games"].append(
-                (
-                    gid,
-                    short(gid),
-                    ladder,
-                    key,
-                    "recorded",
-                    _text(data),
-                    e.recorded_at.isoformat(),
-                    e.recorded_by,
-                    1,
-                )
-            )
-        self._put_entry(ladder, key, "game", gid, e.game.date, data)
-        again = " (recorded again after a void)" if e.originator_version > 1 else ""
-        return ladder, f"game {short(gid)}{again}: {self._describe(e.game)}"
+    def _player_merged(self, seq: int, e: ev.PlayerMerged) -> tuple[Any, ...]:
+        row = self._player(str(e.originator_id), seq)
+        into = self._player(str(e.into), seq)  # numbered: the replay rates as them
+        row[4] = into[1]
+        self._dirty_players.add(row[1])
+        self._touch_ladders_of(row[0])
+        return None, row[0], f"player {row[2]!r} merged into {into[2]!r}"
 
-    @project.register
-    def _(self, e: ev.GameCorrected) -> tuple[str | None, str]:
-        gid = str(e.originator_id)
-        self._drop_entry_of(gid)
-        ladder, key, data = self._game_entry(gid, e.game)
-        self.conn.execute(
-            "UPDATE view_games SET ladder=?, key=?, status='corrected', facts=?, version=? "
-            "WHERE id=?",
-            (ladder, key, _text(data), e.originator_version, gid),
-        )
-        self._put_entry(ladder, key, "game", gid, e.game.date, data)
-        return ladder, f"game {short(gid)} corrected: {self._describe(e.game)}"
+    def _player_unmerged(self, seq: int, e: ev.PlayerUnmerged) -> tuple[Any, ...]:
+        row = self._player(str(e.originator_id), seq)
+        into = row[4]
+        row[4] = None
+        self._dirty_players.add(row[1])
+        if into is not None:
+            # Their games were replayed as the other player's: replay those ladders.
+            self._touch_ladders_of(self._player(into, seq)[0])
+        return None, row[0], f"player {row[2]!r} unmerged from {self._name(into)!r}"
 
-    @project.register
-    def _(self, e: ev.GameVoided) -> tuple[str | None, str]:
-        gid = str(e.originator_id)
-        ladder = self._drop_entry_of(gid)
-        self.conn.execute(
-            "UPDATE view_games SET status='voided', version=? WHERE id=?",
-            (e.originator_version, gid),
-        )
-        return ladder, f"game {short(gid)} voided"
+    def _game_recorded(self, seq: int, e: Any) -> tuple[Any, ...]:
+        raise AssertionError("games are applied as notes")  # see _apply
 
-    @project.register
-    def _(self, e: ev.SeasonClosed) -> tuple[str | None, str]:
-        ladder, sid = str(e.ladder), str(e.originator_id)
+    _game_corrected = _game_recorded
+
+    def _game_note(self, seq: int, note: source.GameNote, topic: str) -> None:
+        """A game recorded (again, after a void) or corrected."""
+        gid = note.originator_id
+        facts = source.facts(note)
+        ladder = self._ladder(facts.ladder, seq)
+        players = self.players
+        for side in facts.sides:  # every player rated needs a number
+            for p in side:
+                if p not in players:
+                    self._player(p, seq)
+        key = game_key(gid, facts)
+        kept = kept_facts.keep(facts, self._numbers)
+        corrected = topic == ev.GameCorrected.TOPIC
+        if corrected or note.originator_version > 1:
+            game = self._game(gid)
+            self._drop_entry(game)
+            if game[FIRST] is None:  # the first record's facts, for its audit line
+                game[FIRST] = kept_facts.whole(game[FACTS], game[KEY], game[EVENT], game[ROUND])
+            game[LADDER:FACTS + 1] = [
+                ladder, key, "corrected" if corrected else "recorded", facts.event,
+                facts.round, note.originator_version, kept,
+            ]  # fmt: skip
+            self._audit[seq] = [
+                seq, source.utc_text(note.recorded_at), note.recorded_by,
+                "game corrected" if corrected else "game recorded", ladder, game[N], None,
+                kept_facts.keep(facts, self._numbers, whole=True), note.reason,
+                _source(note.source),
+            ]  # fmt: skip
+        else:  # audited on its own row
+            game = [
+                seq, gid, ladder, key, "recorded", facts.event, facts.round, 1, kept,
+                source.utc_text(note.recorded_at), note.recorded_by, note.reason,
+                _source(note.source), None,
+            ]  # fmt: skip
+            self._games[gid] = game
+            self._new_games.add(gid)
+            if self._game_numbers is not None:
+                self._game_numbers[gid] = seq
+        sides = tuple(map(tuple, facts.sides))
+        play = Play(sides, facts.result, facts.event, facts.round, facts.neutral, facts.attributes)
+        self._put_entry(ladder, Entry(key, "game", game[N], gid, facts.date, play))
+
+    def _game_voided(self, seq: int, e: ev.GameVoided) -> tuple[Any, ...]:
+        game = self._game(str(e.originator_id))
+        self._drop_entry(game)
+        game[STATUS] = "voided"
+        game[VERSION] = e.originator_version
+        return game[LADDER], game[N], None
+
+    def _season_closed(self, seq: int, e: ev.SeasonClosed) -> tuple[Any, ...]:
+        ladder, sid = self._ladder(str(e.ladder), seq), str(e.originator_id)
         key = sort_key(e.end, "season", sid)
         data = {"label": e.label, "start": e.start.isoformat(), "end": e.end.isoformat()}
-        self._put_entry(ladder, key, "season", sid, e.end, data)
-        return ladder, f"season {e.label} closed ({e.start} to {e.end})"
+        self._put_entry(ladder, Entry(key, "season", seq, sid, e.end.isoformat(), data))
+        return ladder, seq, f"season {e.label} closed ({e.start} to {e.end})"
 
-    @project.register
-    def _(self, e: ev.RatingAdjusted) -> tuple[str | None, str]:
-        ladder, aid = str(e.ladder), str(e.originator_id)
+    def _rating_adjusted(self, seq: int, e: ev.RatingAdjusted) -> tuple[Any, ...]:
+        ladder, aid = self._ladder(str(e.ladder), seq), str(e.originator_id)
         key = sort_key(e.effective, "adjust", aid)
         data = {"player": str(e.player), "to": e.to, "by": e.by, "reason": e.reason}
-        self._put_entry(ladder, key, "adjust", aid, e.effective, data)
+        self._put_entry(ladder, Entry(key, "adjust", seq, aid, e.effective.isoformat(), data))
         what = f"set to {e.to:g}" if e.to is not None else f"shifted by {e.by:+g}"
-        return ladder, f"rating of {self._name(e.player)!r} {what} from {e.effective}"
+        self._player(str(e.player), seq)  # numbered: the replay rates them
+        return ladder, seq, f"rating of {self._name(str(e.player))!r} {what} from {e.effective}"
 
     # -- helpers ----------------------------------------------------------------
-    def _touch(self, ladder: str, key: str) -> None:
+    def _touch(self, ladder: int, key: str) -> None:
         if ladder not in self.affected or key < self.affected[ladder]:
             self.affected[ladder] = key
 
-    def _touch_ladders_of(self, player: str) -> None:
+    def _touch_ladders_of(self, player: int) -> None:
         """Every ladder the player has history in replays from its start."""
         for (ladder,) in self.conn.execute(
-            "SELECT DISTINCT ladder FROM view_history WHERE player=?", (player,)
+            "SELECT DISTINCT ladder FROM view_history_rows WHERE player=?", (player,)
         ).fetchall():
             self._touch(ladder, "")
 
-    def _name(self, player: Any) -> str:
-        return self.names.get(str(player), str(player))
+    def _ladder(self, lid: str, seq: int) -> int:
+        """The number of ladder ``lid`` (a placeholder row when the ladder's
+        opening is not in the store, so its entries still have a ladder)."""
+        row = self.ladders.get(lid)
+        if row is None:
+            row = self.ladders[lid] = [seq, lid, lid, lid, None, None]
+            self._dirty_ladders.add(lid)
+        return row[0]
 
-    def _ladder_name(self, ladder: Any) -> str:
-        return self.ladder_names.get(str(ladder), str(ladder))
+    def _player(self, pid: str, seq: int) -> list[Any]:
+        row = self.players.get(pid)
+        if row is None:  # named before registered (a partial store): by id
+            row = self.players[pid] = [seq, pid, pid, pid, None, None]
+            self._numbers[pid] = seq
+            self._dirty_players.add(pid)
+        return row
 
-    def _game_entry(self, gid: str, facts: ev.GameFacts) -> tuple[str, str, dict[str, Any]]:
-        return str(facts.ladder), game_key(gid, facts), msgspec.to_builtins(facts)
+    def _name(self, pid: str | None) -> str:
+        row = self.players.get(pid) if pid is not None else None
+        return row[2] if row is not None else str(pid)
 
-    def _drop_entry_of(self, gid: str) -> str:
-        """Remove a game's current timeline entry; returns its ladder."""
-        self.flush()  # the game, or its entry, may still be pending
-        key, ladder = self.conn.execute(
-            "SELECT key, ladder FROM view_games WHERE id=?", (gid,)
-        ).fetchone()
-        self.conn.execute("DELETE FROM view_entries WHERE ladder=? AND key=?", (ladder, key))
-        self._touch(ladder, key)
-        return ladder
-
-    def _describe(self, facts: ev.GameFacts) -> str:
-        sides = " vs ".join(" & ".join(self._name(p) for p in side) for side in facts.sides)
-        where = f" {facts.event} r{facts.round}" if facts.event else ""
-        result = " ".join(f"{k}={v}" for k, v in facts.result.items() if v is not None)
-        return f"{facts.date}{where}: {sides} ({result})"
-
-    def _put_entry(
-        self, ladder: str, key: str, kind: str, entry_id: str, on: date, data: dict[str, Any]
-    ) -> None:
-        event = data.get("event") if kind == "game" else None
-        self.pending["view_entries"].append(
-            (ladder, key, kind, entry_id, on.isoformat(), event, _text(data))
+    def _game(self, gid: str) -> list[Any]:
+        """A game's row (pending, else read back to be updated)."""
+        game = self._games.get(gid)
+        if game is not None:
+            return game
+        columns = (
+            "n, id, ladder, key, status, event, round, version, facts, recorded_at, "
+            "recorded_by, reason, source, first_facts"
         )
+        if self._game_numbers is not None:
+            found = self.conn.execute(
+                f"SELECT {columns} FROM view_games WHERE n=?", (self._game_numbers[gid],)
+            ).fetchone()
+        else:
+            found = self.conn.execute(
+                f"SELECT {columns} FROM view_games WHERE id=?", (gid,)
+            ).fetchone()
+        if found is None:
+            raise LookupError(f"game {gid} is changed in the event store but never recorded")
+        game = self._games[gid] = list(found)
+        return game
+
+    def _drop_entry(self, game: list[Any]) -> None:
+        """Remove a game's current timeline entry (none when voided)."""
+        ladder, key = game[LADDER], game[KEY]
+        if self.entries is not None:
+            self.entries.get(ladder, {}).pop(key, None)
         self._touch(ladder, key)
+
+    def _put_entry(self, ladder: int, entry: Entry) -> None:
+        if entry.kind != "game":
+            data = _text(entry.data)
+            self._entries.append(
+                (entry.n, ladder, entry.key, entry.kind, entry.id, entry.date, data)
+            )
+        if self.entries is not None:
+            self.entries.setdefault(ladder, {})[entry.key] = entry
+        self._touch(ladder, entry.key)
+
+
+def _source(where: ev.Source | None) -> str | None:
+    return f"{where.file}:{where.row}" if where else None
+
+
+def _recorded_at(event: Any) -> datetime:
+    if isinstance(event, source.GameNote):
+        return datetime.fromisoformat(event.recorded_at)
+    return event.recorded_at

@@ -1,30 +1,37 @@
-"""Keeping the views current from the event store's notifications.
+"""Keeping the views current from the event store.
 
-``catch_up`` reads new notifications straight from the event store's recorder
-(never through aggregates), in pages (``pages``, the one pager that catch-up,
-verify, migrate and the benchmarks share), decodes them with msgspec, applies
-them to the timeline tables, replays the ladders that changed and moves the
-tracking position, all in one transaction: a crash never leaves a view
-half-applied. When the store holds nothing past the tracked position it
-takes no lock and writes nothing.
+``catch_up`` reads new events straight from the event store (raw pages,
+never through aggregates: ``source``), applies them to the timeline tables,
+replays the ladders that changed and moves the tracking position, all in one
+transaction: a crash never leaves a view half-applied. When the store holds
+nothing past the tracked position it takes no lock and writes nothing.
+
+``rebuild`` drops every view and builds it again in one transaction, so a
+crash at any moment leaves the views as they were, and other commands read
+those (SQLite) or wait for the new ones (PostgreSQL). A rebuild keeps each
+ladder's timeline in memory instead of reading it back, fills the tables
+before building their indexes, and runs with the garbage collector paused
+(it allocates many small objects and frees none of them while it runs).
 """
 
 from __future__ import annotations
 
+import gc
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
 
 import msgspec
 
-from ledger import events as ev
 from ledger.pager import pages
 from projections.db import Database, SQLiteDatabase
 from projections.views import schema
 from projections.views.ladder_replay import replay_ladders
 from projections.views.projector import Projector
+from projections.views.source import PAGE, raw_pages
 
-#: Notifications read per page.
-PAGE = 5000
+__all__ = ["PAGE", "pages"]
 
 
 class CatchUp(msgspec.Struct):
@@ -64,10 +71,9 @@ def catch_up(conn: Database, recorder: Any, known_at: datetime | None = None) ->
 
 def rebuild_report(conn: Database, recorder: Any) -> CatchUp:
     """Drop every view and rebuild it from the events alone, in one
-    transaction (a failed rebuild leaves the views as they were)."""
+    transaction (a failed or killed rebuild leaves the views as they were)."""
     with conn.transaction():
-        schema.create(conn)
-        return _project(conn, recorder, None)
+        return _fill(conn, recorder, None)
 
 
 def rebuild(conn: Database, recorder: Any) -> int:
@@ -77,8 +83,9 @@ def rebuild(conn: Database, recorder: Any) -> int:
 
 def in_memory(recorder: Any, known_at: datetime | None = None) -> Database:
     """Throwaway views built from the events alone (for verify, time travel)."""
-    conn = schema.connect(SQLiteDatabase(":memory:"))
-    catch_up(conn, recorder, known_at=known_at)
+    conn = SQLiteDatabase(":memory:")
+    with conn.transaction():
+        _fill(conn, recorder, known_at)
     return conn
 
 
@@ -91,30 +98,52 @@ def apply_events(conn: Database, events: list[Any]) -> list[str]:
         for offset, event in enumerate(events, start=1):
             projector.apply(seq + offset, event)
         projector.flush()
-        return replay_ladders(conn, projector.affected)
+        return replay_ladders(conn, projector.affected, numbers=projector.numbers())
 
 
-def _project(conn: Database, recorder: Any, known_at: datetime | None) -> CatchUp:
-    """Apply every notification after the tracked position (inside the
-    caller's transaction)."""
+def _fill(conn: Database, recorder: Any, known_at: datetime | None) -> CatchUp:
+    """Empty views of this version filled from every event (inside the
+    caller's transaction), indexes built last."""
+    schema.create(conn, indexes=False)
+    report = _project(conn, recorder, known_at, rebuild=True)
+    schema.create_indexes(conn)
+    return report
+
+
+def _project(
+    conn: Database, recorder: Any, known_at: datetime | None, rebuild: bool = False
+) -> CatchUp:
+    """Apply every event after the tracked position (inside the caller's
+    transaction)."""
     start = tracked = position(conn)
-    projector = Projector(conn)
     applied = 0
-    for page in pages(recorder, start):
-        for note in page:
-            event = ev.decode(note.topic, note.state)
-            if known_at is not None and event.recorded_at > known_at:
-                continue
-            projector.apply(note.id, event)
-            applied += 1
-        projector.flush()
-        start = page[-1].id
-    if start == tracked:
-        return CatchUp(0)
-    warnings = replay_ladders(conn, projector.affected)
+    with _paused_gc():
+        projector = Projector(conn, timeline=rebuild)
+        apply = projector.apply_stored
+        for page in raw_pages(recorder, start, PAGE):
+            for seq, topic, state in page:
+                applied += apply(seq, topic, state, known_at)
+            projector.flush()
+            start = page[-1][0]
+        if start == tracked:
+            return CatchUp(0)
+        warnings = replay_ladders(conn, projector.affected, projector.entries, projector.numbers())
     conn.execute(
         "INSERT INTO view_tracking (name, position) VALUES ('views', ?) "
         "ON CONFLICT (name) DO UPDATE SET position = excluded.position",
         (start,),
     )
     return CatchUp(applied, warnings)
+
+
+@contextmanager
+def _paused_gc() -> Iterator[None]:
+    """No cyclic garbage collection inside the block (the projection makes
+    many objects and no cycles; collecting would walk them again and again)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

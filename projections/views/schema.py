@@ -4,6 +4,21 @@ The views are disposable (every row derives from the events), so a change of
 shape bumps ``VERSION``: views of another version are dropped and the next
 catch-up rebuilds them from the events. DDL runs only then: opening views of
 this version reads one row.
+
+Rows are keyed by integer surrogates: a ladder, player, game or other entry
+is numbered by the position in the event store of the event that first
+recorded it (so the same events always give the same numbers, in a rebuild
+as in a catch-up), and its name or id is joined at query time. History rows
+hold no text keys: ``pos`` is the entry's place in its ladder's effective
+order and ``entry`` its number (its date is its key's). ``view_history`` is a
+plain SQL view showing those rows with ids and keys, for people and scripts
+reading the database.
+
+A game's row holds its facts compactly (``facts``: players by number, the
+date, event and round in their own columns; see ``views.facts``) and the
+audit line of its first record (when, by whom, why, from which sheet row; its
+facts then in ``first_facts`` once a correction changed them); every later
+event has its own ``view_audit`` line.
 """
 
 from __future__ import annotations
@@ -12,50 +27,70 @@ from ledger import chain
 from projections.db import Database
 
 #: Bump when the view tables change shape (or what their rows hold).
-VERSION = 9
+VERSION = 10
 
-SCHEMA = """
+#: The tables, without their secondary indexes (a rebuild fills them first).
+TABLE_DDL = """
 CREATE TABLE view_tracking (
     name TEXT PRIMARY KEY, position INTEGER NOT NULL);
 CREATE TABLE view_ladders (
-    id TEXT PRIMARY KEY, name TEXT NOT NULL, key TEXT NOT NULL,
+    n INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, name TEXT NOT NULL, key TEXT NOT NULL,
     opened_at TEXT, opened_by TEXT, frontier TEXT NOT NULL DEFAULT '',
-    since_checkpoint INTEGER NOT NULL DEFAULT 0, problem TEXT);
+    frontier_pos INTEGER NOT NULL DEFAULT 0, since_checkpoint INTEGER NOT NULL DEFAULT 0,
+    problem TEXT);
 CREATE TABLE view_players (
-    id TEXT PRIMARY KEY, name TEXT NOT NULL, key TEXT NOT NULL,
+    n INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, name TEXT NOT NULL, key TEXT NOT NULL,
     merged_into TEXT, registered_at TEXT);
-CREATE INDEX view_players_key ON view_players (key);
 CREATE TABLE view_games (
-    id TEXT PRIMARY KEY, short TEXT NOT NULL, ladder TEXT NOT NULL,
-    key TEXT NOT NULL, status TEXT NOT NULL, facts TEXT NOT NULL,
-    recorded_at TEXT, recorded_by TEXT, version INTEGER NOT NULL);
-CREATE INDEX view_games_short ON view_games (short);
+    n INTEGER PRIMARY KEY, id TEXT NOT NULL, ladder INTEGER NOT NULL, key TEXT NOT NULL,
+    status TEXT NOT NULL, event TEXT, round INTEGER, version INTEGER NOT NULL,
+    facts TEXT NOT NULL, recorded_at TEXT NOT NULL, recorded_by TEXT NOT NULL, reason TEXT,
+    source TEXT, first_facts TEXT);
 CREATE TABLE view_entries (
-    ladder TEXT NOT NULL, key TEXT NOT NULL, kind TEXT NOT NULL,
-    id TEXT NOT NULL, date TEXT NOT NULL, event TEXT, data TEXT NOT NULL,
-    PRIMARY KEY (ladder, key));
-CREATE INDEX view_entries_kind ON view_entries (ladder, kind, key);
+    n INTEGER PRIMARY KEY, ladder INTEGER NOT NULL, key TEXT NOT NULL, kind TEXT NOT NULL,
+    id TEXT NOT NULL, date TEXT NOT NULL, data TEXT NOT NULL);
 CREATE TABLE view_checkpoints (
-    ladder TEXT NOT NULL, key TEXT NOT NULL, states BLOB NOT NULL,
-    PRIMARY KEY (ladder, key));
-CREATE TABLE view_history (
-    ladder TEXT NOT NULL, key TEXT NOT NULL, entry TEXT NOT NULL,
-    kind TEXT NOT NULL, player TEXT NOT NULL, date TEXT NOT NULL,
-    event TEXT, round INTEGER, side INTEGER NOT NULL, opponents TEXT NOT NULL,
-    s REAL, p REAL, k REAL, before REAL NOT NULL, change REAL NOT NULL,
-    after REAL NOT NULL, games_before INTEGER NOT NULL,
-    games_after INTEGER NOT NULL, note TEXT NOT NULL);
-CREATE INDEX view_history_key ON view_history (ladder, key);
-CREATE INDEX view_history_player ON view_history (ladder, player, key);
+    ladder INTEGER NOT NULL, key TEXT NOT NULL, pos INTEGER NOT NULL, whole INTEGER NOT NULL,
+    states BLOB NOT NULL, PRIMARY KEY (ladder, key));
+CREATE TABLE view_history_rows (
+    ladder INTEGER NOT NULL, pos INTEGER NOT NULL, seat INTEGER NOT NULL,
+    entry INTEGER NOT NULL, kind TEXT NOT NULL, player INTEGER NOT NULL, side INTEGER NOT NULL, s REAL, p REAL, k REAL, before REAL NOT NULL, change REAL NOT NULL,
+    after REAL NOT NULL, games_before INTEGER NOT NULL, games_after INTEGER NOT NULL,
+    note TEXT NOT NULL, PRIMARY KEY (ladder, pos, seat)) WITHOUT ROWID;
 CREATE TABLE view_standings (
-    ladder TEXT NOT NULL, player TEXT NOT NULL, rating REAL NOT NULL,
+    ladder INTEGER NOT NULL, player INTEGER NOT NULL, rating REAL NOT NULL,
     games INTEGER NOT NULL, last_played TEXT, rated_since TEXT,
     PRIMARY KEY (ladder, player));
 CREATE TABLE view_audit (
     seq INTEGER PRIMARY KEY, recorded_at TEXT NOT NULL, recorded_by TEXT NOT NULL,
-    kind TEXT NOT NULL, ladder TEXT, summary TEXT NOT NULL, reason TEXT,
-    source TEXT);
+    kind TEXT NOT NULL, ladder INTEGER, subject INTEGER, summary TEXT, facts TEXT,
+    reason TEXT, source TEXT);
 CREATE TABLE view_version (version INTEGER NOT NULL);
+"""
+
+#: Secondary indexes (built after a rebuild has filled the tables).
+INDEX_DDL = """
+CREATE INDEX view_players_key ON view_players (key);
+CREATE UNIQUE INDEX view_games_id ON view_games (id);
+CREATE INDEX view_games_key ON view_games (ladder, key);
+CREATE INDEX view_entries_key ON view_entries (ladder, key);
+CREATE INDEX view_history_player ON view_history_rows (ladder, player, pos);
+"""
+
+#: History rows with ids and keys instead of numbers (read-only).
+VIEW_DDL = """
+CREATE VIEW view_history AS
+SELECT l.id AS ladder, COALESCE(g.key, e.key) AS key, COALESCE(g.id, e.id) AS entry,
+       h.kind AS kind, p.id AS player, substr(COALESCE(g.key, e.key), 1, 10) AS date,
+       g.event AS event, g.round AS round,
+       h.side AS side, h.s AS s, h.p AS p, h.k AS k, h.before AS before,
+       h.change AS change, h.after AS after, h.games_before AS games_before,
+       h.games_after AS games_after, h.note AS note
+FROM view_history_rows h
+JOIN view_ladders l ON l.n = h.ladder
+JOIN view_players p ON p.n = h.player
+LEFT JOIN view_games g ON h.kind = 'game' AND g.n = h.entry
+LEFT JOIN view_entries e ON h.kind <> 'game' AND e.n = h.entry
 """
 
 #: Every view table, dropped together (``view_version`` last).
@@ -66,11 +101,13 @@ TABLES = (
     "view_games",
     "view_entries",
     "view_checkpoints",
-    "view_history",
+    "view_history_rows",
     "view_standings",
     "view_audit",
     "view_version",
 )
+#: Every SQL view, dropped first. ``view_history`` was a table up to version 9.
+VIEWS = ("view_history",)
 
 
 def stored_version(db: Database) -> int | None:
@@ -81,16 +118,24 @@ def stored_version(db: Database) -> int | None:
     return row[0] if row else None
 
 
-def create(db: Database) -> None:
+def create(db: Database, indexes: bool = True) -> None:
     """Drop every view table and create this version's, empty (inside the
-    caller's transaction)."""
-    for table in TABLES:
-        db.execute(f"DROP TABLE IF EXISTS {table}")
-    db.script(SCHEMA)
+    caller's transaction); ``indexes=False`` leaves the secondary indexes
+    to ``create_indexes`` (a rebuild fills the tables first)."""
+    for name in (*VIEWS, *TABLES):
+        _drop(db, name)
+    db.script(_ddl(db, TABLE_DDL))
+    db.execute(VIEW_DDL)
     db.execute("INSERT INTO view_version VALUES (?)", (VERSION,))
     # The chain is written by the event store's recorder; the table is
     # created here too so that reading its head works on any ledger.
     db.script(chain.SCHEMA)
+    if indexes:
+        create_indexes(db)
+
+
+def create_indexes(db: Database) -> None:
+    db.script(INDEX_DDL)
 
 
 def connect(db: Database) -> Database:
@@ -102,3 +147,24 @@ def connect(db: Database) -> Database:
             if stored_version(db) != VERSION:  # another process may have done it
                 create(db)
     return db
+
+
+def _ddl(db: Database, ddl: str) -> str:
+    # WITHOUT ROWID is SQLite's: a PostgreSQL table is a heap either way.
+    return ddl if db.kind == "sqlite" else ddl.replace(" WITHOUT ROWID", "")
+
+
+def _drop(db: Database, name: str) -> None:
+    """Drop a view table or SQL view of any version, whichever it is."""
+    if db.kind == "sqlite":
+        row = db.execute("SELECT type FROM sqlite_master WHERE name=?", (name,)).fetchone()
+        kind = row[0] if row else None
+    else:
+        row = db.execute(
+            "SELECT relkind FROM pg_class WHERE oid = to_regclass(?)", (name,)
+        ).fetchone()
+        kind = {"v": "view", "r": "table"}.get(row[0]) if row else None
+    if kind == "view":
+        db.execute(f"DROP VIEW {name}")
+    elif kind == "table":
+        db.execute(f"DROP TABLE {name}")

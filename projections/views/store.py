@@ -1,10 +1,21 @@
 """The per-ladder store: a ladder's timeline entries, checkpoints, history,
 standings and its replay state (frontier, games since the last checkpoint,
-problem), read and written in the views' database."""
+problem), read and written in the views' database.
+
+A game's entry is its ``view_games`` row (unless voided); the other entries
+(rulesets, adjustments, season closes) are ``view_entries`` rows. Ladders
+and players are the views' numbers here; states are keyed by player id.
+
+Checkpoints are compact: each holds, as packed arrays, the states of the
+players that changed since the checkpoint before it, and every
+``WHOLE_EVERY``-th holds every player's; restoring one reads back to the
+last whole one.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import heapq
+from collections.abc import Iterator, Mapping
 from datetime import date
 from typing import Any
 
@@ -12,61 +23,106 @@ import msgspec
 
 from projections.db import Database
 from projections.families.base import PlayerState
-from projections.replay import Entry, Row
+from projections.replay import Entry, HistoryRow, Play
+from projections.views import facts
 
-#: Entries read per page while replaying (a replay holds one page).
+#: Game entries read per page while replaying (a replay holds one page).
 ENTRY_PAGE = 20000
-#: History rows written per statement.
-HISTORY_BATCH = 10000
+#: A checkpoint holds every player's state once in this many.
+WHOLE_EVERY = 8
 
 _decode_data = msgspec.json.Decoder(dict[str, Any]).decode
-_states_encoder = msgspec.msgpack.Encoder()
-_states_decoder = msgspec.msgpack.Decoder(dict[str, PlayerState])
+_pack = msgspec.msgpack.Encoder().encode
+_unpack = msgspec.msgpack.Decoder(
+    tuple[list[int], list[float], list[int], list[int], list[int]]
+).decode
 
 
 class LadderState(msgspec.Struct):
     """Where a ladder's replay stands."""
 
     name: str
-    #: Key of the last entry replayed ('' when nothing is).
+    #: Key of the last entry replayed ('' when nothing is), and its place.
     frontier: str = ""
+    frontier_pos: int = 0
     #: Games replayed since the last checkpoint.
     since_checkpoint: int = 0
     #: Why the ladder cannot be replayed (None when it can).
     problem: str | None = None
 
 
-def ladder_entries(conn: Database, ladder: str, after: str | None) -> Iterator[Entry]:
-    """A ladder's entries in effective order after a key (or all), read in
-    pages so a replay of a large ladder holds only one page in memory."""
-    last = "" if after is None else after
+def ladder_number(conn: Database, ladder_id: str) -> int | None:
+    """The views' number of the ladder with this id."""
+    row = conn.execute("SELECT n FROM view_ladders WHERE id=?", (ladder_id,)).fetchone()
+    return row[0] if row else None
+
+
+def game_entry(
+    key: str, n: int, gid: str, event: str | None, round_: int | None, text: str | bytes,
+    ids: Mapping[int, str],
+) -> Entry:  # fmt: skip
+    """A game's timeline entry from its ``view_games`` row."""
+    f = facts.read(text)
+    sides = tuple(tuple(ids[p] for p in side) for side in f.sides)
+    play = Play(sides, f.result, event, round_, f.neutral, f.attributes)
+    return Entry(key, "game", n, gid, key[:10], play)
+
+
+def _entry(row: Any) -> Entry:
+    n, key, kind, entry_id, on, data = row
+    return Entry(key, kind, n, entry_id, on, _decode_data(data))
+
+
+def ladder_entries(
+    conn: Database, ladder: int, after: str | None, ids: Mapping[int, str] | None = None
+) -> Iterator[Entry]:
+    """A ladder's entries in effective order after a key (or all), games read
+    in pages so a replay of a large ladder holds only one page in memory
+    (``ids``: player number -> id, when the caller has them)."""
+    if ids is None:
+        ids = dict(conn.execute("SELECT n, id FROM view_players").fetchall())
+    others = [
+        _entry(r)
+        for r in conn.execute(
+            "SELECT n, key, kind, id, date, data FROM view_entries WHERE ladder=? AND key>? "
+            "ORDER BY key",
+            (ladder, after or ""),
+        ).fetchall()
+    ]
+    games = _game_entries(conn, ladder, after, ids)
+    yield from heapq.merge(others, games, key=lambda e: e.key)
+
+
+def _game_entries(
+    conn: Database, ladder: int, after: str | None, ids: Mapping[int, str]
+) -> Iterator[Entry]:
+    last = after or ""
     while True:
         page = conn.execute(
-            "SELECT key, kind, id, date, data FROM view_entries "
-            "WHERE ladder=? AND key>? ORDER BY key LIMIT ?",
+            "SELECT key, n, id, event, round, facts FROM view_games WHERE ladder=? AND key>? "
+            "AND status<>'voided' ORDER BY key LIMIT ?",
             (ladder, last, ENTRY_PAGE),
         ).fetchall()
-        for key, kind, entry_id, on, data in page:
-            yield Entry(key, kind, entry_id, date.fromisoformat(on), _decode_data(data))
+        for key, n, gid, event, round_, text in page:
+            yield game_entry(key, n, gid, event, round_, text, ids)
         if len(page) < ENTRY_PAGE:
             return
         last = page[-1][0]
 
 
-def ruleset_entries(conn: Database, ladder: str, upto: str | None = None) -> list[Entry]:
+def ruleset_entries(conn: Database, ladder: int, upto: str | None = None) -> list[Entry]:
     """A ladder's rulesets in effective order (those at or before ``upto``)."""
-    rows = conn.execute(
-        "SELECT key, kind, id, date, data FROM view_entries WHERE ladder=? AND kind='ruleset' "
-        "AND key<=? ORDER BY key",
-        (ladder, "\x7f" if upto is None else upto),
-    ).fetchall()
     return [
-        Entry(key, kind, entry_id, date.fromisoformat(on), _decode_data(data))
-        for key, kind, entry_id, on, data in rows
+        _entry(r)
+        for r in conn.execute(
+            "SELECT n, key, kind, id, date, data FROM view_entries WHERE ladder=? "
+            "AND kind='ruleset' AND key<=? ORDER BY key",
+            (ladder, "\x7f" if upto is None else upto),
+        ).fetchall()
     ]
 
 
-def ruleset_in_force(conn: Database, ladder: str, key: str) -> dict[str, Any] | None:
+def ruleset_in_force(conn: Database, ladder: int, key: str) -> dict[str, Any] | None:
     """The ruleset entry (family, params, who, why) in force at ``key``: the
     latest adopted at or before it."""
     row = conn.execute(
@@ -79,42 +135,58 @@ def ruleset_in_force(conn: Database, ladder: str, key: str) -> dict[str, Any] | 
 
 class LadderStore:
     """One ladder's derived rows: checkpoints, history, standings and its
-    replay state."""
+    replay state. ``numbers`` maps player ids to the views' numbers."""
 
-    def __init__(self, conn: Database, ladder: str) -> None:
+    def __init__(self, conn: Database, ladder: int, numbers: Mapping[str, int]) -> None:
         self.conn = conn
         self.ladder = ladder
+        self.numbers = numbers
+        self._ids: dict[int, str] | None = None
+        #: Checkpoints saved since the last whole one (None: not read yet).
+        self._since_whole: int | None = None
+        #: Appending: the players changed since the last checkpoint of an
+        #: earlier run are in history rows after it (read at the next one).
+        self.appending = False
+
+    @property
+    def ids(self) -> dict[int, str]:
+        if self._ids is None:
+            self._ids = {n: pid for pid, n in self.numbers.items()}
+        return self._ids
 
     # -- replay state ---------------------------------------------------------
     def state(self) -> LadderState:
         row = self.conn.execute(
-            "SELECT name, frontier, since_checkpoint, problem FROM view_ladders WHERE id=?",
+            "SELECT name, frontier, frontier_pos, since_checkpoint, problem FROM view_ladders "
+            "WHERE n=?",
             (self.ladder,),
         ).fetchone()
-        if row is None:  # entries of a ladder whose opening is not (yet) known
-            return LadderState(name=self.ladder)
-        return LadderState(row[0], row[1], row[2], row[3])
+        if row is None:  # pragma: no cover - the projector numbers every ladder
+            return LadderState(name=str(self.ladder))
+        return LadderState(row[0], row[1], row[2], row[3], row[4])
 
-    def replayed(self, frontier: str, since_checkpoint: int) -> None:
+    def replayed(self, frontier: str, pos: int, since_checkpoint: int) -> None:
         """Note a replay that went through: up to ``frontier``, no problem."""
         self.conn.execute(
-            "UPDATE view_ladders SET frontier=?, since_checkpoint=?, problem=NULL WHERE id=?",
-            (frontier, since_checkpoint, self.ladder),
+            "UPDATE view_ladders SET frontier=?, frontier_pos=?, since_checkpoint=?, "
+            "problem=NULL WHERE n=?",
+            (frontier, pos, since_checkpoint, self.ladder),
         )
 
     def failed(self, problem: str) -> None:
         """Note a replay that could not go through: nothing derived is kept
         (the same as a rebuild from the events would hold), only the problem."""
-        self.clear_after(None)
+        self.clear_after(None, 0)
         self.conn.execute("DELETE FROM view_standings WHERE ladder=?", (self.ladder,))
         self.conn.execute(
-            "UPDATE view_ladders SET frontier='', since_checkpoint=0, problem=? WHERE id=?",
+            "UPDATE view_ladders SET frontier='', frontier_pos=0, since_checkpoint=0, problem=? "
+            "WHERE n=?",
             (problem, self.ladder),
         )
 
     # -- timeline -------------------------------------------------------------
     def entries(self, after: str | None) -> Iterator[Entry]:
-        return ladder_entries(self.conn, self.ladder, after)
+        return ladder_entries(self.conn, self.ladder, after, self.ids)
 
     def rulesets(self, upto: str | None = None) -> list[Entry]:
         return ruleset_entries(self.conn, self.ladder, upto)
@@ -124,48 +196,115 @@ class LadderStore:
         return [
             (event, lo, hi)
             for event, lo, hi in self.conn.execute(
-                "SELECT event, MIN(key), MAX(key) FROM view_entries WHERE ladder=? "
-                "AND kind='game' AND event IS NOT NULL GROUP BY event",
+                "SELECT event, MIN(key), MAX(key) FROM view_games WHERE ladder=? "
+                "AND status<>'voided' AND event IS NOT NULL GROUP BY event",
                 (self.ladder,),
             ).fetchall()
         ]
 
     # -- checkpoints ----------------------------------------------------------
-    def checkpoint_keys_before(self, key: str) -> list[str]:
-        """Checkpoint keys before ``key``, latest first."""
+    def checkpoints_before(self, key: str) -> list[tuple[str, int]]:
+        """(key, pos) of the checkpoints before ``key``, latest first."""
         return [
-            k
-            for (k,) in self.conn.execute(
-                "SELECT key FROM view_checkpoints WHERE ladder=? AND key<? ORDER BY key DESC",
+            (k, pos)
+            for k, pos in self.conn.execute(
+                "SELECT key, pos FROM view_checkpoints WHERE ladder=? AND key<? ORDER BY key DESC",
                 (self.ladder, key),
-            )
+            ).fetchall()
         ]
 
-    def checkpoint(self, key: str) -> dict[str, PlayerState]:
-        blob = self.conn.execute(
-            "SELECT states FROM view_checkpoints WHERE ladder=? AND key=?", (self.ladder, key)
-        ).fetchone()[0]
-        return _states_decoder.decode(blob)
+    def restore(self, key: str) -> dict[str, PlayerState]:
+        """The states saved at checkpoint ``key``."""
+        chain = []
+        for whole, blob in self.conn.execute(
+            "SELECT whole, states FROM view_checkpoints WHERE ladder=? AND key<=? "
+            "ORDER BY key DESC",
+            (self.ladder, key),
+        ):
+            chain.append(blob)
+            if whole:
+                break
+        ids = self.ids
+        states: dict[str, PlayerState] = {}
+        for blob in reversed(chain):
+            for n, rating, games, last, since in zip(*_unpack(blob), strict=True):
+                states[ids[n]] = PlayerState(
+                    rating=rating,
+                    games=games,
+                    last_played=date.fromordinal(last) if last else None,
+                    rated_since=date.fromordinal(since) if since else None,
+                )
+        return states
 
-    def save_checkpoint(self, key: str, states: dict[str, PlayerState]) -> None:
-        self.conn.execute(
-            "INSERT INTO view_checkpoints VALUES (?,?,?) "
-            "ON CONFLICT (ladder, key) DO UPDATE SET states = excluded.states",
-            (self.ladder, key, _states_encoder.encode(states)),
+    def save_checkpoint(
+        self, key: str, pos: int, states: dict[str, PlayerState], changed: set[str]
+    ) -> None:
+        """Save the states at ``key``: those in ``changed`` (and, when
+        appending, those changed by earlier runs), or all of them."""
+        if self._since_whole is None:
+            self._since_whole = self._deltas_since_whole(key)
+        whole = self._since_whole + 1 >= WHOLE_EVERY
+        if not whole and self.appending:
+            last = self.conn.execute(
+                "SELECT MAX(pos) FROM view_checkpoints WHERE ladder=? AND key<?",
+                (self.ladder, key),
+            ).fetchone()[0]
+            ids = self.ids
+            changed = changed | {
+                ids[n]
+                for (n,) in self.conn.execute(
+                    "SELECT DISTINCT player FROM view_history_rows WHERE ladder=? AND pos>?",
+                    (self.ladder, last or 0),
+                )
+            }
+        self.appending = False
+        players = states if whole else [p for p in changed if p in states]
+        numbers = self.numbers
+        picked = [(numbers[p], states[p]) for p in players]
+        blob = _pack(
+            (
+                [n for n, _ in picked],
+                [s.rating for _, s in picked],
+                [s.games for _, s in picked],
+                [s.last_played.toordinal() if s.last_played else 0 for _, s in picked],
+                [s.rated_since.toordinal() if s.rated_since else 0 for _, s in picked],
+            )
         )
-
-    def clear_after(self, key: str | None) -> None:
-        """Forget history and checkpoints after ``key`` (all when None)."""
-        after = key or ""
-        self.conn.execute("DELETE FROM view_history WHERE ladder=? AND key>?", (self.ladder, after))
         self.conn.execute(
-            "DELETE FROM view_checkpoints WHERE ladder=? AND key>?", (self.ladder, after)
+            "INSERT INTO view_checkpoints VALUES (?,?,?,?,?) ON CONFLICT (ladder, key) "
+            "DO UPDATE SET pos=excluded.pos, whole=excluded.whole, states=excluded.states",
+            (self.ladder, key, pos, 1 if whole else 0, blob),
+        )
+        self._since_whole = 0 if whole else self._since_whole + 1
+
+    def _deltas_since_whole(self, key: str) -> int:
+        """Checkpoints before ``key`` since the last whole one (a whole one is
+        due when there is none)."""
+        flags = [
+            whole
+            for (whole,) in self.conn.execute(
+                "SELECT whole FROM view_checkpoints WHERE ladder=? AND key<? "
+                "ORDER BY key DESC LIMIT ?",
+                (self.ladder, key, WHOLE_EVERY),
+            )
+        ]
+        return flags.index(1) if 1 in flags else WHOLE_EVERY
+
+    def clear_after(self, key: str | None, pos: int) -> None:
+        """Forget history after place ``pos`` and checkpoints after ``key``
+        (all when None)."""
+        self.conn.execute(
+            "DELETE FROM view_history_rows WHERE ladder=? AND pos>?", (self.ladder, pos)
+        )
+        self.conn.execute(
+            "DELETE FROM view_checkpoints WHERE ladder=? AND key>?", (self.ladder, key or "")
         )
 
     # -- standings and history ------------------------------------------------
     def standings(self) -> dict[str, PlayerState]:
+        ids = self.ids
         return {
-            player: PlayerState(
+            ids[player]: PlayerState(
                 rating=rating,
                 games=games,
                 last_played=date.fromisoformat(last) if last else None,
@@ -178,43 +317,34 @@ class LadderStore:
             )
         }
 
-    def put_standings(self, states: dict[str, PlayerState], replace: bool) -> None:
+    def put_standings(self, states: Mapping[str, PlayerState], replace: bool) -> None:
         """Write these players' standings (``replace``: and only theirs)."""
         if replace:
             self.conn.execute("DELETE FROM view_standings WHERE ladder=?", (self.ladder,))
+        numbers = self.numbers
         self.conn.executemany(
             "INSERT INTO view_standings VALUES (?,?,?,?,?,?) ON CONFLICT (ladder, player) "
             "DO UPDATE SET rating = excluded.rating, games = excluded.games, "
             "last_played = excluded.last_played, rated_since = excluded.rated_since",
             [
-                (self.ladder, p, s.rating, s.games, _iso(s.last_played), _iso(s.rated_since))
+                (
+                    self.ladder,
+                    numbers[p],
+                    s.rating,
+                    s.games,
+                    _iso(s.last_played),
+                    _iso(s.rated_since),
+                )
                 for p, s in states.items()
-            ],
+            ],  # fmt: skip
         )
 
-    def put_history(self, rows: Iterable[Row]) -> set[str]:
-        """Write history rows in batches; returns the players they touch."""
-        touched: set[str] = set()
-        batch: list[tuple[Any, ...]] = []
-        for row in rows:
-            touched.add(row.player)
-            batch.append(_history_row(self.ladder, row))
-            if len(batch) >= HISTORY_BATCH:
-                self._insert_history(batch)
-                batch = []
-        self._insert_history(batch)
-        return touched
-
-    def _insert_history(self, batch: list[tuple[Any, ...]]) -> None:
-        if batch:
-            marks = ",".join("?" * len(batch[0]))
-            self.conn.executemany(f"INSERT INTO view_history VALUES ({marks})", batch)
-
-
-def _history_row(ladder: str, row: Row) -> tuple[Any, ...]:
-    values = msgspec.structs.astuple(row)
-    # The date as text: a TEXT column on every database.
-    return (ladder, *values[:4], row.date.isoformat(), *values[5:])
+    def put_history(self, rows: list[HistoryRow]) -> None:
+        """Write history rows (one statement for the lot)."""
+        if rows:
+            self.conn.executemany(
+                "INSERT INTO view_history_rows VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows
+            )
 
 
 def _iso(value: date | None) -> str | None:

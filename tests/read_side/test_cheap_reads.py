@@ -55,10 +55,26 @@ def test_views_of_another_version_are_dropped_and_rebuilt(tmp_path: Path) -> Non
     db.execute("UPDATE view_version SET version = version - 1")
     with statements(db) as seen:
         views.connect(db)
-    assert any(s.startswith("DROP TABLE IF EXISTS view_history") for s in ddl(seen))
+    assert "DROP TABLE view_history_rows" in ddl(seen)
+    assert "DROP VIEW view_history" in ddl(seen)
     assert schema.stored_version(db) == schema.VERSION
     assert views.position(db) == 0  # emptied: the next catch-up rebuilds them
     assert views.catch_up(db, b.recorder) == b.recorder.max_notification_id()
+
+
+def test_views_of_a_version_whose_history_was_a_table_are_replaced(tmp_path: Path) -> None:
+    """Up to version 9 ``view_history`` was a table; it is a SQL view now."""
+    path = str(tmp_path / "views.db")
+    db = SQLiteDatabase(path)
+    db.execute("CREATE TABLE view_history (ladder TEXT, key TEXT)")
+    db.execute("CREATE TABLE view_version (version INTEGER NOT NULL)")
+    db.execute("INSERT INTO view_version VALUES (9)")
+    with statements(db) as seen:
+        views.connect(db)
+    assert "DROP TABLE view_history" in ddl(seen)
+    kind = db.execute("SELECT type FROM sqlite_master WHERE name='view_history'").fetchone()[0]
+    assert kind == "view"
+    assert schema.stored_version(db) == schema.VERSION
 
 
 def test_catch_up_with_nothing_new_takes_no_lock(monkeypatch: pytest.MonkeyPatch) -> None:

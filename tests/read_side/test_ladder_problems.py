@@ -194,7 +194,7 @@ def test_a_database_error_is_not_taken_for_a_ladder_problem(monkeypatch: Any) ->
     b, _ = two_ladders()
     conn = b.views()
 
-    def broken(self: Any, key: str, states: dict[str, PlayerState]) -> None:
+    def broken(self: Any, key: str, pos: int, states: dict[str, PlayerState], *_: Any) -> None:
         raise sqlite3.OperationalError("disk I/O error")
 
     monkeypatch.setattr(store.LadderStore, "save_checkpoint", broken)

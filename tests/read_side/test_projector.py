@@ -14,8 +14,9 @@ from projections.views.projector import KIND_NAMES, Projector
 
 
 def test_every_event_class_has_a_handler_and_an_audit_name() -> None:
-    registry = Projector.__dict__["project"].dispatcher.registry
+    registry = Projector.HANDLERS
     assert set(ev.EVENT_CLASSES) <= set(registry)
+    assert all(callable(getattr(Projector, name)) for name in registry.values())
     assert set(KIND_NAMES) == set(ev.EVENT_CLASSES)
 
 

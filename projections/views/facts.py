@@ -1,0 +1,88 @@
+"""A game's facts as the views keep them: compactly.
+
+The event store holds every game's facts with ids (a few hundred bytes); a
+``view_games`` row keeps only what its other columns do not (the ladder, the
+date, which is its key's, the event and the round are columns), players by
+the views' number, and fields left at their default omitted. The audit keeps
+a game's facts as an event left them the same way, with the date, event and
+round (``whole``). Readers turn them back into the stored shape
+(``stored``): the facts as ``ledger.events.GameFacts`` has them, ids and all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+
+from projections.views import source
+
+
+class KeptFacts(msgspec.Struct, omit_defaults=True, gc=False):
+    """A game's facts in the views (``date``, ``event``, ``round``: only in
+    the audit's copies)."""
+
+    sides: list[list[int]]
+    result: dict[str, Any]
+    table: int | None = None
+    sequence: int | None = None
+    neutral: bool = False
+    attributes: dict[str, float] = {}
+    date: str | None = None
+    event: str | None = None
+    round: int | None = None
+
+
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder(KeptFacts).decode
+
+
+def keep(facts: source.Facts, numbers: Mapping[str, int], whole: bool = False) -> str:
+    """The views' text of a game's facts (``whole``: with date, event, round)."""
+    kept = KeptFacts(
+        [[numbers[p] for p in side] for side in facts.sides],
+        facts.result,
+        facts.table,
+        facts.sequence,
+        facts.neutral,
+        facts.attributes,
+    )
+    if whole:
+        kept.date, kept.event, kept.round = facts.date, facts.event, facts.round
+    return _encode(kept).decode()
+
+
+def read(text: str | bytes) -> KeptFacts:
+    return _decode(text)
+
+
+def whole(text: str | bytes, key: str, event: str | None, round_: int | None) -> str:
+    """A game row's facts with the date (its key's), event and round."""
+    kept = read(text)
+    kept.date, kept.event, kept.round = key[:10], event, round_
+    return _encode(kept).decode()
+
+
+def stored(
+    kept: KeptFacts,
+    ladder: str,
+    ids: Mapping[int, str],
+    date: str | None = None,
+    event: str | None = None,
+    round_: int | None = None,
+) -> dict[str, Any]:
+    """The facts in their stored shape (``GameFacts`` as plain data);
+    ``date``, ``event`` and ``round_`` from the game's row unless kept."""
+    return {
+        "ladder": ladder,
+        "date": kept.date if kept.date is not None else date,
+        "sides": [[ids[n] for n in side] for side in kept.sides],
+        "result": kept.result,
+        "event": kept.event if kept.date is not None else event,
+        "round": kept.round if kept.date is not None else round_,
+        "table": kept.table,
+        "neutral": kept.neutral,
+        "attributes": kept.attributes,
+        "sequence": kept.sequence,
+    }

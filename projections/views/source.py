@@ -1,0 +1,146 @@
+"""Reading the event store for the views: raw pages, lean decoding.
+
+A rebuild reads every stored event once. Going through the recorder's
+``select_notifications`` builds a notification object (with a UUID) per
+event, and decoding every event into the ledger's typed classes parses every
+id into a UUID and every time into a datetime that the views write back as
+text. So the views read pages of ``(position, topic, state)`` with one plain
+SELECT on the recorder's own connection (SQLite and PostgreSQL; any other
+recorder through ``ledger.pager.pages``), and decode the events that are
+numerous (games recorded or corrected) into lean structs whose ids, dates and
+times stay the text they are stored as. Every other event, and a game stored
+in an older shape (which needs upcasting), is decoded by ``ledger.events``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import msgspec
+
+from ledger import events as ev
+from ledger.pager import pages
+
+#: Events read per page.
+PAGE = 5000
+
+#: One stored event: (notification id, topic, state).
+Stored = tuple[int, str, bytes]
+
+
+class Facts(msgspec.Struct, gc=False):
+    """A game's facts as stored (``ledger.events.GameFacts``), ids and the
+    date kept as their text."""
+
+    ladder: str
+    date: str
+    sides: list[list[str]]
+    result: dict[str, Any]
+    event: str | None = None
+    round: int | None = None
+    table: int | None = None
+    neutral: bool = False
+    attributes: dict[str, float] = {}
+    sequence: int | None = None
+
+
+class GameNote(msgspec.Struct, gc=False):
+    """A ``GameRecorded`` or ``GameCorrected`` event, lean: ``game`` is the
+    stored JSON of its facts (decoded with ``facts``, kept as the views'
+    copy of them)."""
+
+    originator_id: str
+    originator_version: int
+    recorded_at: str
+    recorded_by: str
+    game: msgspec.Raw
+    reason: str | None = None
+    source: ev.Source | None = None
+
+
+GAME_TOPICS = {ev.GameRecorded.TOPIC: ev.GameRecorded, ev.GameCorrected.TOPIC: ev.GameCorrected}
+_note_decoder = msgspec.json.Decoder(GameNote)
+_facts_decoder = msgspec.json.Decoder(Facts)
+_encoder = msgspec.json.Encoder()
+_current = {topic: b'"class_version":%d' % cls.class_version for topic, cls in GAME_TOPICS.items()}
+
+
+def decode(topic: str, state: bytes) -> GameNote | ev.LedgerEvent:
+    """A stored event: a ``GameNote`` for a game recorded or corrected in
+    this code's shape, else the typed event (upcast when older)."""
+    marker = _current.get(topic)
+    if marker is not None and marker in state:
+        return _note_decoder.decode(state)
+    return ev.decode(topic, state)
+
+
+def game_note(event: ev.GameRecorded | ev.GameCorrected) -> GameNote:
+    """The lean form of a typed game event (one not stored yet, or upcast)."""
+    return _note_decoder.decode(_encoder.encode(event))
+
+
+def facts(note: GameNote) -> Facts:
+    return _facts_decoder.decode(note.game)
+
+
+def decode_facts(text: str | bytes) -> Facts:
+    """Facts as the views store them (the event's own JSON)."""
+    return _facts_decoder.decode(text)
+
+
+def utc_text(recorded_at: str) -> str:
+    """A stored UTC time as ``datetime.isoformat`` writes it (``+00:00``,
+    not ``Z``): the form the views have always shown."""
+    return recorded_at[:-1] + "+00:00" if recorded_at.endswith("Z") else recorded_at
+
+
+def raw_pages(recorder: Any, after: int = 0, limit: int = PAGE) -> Iterator[list[Stored]]:
+    """Pages of stored events after position ``after``, in store order."""
+    read = _reader(recorder)
+    if read is None:
+        for page in pages(recorder, after, limit):
+            yield [(n.id, n.topic, n.state) for n in page]
+        return
+    while True:
+        page = read(after, limit)
+        if not page:
+            return
+        yield page
+        after = page[-1][0]
+
+
+def _reader(recorder: Any) -> Any:
+    """A function reading one raw page straight from the recorder's table,
+    or None for a recorder without one (in-memory stores)."""
+    datastore = getattr(recorder, "datastore", None)
+    table = getattr(recorder, "events_table_name", None)
+    if datastore is None or table is None:
+        return None
+    module = type(datastore).__module__
+    if module == "eventsourcing.sqlite":
+        sql = f"SELECT rowid, topic, state FROM {table} WHERE rowid>? ORDER BY rowid LIMIT ?"
+
+        def read_sqlite(after: int, limit: int) -> list[Stored]:
+            with datastore.transaction(commit=False) as c:
+                c.execute(sql, (after, limit))
+                return [(r[0], r[1], r[2]) for r in c.fetchall()]
+
+        return read_sqlite
+    if module == "eventsourcing.postgres":
+        from psycopg.sql import SQL, Identifier
+
+        statement = SQL(
+            "SELECT notification_id, topic, state FROM {schema}.{table} "
+            "WHERE notification_id>%s ORDER BY notification_id LIMIT %s"
+        ).format(schema=Identifier(datastore.schema), table=Identifier(table))
+
+        def read_postgres(after: int, limit: int) -> list[Stored]:
+            with datastore.transaction(commit=False) as curs:
+                curs.execute(statement, (after, limit))
+                return [
+                    (r["notification_id"], r["topic"], bytes(r["state"])) for r in curs.fetchall()
+                ]
+
+        return read_postgres
+    return None
