@@ -10,11 +10,12 @@ import os
 import sqlite3
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlparse
 
 import msgspec
 
-from ledger.errors import Invalid, LedgerError
+from ledger.errors import Denied, Invalid, LedgerError
 
 DEFAULT_DB = "ledger.db"
 #: Seconds a PostgreSQL writer waits for another's append (``LEDGER_LOCK_TIMEOUT``)
@@ -71,32 +72,105 @@ class Storage(msgspec.Struct, frozen=True):
         }
 
     def prepare(self) -> None:
-        """Create the PostgreSQL schema, event store, chain and write index if
-        they are missing, one process at a time (DDL run by two processes at
-        once fails with "tuple concurrently updated"). The views are the read
-        side's to create."""
+        """Create or upgrade the PostgreSQL schema, event store, chain, write
+        index and append-only triggers when they are missing or of an older
+        version (``recorders.STORE_VERSION``); otherwise only read that
+        version. The DDL needs the schema's owner (a referee's or reader's
+        role gets ``Denied``) and runs one process at a time (DDL run by two
+        processes at once fails with "tuple concurrently updated"). The views
+        are the read side's to create."""
         if self.kind != "postgres":
             return
         import psycopg
 
         from ledger.application import LedgerApplication
+        from ledger.recorders import STORE_VERSION
 
         with psycopg.connect(self.target, autocommit=True) as conn:
-            ready = f"{self.schema}.ledger_index_version"
-            if conn.execute("SELECT to_regclass(%s)", (ready,)).fetchone()[0]:
-                return
-            conn.execute("SELECT pg_advisory_lock(hashtext(%s))", ("ledger-setup:" + self.schema,))
             try:
-                if conn.execute("SELECT to_regclass(%s)", (ready,)).fetchone()[0]:
+                if self._store_version(conn) == STORE_VERSION:
                     return
-                conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{self.schema}"')
-                app = LedgerApplication(env=self.app_env(create_tables=True))
-                app.ensure_index()
-                app.close()
-            finally:
-                conn.execute(
-                    "SELECT pg_advisory_unlock(hashtext(%s))", ("ledger-setup:" + self.schema,)
-                )
+                key = "ledger-setup:" + self.schema
+                conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (key,))
+                try:
+                    if self._store_version(conn) == STORE_VERSION:
+                        return
+                    if self._may_set_up(conn):
+                        conn.execute(f'CREATE SCHEMA "{self.schema}"')
+                    app = LedgerApplication(env=self.app_env(create_tables=True))
+                    try:
+                        app.ensure_index()
+                    finally:
+                        app.close()
+                finally:
+                    conn.execute("SELECT pg_advisory_unlock(hashtext(%s))", (key,))
+            except Exception as exc:
+                denied = permission_denied(exc)
+                if denied is None:
+                    raise
+                state = "of an older version" if self._has_events(conn) else "not set up"
+                raise Denied(
+                    f"the ledger in schema {self.schema!r} is {state} and role "
+                    f"{conn.info.user!r} may not set it up ({denied}): run 'ledger project' "
+                    "once as the schema's owner (see the README's PostgreSQL roles)"
+                ) from None
+
+    def _may_set_up(self, conn: Any) -> bool:
+        """Whether the schema must be created; refuses a role that may not
+        create or upgrade it before any DDL is attempted."""
+        user = conn.info.user
+        row = conn.execute(
+            "SELECT pg_get_userbyid(nspowner), pg_has_role(nspowner, 'USAGE') "
+            "FROM pg_namespace WHERE nspname = %s",
+            (self.schema,),
+        ).fetchone()
+        if row is None:
+            if conn.execute(
+                "SELECT has_database_privilege(current_database(), 'CREATE')"
+            ).fetchone()[0]:
+                return True
+            raise Denied(
+                f"the ledger in schema {self.schema!r} is not set up and role {user!r} may not "
+                f"create the schema: a superuser creates it (CREATE SCHEMA {self.schema} "
+                "AUTHORIZATION <owner>), then its owner runs 'ledger project' once (see the "
+                "README's PostgreSQL roles)"
+            )
+        owner, owned = row
+        if not owned:
+            state = "of an older version" if self._has_events(conn) else "not set up"
+            raise Denied(
+                f"the ledger in schema {self.schema!r} is {state} and only its owner "
+                f"{owner!r} may set it up (this is {user!r}): run 'ledger project' once "
+                f"as {owner!r}"
+            )
+        return False
+
+    def _store_version(self, conn: Any) -> int | None:
+        table = f'"{self.schema}".ledger_store_version'
+        if conn.execute("SELECT to_regclass(%s)", (table,)).fetchone()[0] is None:
+            return None
+        return conn.execute(f"SELECT MAX(version) FROM {table}").fetchone()[0]
+
+    def _has_events(self, conn: Any) -> bool:
+        try:
+            events = f'"{self.schema}".ledger_events'
+            return conn.execute("SELECT to_regclass(%s)", (events,)).fetchone()[0] is not None
+        except Exception:  # noqa: BLE001 - no access to the schema at all
+            return False
+
+
+def permission_denied(exc: BaseException) -> str | None:
+    """PostgreSQL's words when ``exc`` (or one of its causes) is a refused
+    privilege ("permission denied for table ...", "must be owner of ..."),
+    else None."""
+    import psycopg
+
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, psycopg.errors.InsufficientPrivilege):
+            return seen.diag.message_primary or str(seen)
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def resolve(db: str | None, schema: str | None = None) -> Storage:

@@ -14,6 +14,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from ledger.errors import Denied
+
 
 class Row(tuple):
     """A result row readable by position or by column name (like sqlite3.Row)."""
@@ -53,7 +55,7 @@ class Database:
     def script(self, ddl: str) -> None:
         for statement in ddl.split(";"):
             if statement.strip():
-                self.conn.execute(self.ddl(statement))
+                self.execute(self.ddl(statement))
 
     def ddl(self, statement: str) -> str:
         return statement
@@ -78,6 +80,15 @@ class Database:
 
     def begin_exclusive(self) -> None:
         self.conn.execute("BEGIN IMMEDIATE")
+
+    def may_write(self, tables: Iterable[str]) -> bool:
+        """Whether rows of ``tables`` may be written (roles are PostgreSQL's)."""
+        return True
+
+    def owner(self) -> str | None:
+        """The role that owns the views' schema, when this role is not it
+        (only that role may create, drop or upgrade tables); None otherwise."""
+        return None
 
     def close(self) -> None:
         self.conn.close()
@@ -118,13 +129,52 @@ class PostgresDatabase(Database):
         conn.execute(f'SET search_path TO "{schema}"')
         super().__init__(conn)
         self.errors = (psycopg.Error,)
+        self._denied = psycopg.errors.InsufficientPrivilege
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        return self.conn.execute(sql.replace("?", "%s"), params)
+        try:
+            return self.conn.execute(self.placeholders(sql), params)
+        except self._denied as exc:
+            raise self.denied(exc) from None
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        with self.conn.cursor() as cur:
-            cur.executemany(sql.replace("?", "%s"), list(rows))
+        try:
+            with self.conn.cursor() as cur:
+                cur.executemany(self.placeholders(sql), list(rows))
+        except self._denied as exc:
+            raise self.denied(exc) from None
+
+    @staticmethod
+    def placeholders(sql: str) -> str:
+        """psycopg's placeholders for ``?``; a literal ``%`` (``LIKE 'game %'``)
+        doubled so that psycopg keeps it."""
+        return sql.replace("%", "%%").replace("?", "%s")
+
+    def denied(self, exc: Any) -> Denied:
+        """A refused privilege as the command's error (a reader that tries
+        to write, a referee that tries to drop a view table)."""
+        return Denied(
+            f"role {self.conn.info.user!r} may not do this: {exc.diag.message_primary} "
+            "(see the README's PostgreSQL roles)"
+        )
+
+    def may_write(self, tables: Iterable[str]) -> bool:
+        """Whether this role may insert, update and delete rows of ``tables``."""
+        names = list(tables)
+        row = self.conn.execute(
+            "SELECT bool_and(has_table_privilege(t, 'INSERT') AND has_table_privilege(t, "
+            "'UPDATE') AND has_table_privilege(t, 'DELETE')) FROM unnest(%s::text[]) AS t "
+            "WHERE to_regclass(t) IS NOT NULL",
+            (names,),
+        ).fetchone()
+        return row[0] is not False
+
+    def owner(self) -> str | None:
+        row = self.conn.execute(
+            "SELECT pg_get_userbyid(nspowner), pg_has_role(nspowner, 'USAGE') "
+            "FROM pg_namespace WHERE nspname = current_schema()"
+        ).fetchone()
+        return None if row is None or row[1] else row[0]
 
     def ddl(self, statement: str) -> str:
         for pattern, replacement in self._TYPES:

@@ -3,19 +3,19 @@ options and rendering helpers."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import click
 
 from ledger.application import LedgerApplication, current_user
 from ledger.commands import Commands
-from ledger.errors import Invalid, LedgerError
+from ledger.errors import Denied, Invalid
 from ledger.output import FORMATS, render
 from ledger.storage import Storage, resolve
 from projections import views
 from projections.db import Database, PostgresDatabase, SQLiteDatabase
+from projections.views.schema import stored_version
 
 
 class Ledger:
@@ -51,9 +51,37 @@ class Ledger:
     def conn(self) -> Database:
         if self._conn is None:
             self.app  # noqa: B018 - the event store's tables exist before the views read them
-            self._conn = views.connect(open_views(self.storage))
+            db = open_views(self.storage)
+            if db.kind == "postgres" and stored_version(db) != views.VERSION:
+                # Creating or upgrading the views is DDL: the owner's alone.
+                try:
+                    self._refuse_unless_owner(
+                        db,
+                        "create them",
+                        "ledger project",
+                        "the views are missing or of another version: ",
+                    )
+                except Denied:
+                    db.close()
+                    raise
+            self._conn = views.connect(db)
             self.caught_up()
         return self._conn
+
+    def owner_only(self, action: str, command: str) -> None:
+        """Refuse, before any DDL, a command that only the owner of the
+        PostgreSQL schema may run: ``action`` (e.g. "rebuild the views (a
+        rebuild drops and recreates their tables)"), run as ``command``."""
+        self._refuse_unless_owner(self.conn, action, command)
+
+    @staticmethod
+    def _refuse_unless_owner(db: Database, action: str, command: str, state: str = "") -> None:
+        owner = db.owner()
+        if owner is not None:
+            raise Denied(
+                f"{state}only the schema's owner {owner!r} may {action}; run '{command}' "
+                f"as {owner!r}"
+            )
 
     def close(self) -> None:
         """Release connections (PostgreSQL pools hold server slots)."""
@@ -64,8 +92,21 @@ class Ledger:
 
     def caught_up(self) -> None:
         """Bring the views up to the events just appended; say on stderr what
-        the replay warns of (rules of another maths version)."""
-        report = views.catch_up_report(self.conn, self.app.recorder)
+        the replay warns of (rules of another maths version). A role that may
+        only read the views (a PostgreSQL reader) reads them as they stand,
+        told on stderr how far behind the events they are."""
+        conn, recorder = self.conn, self.app.recorder
+        if not views.is_current(conn, recorder) and not conn.may_write(["view_tracking"]):
+            behind = (recorder.max_notification_id() or 0) - views.position(conn)
+            click.echo(
+                f"Notice: the views are {behind} event{'s' if behind != 1 else ''} behind the "
+                "event log and this role may "
+                "only read them: shown as they stand (a referee's next command, or 'ledger "
+                "project', brings them up to date).",
+                err=True,
+            )
+            return
+        report = views.catch_up_report(conn, recorder)
         for warning in report.warnings:
             click.echo(f"Warning: {warning}", err=True)
 
@@ -76,21 +117,6 @@ def open_views(storage: Storage) -> Database:
     if storage.kind == "sqlite":
         return SQLiteDatabase(storage.target)
     return PostgresDatabase(storage.target, storage.schema)
-
-
-def fail(message: str) -> NoReturn:
-    click.echo(f"Error: {message}", err=True)
-    sys.exit(1)
-
-
-class LedgerGroup(click.Group):
-    """Turns a refused command (LedgerError) into a clear message and exit 1."""
-
-    def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except LedgerError as exc:
-            fail(str(exc))
 
 
 format_option = click.option(
