@@ -26,24 +26,14 @@ from projections.families.registry import load_family
 ROWS_CHUNK = 50_000
 
 
-class Play(msgspec.Struct, frozen=True, gc=False):
-    """What the replay needs of a game: its sides (player ids in recorded
-    order), its stored result and the facts a family may rate from."""
-
-    sides: tuple[tuple[str, ...], ...]
-    result: dict[str, Any]
-    event: str | None = None
-    round: int | None = None
-    neutral: bool = False
-    attributes: dict[str, float] = {}
-
-
 class Entry(msgspec.Struct, frozen=True, gc=False):
     """One timeline entry of a ladder.
 
     ``n`` numbers the entry (the store position of the event that recorded
-    it), ``date`` is ISO text; ``data`` is a ``Play`` for a game, the kind's
-    payload (a dict) otherwise.
+    it), ``date`` is ISO text; ``data`` is, for a game, its facts as stored
+    (``projections.views.source.Facts``: the replay reads ``sides``,
+    ``result``, ``event``, ``round``, ``neutral`` and ``attributes``), the
+    kind's payload (a dict) otherwise.
     """
 
     key: str
@@ -222,7 +212,7 @@ class Replay:
         self.states[player] = state
         return state
 
-    def _sides(self, entry: Entry) -> tuple[tuple[str, ...], ...]:
+    def _sides(self, entry: Entry) -> Any:
         sides = entry.data.sides
         merges = self.merges
         if merges:
@@ -230,10 +220,10 @@ class Replay:
         return sides
 
     def _changes(
-        self, entry: Entry, sides: tuple[tuple[str, ...], ...], states: list[list[PlayerState]]
+        self, entry: Entry, sides: Any, states: list[list[PlayerState]]
     ) -> list[Any]:
         """Each player's (delta, s, p, k[, rated, note]), per side."""
-        play: Play = entry.data
+        play = entry.data
         fast = self._fast
         if fast is not None:
             changes = fast(play.result, states, play.neutral, play.attributes)
@@ -244,7 +234,7 @@ class Replay:
         game = Game(
             id=entry.id,
             date=day(entry.date),
-            sides=sides,
+            sides=tuple(map(tuple, sides)),
             result=family.load_result(play.result),
             event=play.event,
             round=play.round,
@@ -260,7 +250,7 @@ class Replay:
 
     def _game(self, entry: Entry) -> None:
         """A game whose changes apply at once."""
-        play: Play = entry.data
+        play = entry.data
         sides = play.sides
         if self.merges:
             sides = self._sides(entry)

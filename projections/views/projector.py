@@ -29,8 +29,8 @@ import msgspec
 from ledger import events as ev
 from ledger.identity import name_key
 from projections.db import Database
-from projections.replay import Entry, Play
-from projections.timeline import game_key, sort_key
+from projections.replay import Entry
+from projections.timeline import sort_key
 from projections.views import facts as kept_facts
 from projections.views import source
 from projections.views.problems import effective
@@ -54,6 +54,12 @@ _json = msgspec.json.Encoder()
 # Positions in a game's row (the columns of view_games, in order).
 N, ID, LADDER, KEY, STATUS, EVENT, ROUND, VERSION, FACTS = range(9)
 FIRST = 13  # first_facts
+
+
+#: ``timeline.game_key``, spelt out for the hot path (a test checks they agree).
+_GAME_KEY = (
+    sort_key("%s", "game", "%s", "%s").replace("000000000", "%09d").replace("000000", "%06d")
+)
 
 
 def _text(data: Any) -> str:
@@ -85,6 +91,7 @@ class Projector:
         self.conn = conn
         self.affected: dict[int, str] = {}
         self.entries: dict[int, dict[str, Entry]] | None = {} if timeline else None
+        self._rebuild = timeline
         # Players and ladders are few: all of them are held, written when changed.
         self.players: dict[str, list[Any]] = {
             r[1]: list(r)
@@ -124,7 +131,10 @@ class Projector:
         event = source.decode(topic, state)
         if known_at is not None and _recorded_at(event) > known_at:
             return False
-        self._apply(seq, event, topic)
+        if type(event) is source.GameNote:  # the bulk of any store
+            self._game_note(seq, event, topic)
+        else:
+            self._apply(seq, event, topic)
         return True
 
     def apply(self, seq: int, event: ev.LedgerEvent) -> None:
@@ -196,6 +206,8 @@ class Projector:
         fields = [e.name, name_key(e.name), e.recorded_at.isoformat(), e.recorded_by]
         if row is None:
             row = self.ladders[lid] = [seq, lid, *fields]
+            if self._rebuild:
+                self._touch(seq, "")
         else:  # games of it were seen first (a partial store)
             row[2:] = fields
         self._dirty_ladders.add(lid)
@@ -266,14 +278,15 @@ class Projector:
     def _game_note(self, seq: int, note: source.GameNote, topic: str) -> None:
         """A game recorded (again, after a void) or corrected."""
         gid = note.originator_id
-        facts = source.facts(note)
+        facts = note.game
         ladder = self._ladder(facts.ladder, seq)
         players = self.players
         for side in facts.sides:  # every player rated needs a number
             for p in side:
                 if p not in players:
                     self._player(p, seq)
-        key = game_key(gid, facts)
+        order = facts.sequence if facts.sequence is not None else facts.table
+        key = _GAME_KEY % (facts.date, facts.event or "", facts.round or 0, order or 0, gid)
         kept = kept_facts.keep(facts, self._numbers)
         corrected = topic == ev.GameCorrected.TOPIC
         if corrected or note.originator_version > 1:
@@ -292,18 +305,24 @@ class Projector:
                 _source(note.source),
             ]  # fmt: skip
         else:  # audited on its own row
+            at, where = note.recorded_at, note.source
             game = [
                 seq, gid, ladder, key, "recorded", facts.event, facts.round, 1, kept,
-                source.utc_text(note.recorded_at), note.recorded_by, note.reason,
-                _source(note.source), None,
+                at[:-1] + "+00:00" if at[-1] == "Z" else at, note.recorded_by, note.reason,
+                f"{where.file}:{where.row}" if where else None, None,
             ]  # fmt: skip
             self._games[gid] = game
             self._new_games.add(gid)
             if self._game_numbers is not None:
                 self._game_numbers[gid] = seq
-        sides = tuple(map(tuple, facts.sides))
-        play = Play(sides, facts.result, facts.event, facts.round, facts.neutral, facts.attributes)
-        self._put_entry(ladder, Entry(key, "game", game[N], gid, facts.date, play))
+        entry = Entry(key, "game", game[N], gid, facts.date, facts)
+        if self.entries is not None:
+            held = self.entries.get(ladder)
+            if held is None:
+                held = self.entries[ladder] = {}
+            held[key] = entry
+        if not self._rebuild:  # a rebuild replays every ladder whole
+            self._touch(ladder, key)
 
     def _game_voided(self, seq: int, e: ev.GameVoided) -> tuple[Any, ...]:
         game = self._game(str(e.originator_id))
@@ -347,6 +366,8 @@ class Projector:
         if row is None:
             row = self.ladders[lid] = [seq, lid, lid, lid, None, None]
             self._dirty_ladders.add(lid)
+            if self._rebuild:
+                self._touch(seq, "")
         return row[0]
 
     def _player(self, pid: str, seq: int) -> list[Any]:

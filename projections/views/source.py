@@ -31,7 +31,9 @@ Stored = tuple[int, str, bytes]
 
 class Facts(msgspec.Struct, gc=False):
     """A game's facts as stored (``ledger.events.GameFacts``), ids and the
-    date kept as their text."""
+    date kept as their text. The replay rates a game from them as they are
+    (``sides``, ``result``, ``event``, ``round``, ``neutral``,
+    ``attributes``)."""
 
     ladder: str
     date: str
@@ -46,22 +48,19 @@ class Facts(msgspec.Struct, gc=False):
 
 
 class GameNote(msgspec.Struct, gc=False):
-    """A ``GameRecorded`` or ``GameCorrected`` event, lean: ``game`` is the
-    stored JSON of its facts (decoded with ``facts``, kept as the views'
-    copy of them)."""
+    """A ``GameRecorded`` or ``GameCorrected`` event, lean."""
 
     originator_id: str
     originator_version: int
     recorded_at: str
     recorded_by: str
-    game: msgspec.Raw
+    game: Facts
     reason: str | None = None
     source: ev.Source | None = None
 
 
 GAME_TOPICS = {ev.GameRecorded.TOPIC: ev.GameRecorded, ev.GameCorrected.TOPIC: ev.GameCorrected}
 _note_decoder = msgspec.json.Decoder(GameNote)
-_facts_decoder = msgspec.json.Decoder(Facts)
 _encoder = msgspec.json.Encoder()
 _current = {topic: b'"class_version":%d' % cls.class_version for topic, cls in GAME_TOPICS.items()}
 
@@ -78,15 +77,6 @@ def decode(topic: str, state: bytes) -> GameNote | ev.LedgerEvent:
 def game_note(event: ev.GameRecorded | ev.GameCorrected) -> GameNote:
     """The lean form of a typed game event (one not stored yet, or upcast)."""
     return _note_decoder.decode(_encoder.encode(event))
-
-
-def facts(note: GameNote) -> Facts:
-    return _facts_decoder.decode(note.game)
-
-
-def decode_facts(text: str | bytes) -> Facts:
-    """Facts as the views store them (the event's own JSON)."""
-    return _facts_decoder.decode(text)
 
 
 def utc_text(recorded_at: str) -> str:

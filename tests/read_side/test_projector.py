@@ -33,3 +33,22 @@ def test_an_unknown_event_class_is_refused() -> None:
     projector = Projector(views.connect(SQLiteDatabase(":memory:")))
     with pytest.raises(TypeError, match="no projection for Stray"):
         projector.apply(1, stray)
+
+
+def test_the_hot_path_keys_games_as_the_timeline_does() -> None:
+    from projections.timeline import game_key
+    from projections.views.projector import _GAME_KEY
+    from projections.views.source import Facts
+
+    for event, round_, sequence, table in [
+        (None, None, None, None),
+        ("Cup", 3, 12, 4),
+        ("Cup", None, None, 7),
+        ("", 0, 0, None),
+    ]:
+        facts = Facts("ladder", "2025-03-04", [["a"], ["b"]], {}, event, round_, table,
+                      sequence=sequence)  # fmt: skip
+        order = sequence if sequence is not None else table
+        assert _GAME_KEY % ("2025-03-04", event or "", round_ or 0, order or 0, "gid") == (
+            game_key("gid", facts)
+        )
