@@ -225,10 +225,13 @@ def import_while_recording(schema: str, tmp_path: Path, games: int) -> None:
     )  # fmt: skip
     try:
         wait_until(lambda: holds_lock(schema, granted=True), 600, "the import's append lock")
+        # It waits for as long as the append may take on a loaded machine
+        # (the default 60 s covers a 100,000-game append, 16 s on an idle one).
         recorder = subprocess.Popen(
             [*LEDGER, *where, "record", "Big", "--date", "2025-06-01",
              "--side", "Late Referee", "--side", "Late Opponent", "--result", "a", "--add-players"],
-            cwd=ROOT, env=ENV, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+            cwd=ROOT, env={**ENV, "LEDGER_LOCK_TIMEOUT": "600"}, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         # The record really waits for the import (it cannot slip in).
         wait_until(lambda: holds_lock(schema, granted=False), 60, "the record waiting")
