@@ -24,6 +24,7 @@ from ledger import bounds
 from ledger import events as ev
 from ledger.application import LedgerApplication, now
 from ledger.errors import Conflict, Invalid
+from ledger.game_identities import explain, retired_game
 from ledger.game_input import (
     GameInput,
     PlayerBook,
@@ -251,13 +252,22 @@ class Commands:
         self.app.append([ev.PlayerUnmerged(**self._meta(state.version + 1, pid, reason=reason))])
 
     # -- games -------------------------------------------------------------------
-    def record(self, game: GameInput, add_players: bool = False) -> Recorded:
-        """Record one game (and the new players it names, with ``add_players``)."""
+    def record(self, game: GameInput, add_players: bool = False, again: bool = False) -> Recorded:
+        """Record one game (and the new players it names, with ``add_players``).
+
+        A game that was voided, or corrected into another, is recorded again
+        only with ``again``: otherwise it is refused, saying what happened."""
         ladder = self.app.ladder(game.ladder)
         book = PlayerBook(self.app, add_players)
         facts = build_facts(ladder, game, book)
         facts = self.sequenced(facts, {})
         event = self.game_event(ladder, facts)
+        if not again:
+            identity = game_identity(event.game)
+            retired = retired_game(self.app, identity)
+            if retired is not None:
+                said = explain(retired, identity, lambda p: self.app.player(p).name)
+                raise Conflict(f"{said}; pass --again to record it as a game again")
         new = [self.registration(pid, book.new[key], None) for key, pid in book.new_ids().items()]
         self.app.append([*new, event])
         gid = event.originator_id

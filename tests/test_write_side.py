@@ -214,3 +214,18 @@ def test_a_new_maths_version_is_said_and_adopted_by_a_rule_change(
     assert len(rules) == 2
     again = cli.fails("ladder", "rules", "Club", "--effective", "2025-07-01", "--reason", "x")
     assert "nothing to change" in again and "version 2" in again
+
+
+def test_recording_a_voided_game_again_takes_again(cli: Cli) -> None:
+    cli.ok("ladder", "open", "Club", "--family", "elo")
+    game = ("record", "Club", "--date", "2025-01-05", "--side", "Ann", "--side", "Bob",
+            "--result", "a", "--add-players")  # fmt: skip
+    ref = cli.ok(*game).split()[-1].rstrip(".")
+    cli.ok("void", ref, "--reason", "forfeit")
+    before = cli.event_count()
+    out = cli.fails(*game)
+    assert f"game {ref} voided on" in out and "by tester: forfeit" in out
+    assert "pass --again to record it as a game again" in out
+    assert cli.event_count() == before
+    cli.ok(*game, "--again")
+    assert [r["player"] for r in cli.json("standings", "Club")] == ["Ann", "Bob"]

@@ -115,6 +115,9 @@ def same_standings(first: Any, second: Any) -> tuple[int, bool]:
 @pass_ledger
 def rebuild(led: Ledger) -> None:
     """Drop every view and rebuild it from the events alone."""
+    led.owner_only(
+        "rebuild the views (a rebuild drops and recreates their tables)", "ledger rebuild"
+    )
     report = views.rebuild_report(led.conn, led.app.recorder)
     for warning in report.warnings:
         click.echo(f"Warning: {warning}", err=True)

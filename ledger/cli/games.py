@@ -102,11 +102,14 @@ def split_sides(sides: tuple[str, ...]) -> list[list[str]]:
 @click.argument("ladder_name", metavar="LADDER")
 @game_options(required=True)
 @click.option("--add-players", is_flag=True, help="Register players not yet known.")
+@click.option("--again", is_flag=True,
+              help="Record a game voided or corrected since as a game again.")  # fmt: skip
 @allow_future_option
 @pass_ledger
 def record(
-    led: Ledger, ladder_name: str, add_players: bool, allow_future: bool, **opts: Any
-) -> None:
+    led: Ledger, ladder_name: str, add_players: bool, again: bool, allow_future: bool,
+    **opts: Any,
+) -> None:  # fmt: skip
     """Record one game of LADDER.
 
     \b
@@ -129,7 +132,7 @@ def record(
         neutral=bool(opts["neutral"]),
         attributes=as_dict(opts["attrs"]),
     )
-    recorded = commands_for(led, allow_future).record(game, add_players)
+    recorded = commands_for(led, allow_future).record(game, add_players, again)
     led.caught_up()
     click.echo(f"Recorded game {recorded.short}.")
 
@@ -140,12 +143,15 @@ def record(
 @click.option("--ladder", "ladder_name", default=None, help="Ladder for rows that name none.")
 @click.option("--sheet", default=None, help="Worksheet of an .xlsx workbook (default: the first).")
 @click.option("--strict", is_flag=True, help="A new name close to a known one is an error.")
+@click.option("--again", is_flag=True,
+              help="Record rows that are games voided or corrected since (by default they "
+                   "are skipped, with a warning).")  # fmt: skip
 @allow_future_option
 @format_option
 @pass_ledger
 def import_(
     led: Ledger, file: Path, dry_run: bool, ladder_name: str | None, sheet: str | None,
-    strict: bool, allow_future: bool, fmt: str,
+    strict: bool, again: bool, allow_future: bool, fmt: str,
 ) -> None:  # fmt: skip
     """Import a result sheet (.csv or .xlsx): all rows or none.
 
@@ -154,11 +160,24 @@ def import_(
     already recorded are skipped. Rows without a table number are numbered
     in sheet order (their order of play). --dry-run also warns of each new
     player's first game and of results that would move a rating by more than
-    100.
+    100. A row that is a game voided or corrected since is skipped with a
+    warning saying so (--again records it).
+
+    Cells may be separated by ',', ';' (French Excel) or a tab, found from
+    the header line. A file is read as UTF-8 (byte-order mark or not) or
+    UTF-16 with a byte-order mark, else as Windows-1252 with a warning (save
+    as 'CSV UTF-8' to avoid it).
     """
     with ImportProgress() as progress:
         plan = import_sheet(
-            commands_for(led, allow_future), file, dry_run, ladder_name, sheet, strict, progress
+            commands_for(led, allow_future),
+            file,
+            dry_run,
+            ladder_name,
+            sheet,
+            strict,
+            progress,
+            again=again,
         )
     report = plan.report
     if dry_run:

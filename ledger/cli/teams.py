@@ -16,6 +16,7 @@ from ledger.cli.params import DATE
 from ledger.errors import Invalid
 from ledger.identity import name_key
 from ledger.output import csv_text
+from ledger.workbook import append_row
 from projections import queries
 from projections.families.base import PlayerState
 from projections.families.registry import load_family
@@ -127,28 +128,31 @@ def write_camp_sheet(path: Path, result: Balance, ladder: str, on: date | None) 
     wb = openpyxl.Workbook()
     camps = wb.active
     camps.title = "Camps"
-    camps.append([f"Camp {c.camp}" for c in split.camps])
+    append_row(camps, [f"Camp {c.camp}" for c in split.camps])
     for cell in camps[1]:
         cell.font = Font(bold=True)
     for i in range(max(len(c.players) for c in split.camps)):
-        camps.append([c.players[i].player if i < len(c.players) else None for c in split.camps])
+        append_row(
+            camps, [c.players[i].player if i < len(c.players) else None for c in split.camps]
+        )
     for col in camps.columns:
         camps.column_dimensions[col[0].column_letter].width = 28
     detail = wb.create_sheet("Detail")
-    detail.append(["camp", "player", "rating", "grade", "new", "side_rating"])
+    append_row(detail, ["camp", "player", "rating", "grade", "new", "side_rating"])
     for c in split.camps:
         for p in c.players:
-            detail.append(
-                [c.camp, p.player, p.rating, p.grade, "yes" if p.new else None, c.side_rating]
+            append_row(
+                detail,
+                [c.camp, p.player, p.rating, p.grade, "yes" if p.new else None, c.side_rating],
             )
     sheet = wb.create_sheet("Result")
-    sheet.append(RESULT_HEADERS)
+    append_row(sheet, RESULT_HEADERS)
     for a in range(len(split.camps)):
         for b in range(a + 1, len(split.camps)):
             side_a = ";".join(p.player for p in split.camps[a].players)
             side_b = ";".join(p.player for p in split.camps[b].players)
-            sheet.append(
-                [ladder, on and on.isoformat(), None, None, None, side_a, side_b, None, None]
+            append_row(
+                sheet, [ladder, on and on.isoformat(), None, None, None, side_a, side_b, None, None]
             )
     wb.save(path)
 
