@@ -7,6 +7,7 @@ A path means SQLite (default ``./ledger.db``, created on first use); a
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -179,8 +180,7 @@ def resolve(db: str | None, schema: str | None = None) -> Storage:
     target = db or os.environ.get("LEDGER_DB") or DEFAULT_DB
     schema = schema or os.environ.get("LEDGER_SCHEMA") or "ledger"
     if target.startswith(("postgresql://", "postgres://")):
-        if not schema.replace("_", "").isalnum():
-            raise Invalid(f"schema {schema!r}: use letters, digits and underscores only")
+        check_schema_name(schema)
         lock_timeout()  # a bad setting is refused before anything is attempted
         storage = Storage("postgres", target, schema)
         try:
@@ -193,6 +193,8 @@ def resolve(db: str | None, schema: str | None = None) -> Storage:
     path = Path(target)
     if path.is_dir():
         raise Invalid(f"database path {target!r} is a directory, not a file")
+    if path.exists() and not path.is_file():
+        raise Invalid(f"database path {target!r} is not a regular file (a device, a pipe?)")
     if not path.parent.exists():
         raise Invalid(
             f"cannot create database {target!r}: folder {str(path.parent)!r} does not exist"
@@ -204,9 +206,32 @@ def resolve(db: str | None, schema: str | None = None) -> Storage:
         with closing(sqlite3.connect(target)) as probe:
             probe.execute("BEGIN IMMEDIATE")
             probe.execute("ROLLBACK")
+            tables = {r[0] for r in probe.execute("SELECT name FROM sqlite_master")}
     except (OSError, sqlite3.Error) as exc:
         raise Invalid(f"cannot open database {target!r} for writing: {exc}") from None
+    if tables and "stored_events" not in tables:
+        # Never add the ledger's tables to another application's database.
+        shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+        raise Invalid(
+            f"{target!r} is a SQLite database of another application (tables: {shown}), "
+            "not a ledger: give a new file or a ledger's"
+        )
     return Storage("sqlite", str(path))
+
+
+#: A PostgreSQL schema name the ledger will use: a plain lower-case identifier.
+_SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+
+
+def check_schema_name(schema: str) -> None:
+    """Refuse a schema name that needs quoting, or one of PostgreSQL's own."""
+    if not _SCHEMA_NAME.fullmatch(schema):
+        raise Invalid(
+            f"schema {schema!r}: use lower-case letters, digits and underscores (not first), "
+            "at most 63 characters"
+        )
+    if schema.startswith("pg_") or schema == "information_schema":
+        raise Invalid(f"schema {schema!r} is PostgreSQL's own: choose another name")
 
 
 def _redact(url: str) -> str:

@@ -53,3 +53,40 @@ def test_an_output_that_cannot_be_written_is_one_line(cli: Cli, tmp_path: Path) 
     assert f"Error: cannot use {missing}: No such file or directory" in out
     out = cli.fails("standings", "Club", "-o", str(tmp_path), "--format", "csv")
     assert f"Error: cannot use {tmp_path}: Is a directory" in out
+
+
+def test_a_database_that_is_not_a_ledger_file_is_refused(tmp_path: Path) -> None:
+    import sqlite3
+
+    other = tmp_path / "photos.db"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE albums (name TEXT)")
+    out = run(other, "standings", "Club")
+    assert out.returncode == 1 and "Traceback" not in out.stderr
+    assert "is a SQLite database of another application (tables: albums), not a ledger" in (
+        out.stderr
+    )
+    with sqlite3.connect(other) as conn:  # and nothing was added to it
+        assert [r[0] for r in conn.execute("SELECT name FROM sqlite_master")] == ["albums"]
+    out = run(Path("/dev/null"), "standings", "Club")
+    assert "'/dev/null' is not a regular file" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_a_schema_name_is_checked_before_anything_is_attempted() -> None:
+    from ledger.errors import Invalid
+    from ledger.storage import check_schema_name
+
+    for bad, message in (
+        ("pg_catalog", "is PostgreSQL's own"),
+        ("information_schema", "is PostgreSQL's own"),
+        ("Ledger", "use lower-case letters"),
+        ('x"; DROP SCHEMA ledger; --', "use lower-case letters"),
+        ("1st", "use lower-case letters"),
+    ):
+        try:
+            check_schema_name(bad)
+        except Invalid as exc:
+            assert message in str(exc), (bad, exc)
+        else:
+            raise AssertionError(f"{bad!r} was accepted")
+    check_schema_name("club_2025")
