@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from math import ceil, isclose, lcm
+from math import ceil, isclose, isfinite, lcm
 from typing import Literal
 
 import msgspec
@@ -535,7 +535,8 @@ class _Mip:
         if solved == "optimal":
             proven = round(values[gap])
         else:
-            proven = max(bound, int(ceil(dual - 1e-6)))
+            # No finite dual bound when the limit came before the first LP.
+            proven = max(bound, int(ceil(dual - 1e-6))) if isfinite(dual) else bound
         return self._split(values), solved == "optimal", proven
 
     def spread(

@@ -19,9 +19,12 @@ from collections.abc import Collection, Sequence
 
 #: Candidate camps listed, at most, before giving up (the MIP decides then).
 MAX_CANDIDATES = 60_000
-#: Search nodes (listing and covering together), at most, between two
-#: ``reset`` calls (the team solver resets once per split it looks for).
-MAX_NODES = 200_000
+#: Search steps (camps tried, listing and covering together), at most,
+#: between two ``reset`` calls (the team solver resets once per split it
+#: looks for): about a second.
+MAX_NODES = 1_000_000
+#: What one call of the listing's walk counts for, in steps.
+WALK_STEPS = 3
 
 #: A camp that may belong to a split: (its players outside runs as a bit
 #: mask, size, value, top grades, (run, how many of its players) pairs).
@@ -150,8 +153,12 @@ class Cover:
         found: list[tuple[int, int, tuple[tuple[int, int], ...]]] = []
         parts: list[tuple[int, int]] = []
 
+        kept_apart = 0
+        for a in self.apart_masks:
+            kept_apart |= a
+
         def walk(j: int, fixed: int, need: int, total: int) -> None:
-            self._tick()
+            self.nodes += WALK_STEPS  # a call costs a few loop steps
             if need == 0:
                 if lo <= total <= hi:
                     found.append((fixed, total, tuple(parts)))
@@ -164,6 +171,9 @@ class Cover:
             if total + prefix[n] - prefix[n - need] > hi:
                 return
             for k in range(j, len(items)):
+                self.nodes += 1
+                if self.nodes > MAX_NODES:
+                    raise Budget
                 first, mask, count, run = items[k]
                 if n - first < need or total + prefix[first + need] - prefix[first] < lo:
                     break
@@ -177,7 +187,9 @@ class Cover:
                 if count > need:
                     continue
                 joined = fixed | mask
-                if any((joined & a).bit_count() > 1 for a in self.apart_masks):
+                if mask & kept_apart and any(
+                    (joined & a).bit_count() > 1 for a in self.apart_masks
+                ):
                     continue
                 walk(k + 1, joined, need - count, total + sums[k])
 
@@ -247,6 +259,9 @@ class Cover:
             for fixed, s, value, tops, parts in (
                 by_run.get(run, ()) if run != -1 else by_player.get(first, ())
             ):
+                self.nodes += 1  # the work is per candidate looked at
+                if self.nodes > MAX_NODES:
+                    raise Budget
                 if fixed & covered or not left[s]:
                     continue
                 lo_v, hi_v = min(vmin, value), max(vmax, value)

@@ -179,8 +179,8 @@ def _draft(
     apart: list[set[int]],
     size: Sequence[int],
 ) -> list[int] | None:
-    """A snake-like draft: the largest units first, top-grade units spread
-    over the camps, each unit to the camp furthest below its share; None when
+    """A snake-like draft: the largest units first, then those kept apart,
+    top-grade units spread over the camps, each unit to the camp furthest below its share; None when
     the draft gets stuck on the constraints."""
     camps = len(size)
     room = list(size)
@@ -189,7 +189,10 @@ def _draft(
     top_count = [0] * camps
     camp = [-1] * len(units)
     players, total = sum(size), sum(value)
-    order = sorted(range(len(units)), key=lambda u: (-len(units[u]), -tops[u], -value[u], u))
+    # Kept-apart units early, while every camp still has room for them.
+    order = sorted(
+        range(len(units)), key=lambda u: (-len(units[u]), -len(apart[u]), -tops[u], -value[u], u)
+    )
     for u in order:
         fits = [
             k
@@ -270,7 +273,7 @@ def good_split(
         [(len(u),) for u in units],
     ):
         state = _State(ratings, weight, size, units, tops, partners, camp, classes, center)
-        for _ in range(rounds):
+        for done in range(rounds + 1):
             gap = state.gap()
             split = canonical(state.assignment(), size)
             if split not in excluded:
@@ -279,6 +282,8 @@ def good_split(
                     best = (key, split)
                 if gap <= target:
                     return split
+            if done == rounds:
+                break
             move = state.best_swap()
             if move is not None:
                 state.swap(*move)
