@@ -205,34 +205,50 @@ class Cover:
         """A split (camp per player, canonical labelling) whose camp values
         all lie within ``width`` of each other and, with ``spread_below``,
         whose top-grade counts per camp differ by less than that; not among
-        ``exclude``. None proves there is none. Raises Budget."""
+        ``exclude``. None proves there is none. Raises Budget.
+
+        An exact cover: each step places a camp holding the player (or the
+        first free player of a run) that the fewest camps still fit, and a
+        player no camp fits any more ends the branch.
+        """
         from projections.teams_search import canonical
 
         # Runs only when no split is excluded: an excluded split must not
         # hide the permutations of its interchangeable players.
         use_runs = not exclude and bool(self.runs)
         listed = self.candidates(width, use_runs)
-        run_of = self.run_of if use_runs else [-1] * self.n
-        # By the player a camp must hold to be placed next: its first player
-        # outside runs, or (for the first free player of a run) its run.
-        by_player: dict[int, list[Candidate]] = {}
-        by_run: dict[int, list[Candidate]] = {}
-        for c in listed:
-            fixed, parts = c[0], c[4]
-            if fixed:
-                by_player.setdefault((fixed & -fixed).bit_length() - 1, []).append(c)
-            for r, _ in parts:
-                by_run.setdefault(r, []).append(c)
-        n, full, runs = self.n, (1 << self.n) - 1, self.runs
+        n, runs = self.n, self.runs
+        # What a camp holds, as elements to cover: players outside runs
+        # (0..n-1), and runs (n + r) it takes players from.
+        holds = [
+            tuple(i for i in range(n) if c[0] >> i & 1) + tuple(n + r for r, _ in c[4])
+            for c in listed
+        ]
+        run_players = 0
+        if use_runs:
+            for run in runs:
+                run_players |= run
         left = {s: self.size.count(s) for s in set(self.size)}
         chosen: list[int] = []
         excluded = set(exclude)
+        weight_of = self.weight_of
+
+        def block(covered: int, r: int, count: int) -> int:
+            """The first ``count`` free players of run r (0: not enough)."""
+            free = runs[r] & ~covered
+            taken = (free & -free) * ((1 << count) - 1)
+            return 0 if taken & ~free else taken
 
         def cover(
-            covered: int, vmin: int, vmax: int, tmin: int, tmax: int, rest: int
+            covered: int,
+            vmin: int,
+            vmax: int,
+            tmin: int,
+            tmax: int,
+            rest: int,
+            alive: list[int],
         ) -> tuple[int, ...] | None:
-            self._tick()
-            if covered == full:
+            if covered == (1 << n) - 1:
                 # Labels by size (larger first, as the sizes go), then by
                 # first player.
                 assignment = [0] * n
@@ -249,46 +265,58 @@ class Cover:
                 low = high = 0
                 for s, c in left.items():
                     if c:
-                        w = self.weight_of[s]
+                        w = weight_of[s]
                         low += c * -(-(vmax - width) // w)
                         high += c * ((vmin + width) // w)
                 if not low <= rest <= high:
                     return None
-            first = ((covered + 1) & ~covered).bit_length() - 1
-            run = run_of[first]
-            for fixed, s, value, tops, parts in (
-                by_run.get(run, ()) if run != -1 else by_player.get(first, ())
-            ):
-                self.nodes += 1  # the work is per candidate looked at
-                if self.nodes > MAX_NODES:
-                    raise Budget
+            self.nodes += len(alive)  # the work is per camp looked at
+            if self.nodes > MAX_NODES:
+                raise Budget
+            fits: list[int] = []
+            count: dict[int, int] = {}
+            for index in alive:
+                fixed, s, value, tops, parts = listed[index]
                 if fixed & covered or not left[s]:
                     continue
-                lo_v, hi_v = min(vmin, value), max(vmax, value)
-                if hi_v - lo_v > width:
+                if max(vmax, value) - min(vmin, value) > width:
                     continue
-                lo_t, hi_t = min(tmin, tops), max(tmax, tops)
-                if spread_below is not None and hi_t - lo_t >= spread_below:
+                if spread_below is not None and max(tmax, tops) - min(tmin, tops) >= spread_below:
                     continue
+                if any(not block(covered, r, k) for r, k in parts):
+                    continue
+                fits.append(index)
+                for e in holds[index]:
+                    count[e] = count.get(e, 0) + 1
+            # The element to cover next: the one the fewest camps fit.
+            todo = [i for i in range(n) if not (covered | run_players) >> i & 1]
+            todo += [n + r for r, run in enumerate(runs) if use_runs and run & ~covered]
+            target = min(todo, key=lambda e: (count.get(e, 0), e))
+            if not count.get(target):
+                return None
+            for index in fits:
+                if target not in holds[index]:
+                    continue
+                fixed, s, value, tops, parts = listed[index]
                 mask = fixed
-                for r, count in parts:
-                    # A run's free players are its last ones: take the first of them.
-                    free = runs[r] & ~covered
-                    block = (free & -free) * ((1 << count) - 1)
-                    if block & ~free:
-                        break
-                    mask |= block
-                else:
-                    left[s] -= 1
-                    chosen.append(mask)
-                    found = cover(
-                        covered | mask, lo_v, hi_v, lo_t, hi_t, rest - value // self.weight_of[s]
-                    )
-                    chosen.pop()
-                    left[s] += 1
-                    if found is not None:
-                        return found
+                for r, k in parts:
+                    mask |= block(covered, r, k)
+                left[s] -= 1
+                chosen.append(mask)
+                found = cover(
+                    covered | mask,
+                    min(vmin, value),
+                    max(vmax, value),
+                    min(tmin, tops),
+                    max(tmax, tops),
+                    rest - value // weight_of[s],
+                    fits,
+                )
+                chosen.pop()
+                left[s] += 1
+                if found is not None:
+                    return found
             return None
 
         big = 1 << 62
-        return cover(0, big, -big, big, -big, self.total)
+        return cover(0, big, -big, big, -big, self.total, list(range(len(listed))))
