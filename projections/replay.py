@@ -26,14 +26,24 @@ from projections.families.registry import load_family
 ROWS_CHUNK = 50_000
 
 
+class Play(msgspec.Struct, frozen=True, gc=False):
+    """What the replay needs of a game: its sides (player ids in recorded
+    order), its stored result and the facts a family may rate from."""
+
+    sides: tuple[tuple[str, ...], ...]
+    result: dict[str, Any]
+    event: str | None = None
+    round: int | None = None
+    neutral: bool = False
+    attributes: dict[str, float] = {}
+
+
 class Entry(msgspec.Struct, frozen=True, gc=False):
     """One timeline entry of a ladder.
 
     ``n`` numbers the entry (the store position of the event that recorded
-    it), ``date`` is ISO text; ``data`` is, for a game, its facts as stored
-    (``projections.views.source.Facts``: the replay reads ``sides``,
-    ``result``, ``event``, ``round``, ``neutral`` and ``attributes``), the
-    kind's payload (a dict) otherwise.
+    it), ``date`` is ISO text; ``data`` is a ``Play`` for a game, the kind's
+    payload (a dict) otherwise.
     """
 
     key: str
@@ -219,9 +229,7 @@ class Replay:
             sides = tuple(tuple(merges.get(p, p) for p in side) for side in sides)
         return sides
 
-    def _changes(
-        self, entry: Entry, sides: Any, states: list[list[PlayerState]]
-    ) -> list[Any]:
+    def _changes(self, entry: Entry, sides: Any, states: list[list[PlayerState]]) -> list[Any]:
         """Each player's (delta, s, p, k[, rated, note]), per side."""
         play = entry.data
         fast = self._fast

@@ -38,10 +38,11 @@ _encode = msgspec.json.Encoder().encode
 _decode = msgspec.json.Decoder(KeptFacts).decode
 
 
-def keep(facts: source.Facts, numbers: Mapping[str, int], whole: bool = False) -> str:
-    """The views' text of a game's facts (``whole``: with date, event, round)."""
+def keep(facts: source.Facts, sides: list[list[int]], whole: bool = False) -> str:
+    """The views' text of a game's facts, its ``sides`` by number (``whole``:
+    with date, event, round)."""
     kept = KeptFacts(
-        [[numbers[p] for p in side] for side in facts.sides],
+        sides,
         facts.result,
         facts.table,
         facts.sequence,

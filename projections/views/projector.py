@@ -21,6 +21,7 @@ row; any later game event keeps in the audit only its facts then
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import suppress
 from datetime import datetime
 from typing import Any
 
@@ -29,7 +30,7 @@ import msgspec
 from ledger import events as ev
 from ledger.identity import name_key
 from projections.db import Database
-from projections.replay import Entry
+from projections.replay import Entry, Play
 from projections.timeline import sort_key
 from projections.views import facts as kept_facts
 from projections.views import source
@@ -54,6 +55,7 @@ _json = msgspec.json.Encoder()
 # Positions in a game's row (the columns of view_games, in order).
 N, ID, LADDER, KEY, STATUS, EVENT, ROUND, VERSION, FACTS = range(9)
 FIRST = 13  # first_facts
+_NO_ATTRIBUTES: dict[str, float] = {}
 
 
 #: ``timeline.game_key``, spelt out for the hot path (a test checks they agree).
@@ -92,6 +94,8 @@ class Projector:
         self.affected: dict[int, str] = {}
         self.entries: dict[int, dict[str, Entry]] | None = {} if timeline else None
         self._rebuild = timeline
+        self._strings: dict[str, str] = {}
+        self._results: dict[tuple[Any, ...], dict[str, Any]] = {}
         # Players and ladders are few: all of them are held, written when changed.
         self.players: dict[str, list[Any]] = {
             r[1]: list(r)
@@ -280,14 +284,17 @@ class Projector:
         gid = note.originator_id
         facts = note.game
         ladder = self._ladder(facts.ladder, seq)
+        # Players by number (kept with the game) and by id, one string per
+        # player (held by the timeline); every player rated needs a number.
         players = self.players
-        for side in facts.sides:  # every player rated needs a number
-            for p in side:
-                if p not in players:
-                    self._player(p, seq)
+        numbered, sides = [], []
+        for side in facts.sides:
+            rows = [players.get(p) or self._player(p, seq) for p in side]
+            numbered.append([row[0] for row in rows])
+            sides.append(tuple([row[1] for row in rows]))
         order = facts.sequence if facts.sequence is not None else facts.table
         key = _GAME_KEY % (facts.date, facts.event or "", facts.round or 0, order or 0, gid)
-        kept = kept_facts.keep(facts, self._numbers)
+        kept = kept_facts.keep(facts, numbered)
         corrected = topic == ev.GameCorrected.TOPIC
         if corrected or note.originator_version > 1:
             game = self._game(gid)
@@ -301,7 +308,7 @@ class Projector:
             self._audit[seq] = [
                 seq, source.utc_text(note.recorded_at), note.recorded_by,
                 "game corrected" if corrected else "game recorded", ladder, game[N], None,
-                kept_facts.keep(facts, self._numbers, whole=True), note.reason,
+                kept_facts.keep(facts, numbered, whole=True), note.reason,
                 _source(note.source),
             ]  # fmt: skip
         else:  # audited on its own row
@@ -315,12 +322,13 @@ class Projector:
             self._new_games.add(gid)
             if self._game_numbers is not None:
                 self._game_numbers[gid] = seq
-        entry = Entry(key, "game", game[N], gid, facts.date, facts)
         if self.entries is not None:
             held = self.entries.get(ladder)
             if held is None:
                 held = self.entries[ladder] = {}
-            held[key] = entry
+            held[key] = Entry(
+                key, "game", game[N], gid, self._shared(facts.date), self._play(facts, sides)
+            )
         if not self._rebuild:  # a rebuild replays every ladder whole
             self._touch(ladder, key)
 
@@ -377,6 +385,19 @@ class Projector:
             self._numbers[pid] = seq
             self._dirty_players.add(pid)
         return row
+
+    def _shared(self, text: str | None) -> str | None:
+        """One object for equal strings the timeline holds many of."""
+        return text if text is None else self._strings.setdefault(text, text)
+
+    def _play(self, facts: source.Facts, sides: list[tuple[str, ...]]) -> Play:
+        """A game as the timeline holds it: small, its values shared."""
+        result = facts.result
+        with suppress(TypeError):  # lists in it (unit lists, ranks): kept as it is
+            result = self._results.setdefault(tuple(result.items()), result)
+        attributes = facts.attributes or _NO_ATTRIBUTES
+        return Play(tuple(sides), result, self._shared(facts.event), facts.round, facts.neutral,
+                    attributes)  # fmt: skip
 
     def _name(self, pid: str | None) -> str:
         row = self.players.get(pid) if pid is not None else None

@@ -23,8 +23,8 @@ import msgspec
 
 from projections.db import Database
 from projections.families.base import PlayerState
-from projections.replay import Entry, HistoryRow
-from projections.views import facts, source
+from projections.replay import Entry, HistoryRow, Play
+from projections.views import facts
 
 #: Game entries read per page while replaying (a replay holds one page).
 ENTRY_PAGE = 20000
@@ -63,12 +63,9 @@ def game_entry(
 ) -> Entry:  # fmt: skip
     """A game's timeline entry from its ``view_games`` row."""
     f = facts.read(text)
-    sides = [[ids[p] for p in side] for side in f.sides]
-    on = key[:10]
-    data = source.Facts(
-        "", on, sides, f.result, event, round_, f.table, f.neutral, f.attributes, f.sequence
-    )
-    return Entry(key, "game", n, gid, on, data)
+    sides = tuple(tuple(ids[p] for p in side) for side in f.sides)
+    play = Play(sides, f.result, event, round_, f.neutral, f.attributes)
+    return Entry(key, "game", n, gid, key[:10], play)
 
 
 def _entry(row: Any) -> Entry:
