@@ -58,20 +58,21 @@ def main() -> None:
     args = parser.parse_args()
     camp_counts = [int(c) for c in args.camps.split(",")]
     print(f"before: {machine()}", flush=True)
-    print("players camps  median s  max s  proven  gap points (per run)")
+    print("players camps  median s  max s  proven  spread proven  gap points (per run)")
     for n in (20, 40, 60):
         for camps in camp_counts:
-            times, proven, gaps = [], 0, []
+            times, proven, spread, gaps = [], 0, 0, []
             for seed in range(args.runs):
                 people = roster(n, seed)
                 start = time.perf_counter()
                 result = balance(people, camps, STRENGTH, time_limit=args.time_limit)
                 times.append(time.perf_counter() - start)
                 proven += result.status == "optimal"
+                spread += result.spread_proven
                 gaps.append(result.splits[0].gap_points)
             print(
                 f"{n:>7} {camps:>5} {statistics.median(times):>9.3f} {max(times):>6.3f}"
-                f"  {proven}/{args.runs}     {gaps}",
+                f"  {proven:>2}/{args.runs:<2}  {spread:>6}/{args.runs:<2}     {gaps}",
                 flush=True,
             )
     print(f"after:  {machine()}")

@@ -16,12 +16,21 @@ from __future__ import annotations
 import random
 from bisect import bisect_left, insort
 from collections.abc import Collection, Sequence
+from itertools import combinations
 
 #: Swap rounds (a round makes the best swap between any two camps) per
-#: player and phase; a perturbation (KICK random swaps) follows each round
-#: that finds no improvement. Two random swaps escaped more often than one.
-ROUNDS_PER_PLAYER = 5
+#: player: keeping each camp's top grades (the draft spreads them evenly),
+#: then swapping any players; a perturbation (KICK random swaps) follows
+#: each round that finds no improvement. Two random swaps escaped more often
+#: than one; the first phase gets the most rounds, as its answer settles the
+#: spread too.
+ROUNDS_PER_PLAYER = 20
+ROUNDS_PER_PLAYER_ANY = 5
 KICK = 2
+#: Together-groups up to this size also trade places with single players.
+GROUP_TRADE = 3
+#: Beyond any camp value (for two camps, which have no third to compare).
+FAR = 1 << 200
 
 
 def canonical(assignment: Sequence[int], size: Sequence[int]) -> tuple[int, ...]:
@@ -73,6 +82,10 @@ class _State:
         for u, k in enumerate(camp):
             self.sums[k] += self.value[u]
         self.classes = classes
+        # Whether trades keep each camp's count of top grades.
+        self.keep_tops = len(classes[0]) == 2
+        #: Together-groups small enough to trade for single players.
+        self.groups = [u for u, members in enumerate(units) if 1 < len(members) <= GROUP_TRADE]
         # Per camp and class: sorted (value, unit) for the nearest-swap search.
         self.pool: list[dict[tuple[int, ...], list[tuple[int, int]]]] = [{} for _ in range(camps)]
         for u, k in enumerate(camp):
@@ -91,27 +104,34 @@ class _State:
             counts[k] += self.tops[u]
         return max(counts) - min(counts)
 
-    def allowed(self, u: int, v: int) -> bool:
-        p, q = self.camp[u], self.camp[v]
-        return all(self.camp[o] != q for o in self.apart[u] if o != v) and all(
-            self.camp[o] != p for o in self.apart[v] if o != u
+    def allowed(self, us: tuple[int, ...], vs: tuple[int, ...]) -> bool:
+        """Whether units ``us`` and ``vs`` may trade camps (kept apart)."""
+        p, q = self.camp[us[0]], self.camp[vs[0]]
+        return all(self.camp[o] != q or o in vs for u in us for o in self.apart[u]) and all(
+            self.camp[o] != p or o in us for v in vs for o in self.apart[v]
         )
 
-    def swap(self, u: int, v: int) -> None:
-        p, q = self.camp[u], self.camp[v]
-        for unit, here, there in ((u, p, q), (v, q, p)):
-            bucket = self.pool[here][self.classes[unit]]
-            bucket.pop(bisect_left(bucket, (self.value[unit], unit)))
-            insort(self.pool[there].setdefault(self.classes[unit], []), (self.value[unit], unit))
-            self.camp[unit] = there
-        t = self.value[u] - self.value[v]
+    def exchange(self, us: tuple[int, ...], vs: tuple[int, ...]) -> None:
+        """Units ``us`` (one camp) and ``vs`` (another) trade camps."""
+        p, q = self.camp[us[0]], self.camp[vs[0]]
+        for group, here, there in ((us, p, q), (vs, q, p)):
+            for unit in group:
+                bucket = self.pool[here][self.classes[unit]]
+                bucket.pop(bisect_left(bucket, (self.value[unit], unit)))
+                insort(
+                    self.pool[there].setdefault(self.classes[unit], []), (self.value[unit], unit)
+                )
+                self.camp[unit] = there
+        t = sum(self.value[u] for u in us) - sum(self.value[v] for v in vs)
         self.sums[p] -= t
         self.sums[q] += t
 
-    def best_swap(self) -> tuple[int, int] | None:
-        """The swap that most lowers (gap, sum of squared deviations), if any:
-        for each pair of camps and each unit, the partner whose value is
-        nearest the one that would level the two camps."""
+    def best_swap(self) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+        """The trade that most lowers (gap, sum of squared deviations), if
+        any: for each pair of camps and each unit, the partner of its class
+        whose value is nearest the one that would level the two camps; and
+        for each small together-group, every set of single players of
+        another camp that could take its place."""
         camps = len(self.size)
         sides = self.sides()
         num, den = self.num, self.den
@@ -119,13 +139,28 @@ class _State:
         current = (max(sides) - min(sides), sum(d * d for d in dev))
         best = current
         move = None
+
+        # The other camps' highest and lowest values, for each pair of camps.
+        bounds: dict[tuple[int, int], tuple[int, int, int]] = {}
+        for p in range(camps):
+            for q in range(camps):
+                others = [sides[k] for k in range(camps) if k != p and k != q]
+                rest = current[1] - dev[p] ** 2 - dev[q] ** 2
+                bounds[p, q] = (max(others, default=-FAR), min(others, default=FAR), rest)
+
+        def key(p: int, q: int, t: int) -> tuple[int, int]:
+            """(gap, squares) once p gives q units worth t more than it gets."""
+            wp, wq = self.weight[p], self.weight[q]
+            sp, sq = sides[p] - wp * t, sides[q] + wq * t
+            hi, lo, rest = bounds[p, q]
+            top = hi if hi > sp and hi > sq else sp if sp > sq else sq
+            bottom = lo if lo < sp and lo < sq else sp if sp < sq else sq
+            dp, dq = dev[p] - den * wp * t, dev[q] + den * wq * t
+            return top - bottom, rest + dp * dp + dq * dq
+
         for p in range(camps):
             for q in range(p + 1, camps):
-                others = [sides[k] for k in range(camps) if k != p and k != q]
-                hi = max(others, default=None)
-                lo = min(others, default=None)
                 wp, wq = self.weight[p], self.weight[q]
-                rest = current[1] - dev[p] ** 2 - dev[q] ** 2
                 # Moving t from p to q: p loses wp*t, q gains wq*t (value units).
                 ideal = (wp * dev[p] - wq * dev[q]) / (den * (wp * wp + wq * wq))
                 for cls, here in self.pool[p].items():
@@ -135,16 +170,25 @@ class _State:
                     for value_u, u in here:
                         j = bisect_left(there, (value_u - ideal, -1))
                         for value_v, v in there[max(0, j - 1) : j + 1]:
-                            t = value_u - value_v
-                            if t == 0:
+                            if value_u == value_v:
                                 continue
-                            sp, sq = sides[p] - wp * t, sides[q] + wq * t
-                            top = max(sp, sq) if hi is None else max(sp, sq, hi)
-                            bottom = min(sp, sq) if lo is None else min(sp, sq, lo)
-                            dp, dq = dev[p] - den * wp * t, dev[q] + den * wq * t
-                            key = (top - bottom, rest + dp * dp + dq * dq)
-                            if key < best and self.allowed(u, v):
-                                best, move = key, (u, v)
+                            k = key(p, q, value_u - value_v)
+                            if k < best and self.allowed((u,), (v,)):
+                                best, move = k, ((u,), (v,))
+        for u in self.groups:
+            p = self.camp[u]
+            for q in range(camps):
+                if q == p:
+                    continue
+                singles = [
+                    v for cls, units in self.pool[q].items() if cls[0] == 1 for _, v in units
+                ]
+                for vs in combinations(singles, len(self.units[u])):
+                    if self.keep_tops and sum(self.tops[v] for v in vs) != self.tops[u]:
+                        continue
+                    k = key(p, q, self.value[u] - sum(self.value[v] for v in vs))
+                    if k < best and self.allowed((u,), vs):
+                        best, move = k, ((u,), vs)
         return move
 
     def kick(self, rng: random.Random) -> bool:
@@ -159,8 +203,8 @@ class _State:
             cls = rng.choice(shared)
             u = rng.choice(self.pool[p][cls])[1]
             v = rng.choice(self.pool[q][cls])[1]
-            if self.allowed(u, v):
-                self.swap(u, v)
+            if self.allowed((u,), (v,)):
+                self.exchange((u,), (v,))
                 return True
         return False
 
@@ -267,10 +311,9 @@ def good_split(
     rng = random.Random(seed)
     excluded = set(exclude)
     best: tuple[tuple[int, int, int], tuple[int, ...]] | None = None
-    rounds = ROUNDS_PER_PLAYER * n
-    for classes in (
-        [(len(u), t) for u, t in zip(units, tops, strict=True)],
-        [(len(u),) for u in units],
+    for rounds, classes in (
+        (ROUNDS_PER_PLAYER * n, [(len(u), t) for u, t in zip(units, tops, strict=True)]),
+        (ROUNDS_PER_PLAYER_ANY * n, [(len(u),) for u in units]),
     ):
         state = _State(ratings, weight, size, units, tops, partners, camp, classes, center)
         for done in range(rounds + 1):
@@ -286,7 +329,7 @@ def good_split(
                 break
             move = state.best_swap()
             if move is not None:
-                state.swap(*move)
+                state.exchange(*move)
             elif not all([state.kick(rng) for _ in range(KICK)]):
                 break
         camp = list(state.camp)

@@ -119,7 +119,9 @@ def key_of(split: object) -> frozenset[frozenset[str]]:
 def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Which ways the solver may use: each alone must still be exact."""
     if request.param in ("mip only", "listing, then mip"):
-        monkeypatch.setattr(teams_search, "ROUNDS_PER_PLAYER", 0)  # no draft: no start split
+        # The draft alone: no swaps.
+        monkeypatch.setattr(teams_search, "ROUNDS_PER_PLAYER", 0)
+        monkeypatch.setattr(teams_search, "ROUNDS_PER_PLAYER_ANY", 0)
     if request.param in ("mip only", "swaps, then mip"):
         monkeypatch.setattr(teams_cover, "MAX_NODES", 0)
     return request.param
