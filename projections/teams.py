@@ -1,10 +1,22 @@
 """Team balancing: split registered players into camps of equal strength.
 
-Pure: the model, the solver call and the result Structs; no I/O. The solver is
-HiGHS (``highspy``), an exact MIP solver: on this project's machine it proved
-the optimum 10-100 times faster than OR-Tools CP-SAT with one worker on the
-typical referee instances (see README "Team balancing").
+Pure: the model, the solvers and the result Structs; no I/O. Three ways to
+the proven optimum, cheapest first (each exact, deterministic, and checked
+against brute force in tests/test_teams_solver.py):
 
+- a draft improved by swaps (``projections.teams_search``): when its gap
+  meets the arithmetic lower bound (a zero gap needs the total to divide
+  evenly), that bound is the proof; this settles most referee rosters in
+  milliseconds. The MIP used to spend seconds finding such a split: its
+  bound was right from the first node;
+- an exact listing of the camps that fit a gap, covered by an exact-cover
+  search (``projections.teams_cover``): small camps, where the best gap is
+  often above the bound and the MIP proved slowly (0.01-0.3 s where HiGHS
+  took 2-7 s, and CP-SAT with one worker 0.5-2 s);
+- HiGHS (``highspy``), given the best split found as a start, for the rest,
+  within the time limit; past it the best split found is said as such.
+
+Objective, lexicographic:
 Objective, lexicographic:
 1. the gap: the largest difference between two camps' side ratings (as the
    family aggregates a side: the mean, or the sum), rounded UP to whole rating
@@ -15,9 +27,10 @@ Objective, lexicographic:
 2. the spread of the top grades: max minus min, over camps, of the players
    holding the top grades (the highest grades, taken from the top until they
    hold at least one player per camp);
-3. ties: the solver is deterministic (one thread, fixed seed) and the model is
-   built from a canonical order (rating descending, then name key), so the same
-   input always gives the same camps.
+3. ties: every way is deterministic (seeded swaps and node budgets, never the
+   clock; HiGHS with one thread and a fixed seed) and starts from a canonical
+   order (rating descending, then name key), so the same input always gives
+   the same camps (unless the time limit cuts the MIP short).
 """
 
 from __future__ import annotations

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from collections.abc import Collection, Sequence
 
+from projections.teams_search import canonical
+
 #: Candidate camps listed, at most, before giving up (the MIP decides then).
 MAX_CANDIDATES = 60_000
 #: Search steps (camps tried, listing and covering together), at most,
@@ -211,8 +213,6 @@ class Cover:
         first free player of a run) that the fewest camps still fit, and a
         player no camp fits any more ends the branch.
         """
-        from projections.teams_search import canonical
-
         # Runs only when no split is excluded: an excluded split must not
         # hide the permutations of its interchangeable players.
         use_runs = not exclude and bool(self.runs)
