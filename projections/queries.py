@@ -401,8 +401,9 @@ def audit_lines(conn: Database, where: str = "", params: tuple[Any, ...] = ()) -
         "g.key AS game_key, g.event AS game_event, g.round AS game_round FROM ("
         "SELECT seq, recorded_at, recorded_by, kind, ladder, subject, summary, facts, reason, "
         "source FROM view_audit UNION ALL "
-        "SELECT n, recorded_at, recorded_by, 'game recorded', ladder, n, NULL, first_facts, "
-        "reason, source FROM view_games) a "
+        "SELECT g.n, r.recorded_at, r.recorded_by, 'game recorded', g.ladder, g.n, NULL, "
+        "g.first_facts, g.reason, r.file || ':' || g.source_row FROM view_games g "
+        "JOIN view_recordings r ON r.n = g.recording) a "
         "LEFT JOIN view_ladders l ON l.n = a.ladder "
         "LEFT JOIN view_games g ON a.summary IS NULL AND g.n = a.subject "
         + (f"WHERE {where} " if where else "")

@@ -271,7 +271,7 @@ class Replay:
             state_b = get(b) or self._new(b, on)
             c = duel(play.result, state_a, state_b, play.neutral)
             if c is not None:
-                last = day(on)
+                last = _days.get(on) or day(on)
                 before_a, games_a = state_a.rating, state_a.games
                 before_b, games_b = state_b.rating, state_b.games
                 state_a.rating = after_a = before_a + c[0]

@@ -33,8 +33,9 @@ COMPARED: dict[str, str] = {
     ),
     "view_games": (
         "SELECT g.id, l.id, g.key, g.status, g.event, g.round, g.version, g.facts, "
-        "g.recorded_at, g.recorded_by, g.reason, g.source, g.first_facts "
-        "FROM view_games g LEFT JOIN view_ladders l ON l.n = g.ladder ORDER BY g.id"
+        "r.recorded_at, r.recorded_by, r.file, g.source_row, g.reason, g.first_facts "
+        "FROM view_games g LEFT JOIN view_ladders l ON l.n = g.ladder "
+        "LEFT JOIN view_recordings r ON r.n = g.recording ORDER BY g.id"
     ),
     "view_entries": (
         "SELECT l.id, e.key, e.kind, e.id, e.date, e.data FROM view_entries e "

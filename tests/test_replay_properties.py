@@ -408,7 +408,7 @@ class World:
         a merge put one player on both sides, or (``again``: a voided game
         recorded again) a live game of the same identity is already recorded."""
         try:
-            recorded = self.commands.record(game)
+            recorded = self.commands.record(game, again=again)
         except DuplicateGame:
             assert again
             return None

@@ -410,24 +410,28 @@ class EloFamily(Family):
         strict = p.gain_cap_strict
         k_default = p.k
         rules = [(r.k, r.games_below, r.rating_at_least) for r in p.k_rules]
-        outcomes: dict[tuple[Any, Any], tuple[float, float]] = {}
+        outcomes: dict[tuple[Any, Any, int], tuple[float, float]] = {}
         scores, load_result = self.scores, self.load_result
 
         def scores_of(result: Mapping[str, Any]) -> tuple[float, float] | None:
             """What rate() does with a result: load it, look up the scores
-            (each distinct result once)."""
-            if not result.keys() <= _OUTCOME_FIELDS:
-                return None
-            key = (result.get("result"), result.get("margin"))
+            (each distinct result once). A result of one field, or of a
+            result and a margin, is looked up by its values; any other shape
+            is checked every time."""
             try:
+                key = (result.get("result"), result.get("margin"), len(result))
                 s = outcomes.get(key)
             except TypeError:  # not a code: load_result refuses it
                 return None
             if s is None:
+                if not result.keys() <= _OUTCOME_FIELDS:
+                    return None
                 try:
-                    s = outcomes[key] = scores(load_result(result))
+                    s = scores(load_result(result))
                 except Exception:  # noqa: BLE001 - rate() raises it again, as it would
                     return None
+                if key[2] == 1 or key[1] is not None:  # the key says its fields
+                    outcomes[key] = s
             return s
 
         def k_of(state: PlayerState) -> float:

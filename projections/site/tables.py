@@ -93,8 +93,9 @@ def games(conn: Database, ladder: str, cut: str) -> Iterator[tuple]:
     game of a ladder (voided ones too) before ``cut``, in effective order."""
     ids = dict(conn.execute("SELECT n, id FROM view_players").fetchall())
     for gid, key, status, event, rnd, facts, at, by in conn.execute(
-        "SELECT id, key, status, event, round, facts, recorded_at, recorded_by "
-        "FROM view_games WHERE ladder=? AND key<? ORDER BY key",
+        "SELECT g.id, g.key, g.status, g.event, g.round, g.facts, r.recorded_at, r.recorded_by "
+        "FROM view_games g JOIN view_recordings r ON r.n = g.recording "
+        "WHERE g.ladder=? AND g.key<? ORDER BY g.key",
         (_n(conn, ladder), cut),
     ):
         stored = kept_facts.stored(kept_facts.read(facts), ladder, ids, key[:10], event, rnd)
@@ -176,8 +177,9 @@ def games_by_short(conn: Database, ladder: str) -> Iterator[tuple]:
     ids = dict(conn.execute("SELECT n, id FROM view_players").fetchall())
     encode = msgspec.json.Encoder().encode
     for gid, key, status, event, rnd, facts, at, by in conn.execute(
-        "SELECT id, key, status, event, round, facts, recorded_at, recorded_by FROM view_games "
-        "WHERE ladder=? ORDER BY id",
+        "SELECT g.id, g.key, g.status, g.event, g.round, g.facts, r.recorded_at, r.recorded_by "
+        "FROM view_games g JOIN view_recordings r ON r.n = g.recording "
+        "WHERE g.ladder=? ORDER BY g.id",
         (_n(conn, ladder),),
     ):
         stored = kept_facts.stored(kept_facts.read(facts), ladder, ids, key[:10], event, rnd)
@@ -189,8 +191,9 @@ def game_sources(conn: Database, ladder: str) -> Iterator[tuple[str, str]]:
     sheet, ordered by short id."""
     n = _n(conn, ladder)
     for gid, source in conn.execute(
-        "SELECT g.id, MAX(a.source) FROM (SELECT n AS subject, source FROM view_games "
-        "WHERE ladder=? UNION ALL SELECT subject, source FROM view_audit WHERE ladder=? "
+        "SELECT g.id, MAX(a.source) FROM (SELECT f.n AS subject, r.file || ':' || f.source_row "
+        "AS source FROM view_games f JOIN view_recordings r ON r.n = f.recording "
+        "WHERE f.ladder=? UNION ALL SELECT subject, source FROM view_audit WHERE ladder=? "
         "AND kind='game recorded') a JOIN view_games g ON g.n = a.subject "
         "WHERE a.source IS NOT NULL GROUP BY g.id ORDER BY g.id",
         (n, n),

@@ -100,14 +100,14 @@ def _replay(
     memory: Mapping[str, Entry] | None,
 ) -> None:
     ordered = None if memory is None else sorted(memory.values(), key=_by_key)
-    if ordered is None:
-        rulesets, spans = store.rulesets(), store.event_spans()
-    else:
-        rulesets, spans = _rulesets(ordered), _spans(ordered)
+    rulesets = store.rulesets() if ordered is None else _rulesets(ordered)
     # Any period rated per event (not only the rules at the frontier) forbids
     # restarting inside one of its events.
     per_event = any(_load(r).per_event for r in rulesets)
-    ends = {event: last for event, _, last in spans} if per_event else {}
+    spans: list[tuple[str, str, str]] = []
+    if per_event:  # (a look at every game of the ladder)
+        spans = store.event_spans() if ordered is None else _spans(ordered)
+    ends = {event: last for event, _, last in spans}
     family = _family_at(rulesets, state.frontier) if state.frontier else None
     appending = family is not None and from_key > state.frontier and not family.per_event
     if appending:

@@ -54,7 +54,7 @@ _json = msgspec.json.Encoder()
 
 # Positions in a game's row (the columns of view_games, in order).
 N, ID, LADDER, KEY, STATUS, EVENT, ROUND, VERSION, FACTS = range(9)
-FIRST = 13  # first_facts
+FIRST = 12  # first_facts
 _NO_ATTRIBUTES: dict[str, float] = {}
 
 
@@ -116,6 +116,9 @@ class Projector:
         #: Every game's number, in a rebuild (whose views have no id index yet).
         self._game_numbers: dict[str, int] | None = {} if timeline else None
         self._audit: dict[int, list[Any]] = {}
+        #: (recorded at, by, file) -> the recording's number, in this run.
+        self._recordings: dict[tuple[str, str, str | None], int] = {}
+        self._new_recordings: list[tuple[Any, ...]] = []
         self._entries: list[tuple[Any, ...]] = []
         self._handlers: dict[type, Callable[[int, Any], tuple[Any, ...]]] = {
             cls: getattr(self, name) for cls, name in self.HANDLERS.items()
@@ -181,11 +184,14 @@ class Projector:
                 [self.ladders[lid] for lid in sorted(self._dirty_ladders)],
             )
             self._dirty_ladders.clear()
+        if self._new_recordings:
+            conn.executemany("INSERT INTO view_recordings VALUES (?,?,?,?)", self._new_recordings)
+            self._new_recordings = []
         if self._games:
             new = [g for gid, g in self._games.items() if gid in self._new_games]
             old = [g for gid, g in self._games.items() if gid not in self._new_games]
             if new:
-                conn.executemany("INSERT INTO view_games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", new)
+                conn.executemany("INSERT INTO view_games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", new)
             if old:
                 conn.executemany(
                     "UPDATE view_games SET ladder=?, key=?, status=?, event=?, round=?, "
@@ -287,11 +293,17 @@ class Projector:
         # Players by number (kept with the game) and by id, one string per
         # player (held by the timeline); every player rated needs a number.
         players = self.players
-        numbered, sides = [], []
-        for side in facts.sides:
-            rows = [players.get(p) or self._player(p, seq) for p in side]
-            numbered.append([row[0] for row in rows])
-            sides.append(tuple([row[1] for row in rows]))
+        given = facts.sides
+        if len(given) == 2 and len(given[0]) == 1 and len(given[1]) == 1:  # most games
+            a = players.get(given[0][0]) or self._player(given[0][0], seq)
+            b = players.get(given[1][0]) or self._player(given[1][0], seq)
+            numbered, sides = [[a[0]], [b[0]]], [(a[1],), (b[1],)]
+        else:
+            numbered, sides = [], []
+            for side in given:
+                rows = [players.get(p) or self._player(p, seq) for p in side]
+                numbered.append([row[0] for row in rows])
+                sides.append(tuple([row[1] for row in rows]))
         order = facts.sequence if facts.sequence is not None else facts.table
         key = _GAME_KEY % (facts.date, facts.event or "", facts.round or 0, order or 0, gid)
         kept = kept_facts.keep(facts, numbered)
@@ -313,10 +325,15 @@ class Projector:
             ]  # fmt: skip
         else:  # audited on its own row
             at, where = note.recorded_at, note.source
+            at = at[:-1] + "+00:00" if at[-1] == "Z" else at
+            recorded = (at, note.recorded_by, where.file if where else None)
+            recording = self._recordings.get(recorded)
+            if recording is None:  # the first game of an import, or a game recorded alone
+                recording = self._recordings[recorded] = seq
+                self._new_recordings.append((seq, *recorded))
             game = [
-                seq, gid, ladder, key, "recorded", facts.event, facts.round, 1, kept,
-                at[:-1] + "+00:00" if at[-1] == "Z" else at, note.recorded_by, note.reason,
-                f"{where.file}:{where.row}" if where else None, None,
+                seq, gid, ladder, key, "recorded", facts.event, facts.round, 1, kept, recording,
+                where.row if where else None, note.reason, None,
             ]  # fmt: skip
             self._games[gid] = game
             self._new_games.add(gid)
@@ -409,8 +426,8 @@ class Projector:
         if game is not None:
             return game
         columns = (
-            "n, id, ladder, key, status, event, round, version, facts, recorded_at, "
-            "recorded_by, reason, source, first_facts"
+            "n, id, ladder, key, status, event, round, version, facts, recording, source_row, "
+            "reason, first_facts"
         )
         if self._game_numbers is not None:
             found = self.conn.execute(

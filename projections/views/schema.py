@@ -16,9 +16,10 @@ reading the database.
 
 A game's row holds its facts compactly (``facts``: players by number, the
 date, event and round in their own columns; see ``views.facts``) and the
-audit line of its first record (when, by whom, why, from which sheet row; its
-facts then in ``first_facts`` once a correction changed them); every later
-event has its own ``view_audit`` line.
+audit line of its first record (why, from which sheet row, and its
+``recording``: when, by whom and from which file, one row for all the games
+an import recorded; its facts then in ``first_facts`` once a correction
+changed them); every later event has its own ``view_audit`` line.
 """
 
 from __future__ import annotations
@@ -44,8 +45,10 @@ CREATE TABLE view_players (
 CREATE TABLE view_games (
     n INTEGER PRIMARY KEY, id TEXT NOT NULL, ladder INTEGER NOT NULL, key TEXT NOT NULL,
     status TEXT NOT NULL, event TEXT, round INTEGER, version INTEGER NOT NULL,
-    facts TEXT NOT NULL, recorded_at TEXT NOT NULL, recorded_by TEXT NOT NULL, reason TEXT,
-    source TEXT, first_facts TEXT);
+    facts TEXT NOT NULL, recording INTEGER NOT NULL, source_row INTEGER, reason TEXT,
+    first_facts TEXT);
+CREATE TABLE view_recordings (
+    n INTEGER PRIMARY KEY, recorded_at TEXT NOT NULL, recorded_by TEXT NOT NULL, file TEXT);
 CREATE TABLE view_entries (
     n INTEGER PRIMARY KEY, ladder INTEGER NOT NULL, key TEXT NOT NULL, kind TEXT NOT NULL,
     id TEXT NOT NULL, date TEXT NOT NULL, data TEXT NOT NULL);
@@ -99,6 +102,7 @@ TABLES = (
     "view_ladders",
     "view_players",
     "view_games",
+    "view_recordings",
     "view_entries",
     "view_checkpoints",
     "view_history_rows",
