@@ -34,25 +34,30 @@ def replay_ladders(
     affected: Mapping[int, str],
     memory: Mapping[int, Mapping[str, Entry]] | None = None,
     numbers: Mapping[str, int] | None = None,
+    merged_into: Mapping[str, str] | None = None,
+    fresh: Mapping[int, LadderState] | None = None,
 ) -> list[str]:
     """Replay each ladder (by number) from its earliest changed key; returns
     warnings (problems and maths-version mismatches of the ladders
-    replayed). ``memory``: every ladder's entries, when the caller holds
-    them (a rebuild); ``numbers``: player id -> number, when known."""
+    replayed). What the caller holds is not read again: ``memory``, every
+    ladder's entries (a rebuild); ``numbers``, player id -> number;
+    ``merged_into``, the merges; ``fresh``, every ladder's state in views
+    being built."""
     if numbers is None:
         numbers = dict(conn.execute("SELECT id, n FROM view_players").fetchall())
-    merges = resolve_merges(
-        dict(
+    if merged_into is None:
+        merged_into = dict(
             conn.execute(
                 "SELECT id, merged_into FROM view_players WHERE merged_into IS NOT NULL"
             ).fetchall()
         )
-    )
+    merges = resolve_merges(merged_into)
     warnings = []
     for ladder, key in sorted(affected.items()):
         held = None if memory is None else memory.get(ladder, {})
-        store = LadderStore(conn, ladder, numbers)
-        problem = replay_ladder(store, key, merges, held)
+        store = LadderStore(conn, ladder, numbers, fresh=fresh is not None)
+        state = fresh[ladder] if fresh is not None else store.state()
+        problem = replay_ladder(store, key, merges, held, state)
         if problem is not None:
             warnings.append(problem)
         rulesets = (
@@ -60,8 +65,7 @@ def replay_ladders(
             if held is None
             else sorted((e for e in held.values() if e.kind == "ruleset"), key=_by_key)
         )
-        name = store.state().name
-        warnings += [f"ladder {name!r}: {w}" for w in problems.version_warnings(rulesets)]
+        warnings += [f"ladder {state.name!r}: {w}" for w in problems.version_warnings(rulesets)]
     return warnings
 
 
@@ -70,6 +74,7 @@ def replay_ladder(
     from_key: str,
     merges: Mapping[str, str],
     memory: Mapping[str, Entry] | None = None,
+    state: LadderState | None = None,
 ) -> str | None:
     """Replay a ladder's timeline from ``from_key`` and rewrite its history,
     standings and checkpoints from there; returns the ladder's problem when
@@ -80,7 +85,7 @@ def replay_ladder(
     the last checkpoint before it, so it costs the entries after that
     checkpoint, not the ladder's size.
     """
-    state = store.state()
+    state = store.state() if state is None else state
     try:
         _replay(store, state, from_key, merges, memory)
     except EntryFailed as failed:

@@ -35,6 +35,7 @@ from projections.timeline import sort_key
 from projections.views import facts as kept_facts
 from projections.views import source
 from projections.views.problems import effective
+from projections.views.store import LadderState
 
 KIND_NAMES = {
     ev.LadderOpened: "ladder opened",
@@ -129,6 +130,14 @@ class Projector:
     def numbers(self) -> dict[str, int]:
         """Player id -> the views' number of that player."""
         return dict(self._numbers)
+
+    def merges(self) -> dict[str, str]:
+        """Merged player id -> the id they were merged into (one step)."""
+        return {pid: row[4] for pid, row in self.players.items() if row[4]}
+
+    def fresh_states(self) -> dict[int, LadderState]:
+        """Every ladder's replay state in views being built (nothing replayed)."""
+        return {row[0]: LadderState(row[2]) for row in self.ladders.values()}
 
     def apply_stored(
         self, seq: int, topic: str, state: bytes, known_at: datetime | None = None

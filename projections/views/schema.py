@@ -71,13 +71,16 @@ CREATE TABLE view_audit (
 CREATE TABLE view_version (version INTEGER NOT NULL);
 """
 
-#: Secondary indexes (built after a rebuild has filled the tables).
+#: Secondary indexes of the games (a rebuild builds them once the games are
+#: all in, while it replays), and of the rest (built last).
+GAME_INDEX_DDL = """
+CREATE UNIQUE INDEX IF NOT EXISTS view_games_id ON view_games (id);
+CREATE INDEX IF NOT EXISTS view_games_key ON view_games (ladder, key);
+"""
 INDEX_DDL = """
-CREATE INDEX view_players_key ON view_players (key);
-CREATE UNIQUE INDEX view_games_id ON view_games (id);
-CREATE INDEX view_games_key ON view_games (ladder, key);
-CREATE INDEX view_entries_key ON view_entries (ladder, key);
-CREATE INDEX view_history_player ON view_history_rows (ladder, player, pos);
+CREATE INDEX IF NOT EXISTS view_players_key ON view_players (key);
+CREATE INDEX IF NOT EXISTS view_entries_key ON view_entries (ladder, key);
+CREATE INDEX IF NOT EXISTS view_history_player ON view_history_rows (ladder, player, pos);
 """
 
 #: History rows with ids and keys instead of numbers (read-only).
@@ -138,8 +141,12 @@ def create(db: Database, indexes: bool = True) -> None:
         create_indexes(db)
 
 
-def create_indexes(db: Database) -> None:
-    db.script(INDEX_DDL)
+def create_indexes(db: Database, games: bool = True, others: bool = True) -> None:
+    """The secondary indexes not built yet: the games' and the others'."""
+    if games:
+        db.script(GAME_INDEX_DDL)
+    if others:
+        db.script(INDEX_DDL)
 
 
 def connect(db: Database) -> Database:

@@ -137,13 +137,16 @@ class LadderStore:
     """One ladder's derived rows: checkpoints, history, standings and its
     replay state. ``numbers`` maps player ids to the views' numbers."""
 
-    def __init__(self, conn: Database, ladder: int, numbers: Mapping[str, int]) -> None:
+    def __init__(
+        self, conn: Database, ladder: int, numbers: Mapping[str, int], fresh: bool = False
+    ) -> None:
         self.conn = conn
         self.ladder = ladder
         self.numbers = numbers
         self._ids: dict[int, str] | None = None
-        #: Checkpoints saved since the last whole one (None: not read yet).
-        self._since_whole: int | None = None
+        #: Checkpoints saved since the last whole one (None: not read yet;
+        #: ``fresh`` views have none: the first is whole).
+        self._since_whole: int | None = WHOLE_EVERY if fresh else None
         #: Appending: the players changed since the last checkpoint of an
         #: earlier run are in history rows after it (read at the next one).
         self.appending = False
