@@ -346,7 +346,12 @@ def test_a_voided_game_can_be_recorded_again(cli: Cli) -> None:
     g = record(cli, "2025-01-05", "Alice", "Bob", "a")
     cli.ok("void", g, "--reason", "voided by mistake")
     assert cli.json("standings", "Club") == []
-    record(cli, "2025-01-05", "Alice", "Bob", "a")
+    # Recording it again is an explicit act (a re-import never brings it back).
+    assert "pass --again" in cli.fails(
+        "record", "Club", "--date", "2025-01-05", "--side", "Alice", "--side", "Bob",
+        "--result", "a",
+    )  # fmt: skip
+    record(cli, "2025-01-05", "Alice", "Bob", "a", "--again")
     assert table(cli) == [("Alice", approx(1510.0), 1), ("Bob", approx(1490.0), 1)]
 
 
@@ -356,7 +361,9 @@ def test_a_game_moved_by_a_correction_frees_its_old_identity(cli: Cli) -> None:
     cli.ok("player", "add", "Alice", "Bob")
     g = record(cli, "2025-01-06", "Alice", "Bob", "a")
     cli.ok("correct", g, "--date", "2025-01-07", "--reason", "played on the 7th")
-    other = record(cli, "2025-01-06", "Alice", "Bob", "b")
+    # A game on the old date is a new fact only when said so (--again): the
+    # misread game is otherwise refused, naming the correction.
+    other = record(cli, "2025-01-06", "Alice", "Bob", "b", "--again")
     assert other != g
     assert [h["date"] for h in history(cli, "Alice")] == ["2025-01-06", "2025-01-07"]
 
