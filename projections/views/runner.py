@@ -17,7 +17,6 @@ before building their indexes, and runs with the garbage collector paused
 from __future__ import annotations
 
 import gc
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -28,7 +27,6 @@ import msgspec
 from ledger.pager import pages
 from projections.db import Database, SQLiteDatabase
 from projections.views import schema
-from projections.views.background import Background
 from projections.views.ladder_replay import replay_ladders
 from projections.views.projector import Projector
 from projections.views.source import PAGE, raw_pages
@@ -119,8 +117,8 @@ def _project(
     transaction)."""
     start = tracked = position(conn)
     applied = 0
-    with _paused_gc(), _writer(conn, rebuild) as views:
-        projector = Projector(views, timeline=rebuild)
+    with _paused_gc():
+        projector = Projector(conn, timeline=rebuild)
         apply = projector.apply_stored
         for page in raw_pages(recorder, start, PAGE):
             for seq, topic, state in page:
@@ -129,51 +127,16 @@ def _project(
             start = page[-1][0]
         if start == tracked:
             return CatchUp(0)
-        if rebuild:  # the games are all in: index them while the ladders replay
-            views.later(lambda: schema.create_indexes(conn, games=True, others=False))
-            warnings = replay_ladders(
-                views, projector.affected, projector.entries, projector.numbers(),
-                projector.merges(), projector.fresh_states(),
-            )  # fmt: skip
-        else:
-            warnings = replay_ladders(
-                views, projector.affected, projector.entries, projector.numbers()
-            )
+        warnings = replay_ladders(
+            conn, projector.affected, projector.entries, projector.numbers(),
+            projector.merges(), projector.fresh_states() if rebuild else None,
+        )  # fmt: skip
     conn.execute(
         "INSERT INTO view_tracking (name, position) VALUES ('views', ?) "
         "ON CONFLICT (name) DO UPDATE SET position = excluded.position",
         (start,),
     )
     return CatchUp(applied, warnings)
-
-
-@contextmanager
-def _writer(conn: Database, rebuild: bool) -> Iterator[Any]:
-    """The views, their writes on a writer thread for a rebuild (it writes
-    much and reads back little); as they are for a catch-up."""
-    if not rebuild or os.environ.get("LEDGER_VIEWS_WRITER") == "0":
-        yield _Direct(conn)
-        return
-    views = Background(conn)
-    try:
-        yield views
-    except BaseException:
-        views.close(failed=True)
-        raise
-    views.close()
-
-
-class _Direct:
-    """The views as they are, with ``Background``'s ``later``."""
-
-    def __init__(self, db: Database) -> None:
-        self.db = db
-
-    def later(self, job: Any) -> None:
-        job()
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.db, name)
 
 
 @contextmanager

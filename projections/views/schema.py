@@ -71,8 +71,8 @@ CREATE TABLE view_audit (
 CREATE TABLE view_version (version INTEGER NOT NULL);
 """
 
-#: Secondary indexes of the games (a rebuild builds them once the games are
-#: all in, while it replays), and of the rest (built last).
+#: Secondary indexes, of the games and of the rest (built after a rebuild
+#: has filled the tables).
 GAME_INDEX_DDL = """
 CREATE UNIQUE INDEX IF NOT EXISTS view_games_id ON view_games (id);
 CREATE INDEX IF NOT EXISTS view_games_key ON view_games (ladder, key);
