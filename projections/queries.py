@@ -226,21 +226,7 @@ def standings(
         family = _family(ruleset_at(conn, lrow["n"]))
     else:
         cut = as_of.isoformat() + "\x7f"
-        upto = cut_pos(conn, lrow["n"], cut)
-        rows = conn.execute(
-            """
-            SELECT p.name, h.after, h.games_after,
-                   (SELECT substr(g.key, 1, 10) FROM view_history_rows x
-                    JOIN view_games g ON g.n = x.entry
-                    WHERE x.ladder=h.ladder AND x.player=h.player AND x.kind='game'
-                      AND x.pos<=? ORDER BY x.pos DESC LIMIT 1) AS last_played
-            FROM (SELECT player, MAX(pos) AS pos FROM view_history_rows
-                  WHERE ladder=? AND pos<=? GROUP BY player) m
-            JOIN view_history_rows h ON h.ladder=? AND h.pos=m.pos AND h.player=m.player
-            JOIN view_players p ON p.n = h.player
-            """,
-            (upto, lrow["n"], upto, lrow["n"]),
-        ).fetchall()
+        rows = _standings_at(conn, lrow["n"], cut_pos(conn, lrow["n"], cut))
         family = _family(ruleset_at(conn, lrow["n"], cut))
     ordered = sorted(rows, key=lambda r: (-r[1], r[0]))
     out = []
@@ -248,6 +234,39 @@ def standings(
         grade = family.grade(PlayerState(rating=rating, games=games), lang)
         out.append(StandingRow(rank, name, rating, grade, games, last))
     return out
+
+
+def _standings_at(conn: Database, ladder: int, upto: int) -> list[tuple[Any, ...]]:
+    """(name, rating, games, last played) of every player rated up to place
+    ``upto`` of a ladder, from their last history row there."""
+    last, last_game = {}, {}
+    for player, pos, kind in conn.execute(
+        "SELECT player, pos, kind FROM view_history_rows WHERE ladder=? AND pos<=? ORDER BY pos",
+        (ladder, upto),
+    ):
+        last[player] = pos
+        if kind == "game":
+            last_game[player] = pos
+    state: dict[int, tuple[float, int]] = {}
+    for player, pos, after, games in conn.execute(
+        "SELECT player, pos, after, games_after FROM view_history_rows WHERE ladder=? "
+        "AND pos IN (SELECT MAX(pos) FROM view_history_rows WHERE ladder=? AND pos<=? "
+        "GROUP BY player)",
+        (ladder, ladder, upto),
+    ):
+        if last.get(player) == pos:
+            state[player] = (after, games)
+    played = {}
+    for player, pos, key in conn.execute(
+        "SELECT h.player, h.pos, g.key FROM view_history_rows h JOIN view_games g "
+        "ON g.n = h.entry WHERE h.ladder=? AND h.kind='game' AND h.pos IN (SELECT MAX(pos) "
+        "FROM view_history_rows WHERE ladder=? AND pos<=? AND kind='game' GROUP BY player)",
+        (ladder, ladder, upto),
+    ):
+        if last_game.get(player) == pos:
+            played[player] = key[:10]
+    who = numbers(conn)
+    return [(who[p][1], after, games, played.get(p)) for p, (after, games) in state.items()]
 
 
 def history(conn: Database, ladder: str, player: str) -> list[HistoryLine]:
@@ -270,8 +289,11 @@ def history(conn: Database, ladder: str, player: str) -> list[HistoryLine]:
         "FROM view_history_rows h "
         "LEFT JOIN view_games g ON h.kind = 'game' AND g.n = h.entry "
         "LEFT JOIN view_entries e ON h.kind <> 'game' AND e.n = h.entry "
-        "WHERE h.ladder=? AND h.player=? ORDER BY h.pos, h.seat",
-        (lrow["n"], pn),
+        # The player's places along their index, then their rows by place (a
+        # planner without statistics would walk the whole ladder in order).
+        "WHERE h.ladder=? AND h.pos IN (SELECT pos FROM view_history_rows "
+        "WHERE ladder=? AND player=?) AND h.player=? ORDER BY h.pos, h.seat",
+        (lrow["n"], lrow["n"], pn, pn),
     ):
         out.append(
             HistoryLine(
@@ -305,16 +327,17 @@ def explain(conn: Database, ref: str) -> Explanation:
     ruleset = ruleset_at(conn, game["ladder"], game["key"])
     family = _family(ruleset) if game["status"] != "voided" else None
     sides = tuple(tuple(_final(conn, p) for p in side) for side in facts["sides"])
-    players = sorted({p for side in sides for p in side})
-    marks = ",".join("?" * len(players))
-    # Along the index of each player's rows: the game's own rows.
+    # The game's rows: among the places of one of its players (along the
+    # player's index), the one of this game.
+    first = player_number(conn, sides[0][0]) if sides and sides[0] else None
     rows = {
         r["player"]: r
         for r in conn.execute(
             "SELECT p.id AS player, h.before, h.change, h.after, h.games_before "
-            "FROM view_players p JOIN view_history_rows h ON h.ladder=? AND h.player = p.n "
-            f"AND h.entry=? AND h.kind='game' WHERE p.id IN ({marks})",
-            (game["ladder"], game["n"], *players),
+            "FROM view_history_rows h JOIN view_players p ON p.n = h.player "
+            "WHERE h.ladder=? AND h.pos IN (SELECT pos FROM view_history_rows "
+            "WHERE ladder=? AND player=?) AND h.entry=? AND h.kind='game'",
+            (game["ladder"], game["ladder"], first, game["n"]),
         )
     }
     return explanation(
