@@ -389,7 +389,9 @@ class Projector:
     def _touch_ladders_of(self, player: int) -> None:
         """Every ladder the player has history in replays from its start."""
         for (ladder,) in self.conn.execute(
-            "SELECT DISTINCT ladder FROM view_history_rows WHERE player=?", (player,)
+            "SELECT n FROM view_ladders l WHERE EXISTS (SELECT 1 FROM view_history_rows h "
+            "WHERE h.ladder = l.n AND h.player = ?)",  # along the index of each ladder
+            (player,),
         ).fetchall():
             self._touch(ladder, "")
 
