@@ -57,6 +57,7 @@ _json = msgspec.json.Encoder()
 N, ID, LADDER, KEY, STATUS, EVENT, ROUND, VERSION, FACTS = range(9)
 FIRST = 12  # first_facts
 _NO_ATTRIBUTES: dict[str, float] = {}
+_CORRECTED = ev.GameCorrected.TOPIC
 
 
 #: ``timeline.game_key``, spelt out for the hot path (a test checks they agree).
@@ -97,6 +98,8 @@ class Projector:
         self._rebuild = timeline
         self._strings: dict[str, str] = {}
         self._results: dict[tuple[Any, ...], dict[str, Any]] = {}
+        self._codes: dict[str, dict[str, Any]] = {}
+        self._solo: dict[str, tuple[str]] = {}
         # Players and ladders are few: all of them are held, written when changed.
         self.players: dict[str, list[Any]] = {
             r[1]: list(r)
@@ -306,17 +309,21 @@ class Projector:
         if len(given) == 2 and len(given[0]) == 1 and len(given[1]) == 1:  # most games
             a = players.get(given[0][0]) or self._player(given[0][0], seq)
             b = players.get(given[1][0]) or self._player(given[1][0], seq)
-            numbered, sides = [[a[0]], [b[0]]], [(a[1],), (b[1],)]
+            numbered = [[a[0]], [b[0]]]
+            solo = self._solo  # one (player,) side per player
+            sides = (solo.get(a[1]) or solo.setdefault(a[1], (a[1],)),
+                     solo.get(b[1]) or solo.setdefault(b[1], (b[1],)))  # fmt: skip
         else:
-            numbered, sides = [], []
+            numbered, listed = [], []
             for side in given:
                 rows = [players.get(p) or self._player(p, seq) for p in side]
                 numbered.append([row[0] for row in rows])
-                sides.append(tuple([row[1] for row in rows]))
+                listed.append(tuple([row[1] for row in rows]))
+            sides = tuple(listed)
         order = facts.sequence if facts.sequence is not None else facts.table
         key = _GAME_KEY % (facts.date, facts.event or "", facts.round or 0, order or 0, gid)
         kept = kept_facts.keep(facts, numbered)
-        corrected = topic == ev.GameCorrected.TOPIC
+        corrected = topic == _CORRECTED
         if corrected or note.originator_version > 1:
             game = self._game(gid)
             self._drop_entry(game)
@@ -418,14 +425,23 @@ class Projector:
         """One object for equal strings the timeline holds many of."""
         return text if text is None else self._strings.setdefault(text, text)
 
-    def _play(self, facts: source.Facts, sides: list[tuple[str, ...]]) -> Play:
+    def _play(self, facts: source.Facts, sides: tuple[tuple[str, ...], ...]) -> Play:
         """A game as the timeline holds it: small, its values shared."""
         result = facts.result
-        with suppress(TypeError):  # lists in it (unit lists, ranks): kept as it is
-            result = self._results.setdefault(tuple(result.items()), result)
-        attributes = facts.attributes or _NO_ATTRIBUTES
-        return Play(tuple(sides), result, self._shared(facts.event), facts.round, facts.neutral,
-                    attributes)  # fmt: skip
+        code = result.get("result") if len(result) == 1 else None
+        if type(code) is str:  # {"result": code}: most results
+            shared = self._codes.get(code)
+            if shared is None:
+                shared = self._codes[code] = result
+            result = shared
+        else:
+            with suppress(TypeError):  # lists in it (unit lists, ranks): kept as it is
+                result = self._results.setdefault(tuple(result.items()), result)
+        event = facts.event
+        if event is not None:
+            event = self._strings.setdefault(event, event)
+        return Play(sides, result, event, facts.round, facts.neutral,
+                    facts.attributes or _NO_ATTRIBUTES)  # fmt: skip
 
     def _name(self, pid: str | None) -> str:
         row = self.players.get(pid) if pid is not None else None
