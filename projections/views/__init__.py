@@ -13,6 +13,7 @@ layers, one module each:
 - ``ladder_replay``: replaying a ladder from its last safe place; a ladder
   whose entries its family cannot apply becomes that ladder's problem;
 - ``store``: one ladder's entries, checkpoints, history and standings;
+- ``facts``: a game's facts as the views keep them (compactly) and read them;
 - ``problems``: how a failed replay and a maths-version mismatch are said.
 """
 
