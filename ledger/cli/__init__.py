@@ -13,7 +13,6 @@ other command's dependencies.
 from __future__ import annotations
 
 import importlib
-from typing import Any
 
 import click
 
@@ -102,14 +101,6 @@ def main(
     trust(trusted)
     ctx.obj = Ledger(db, by, schema)
     ctx.call_on_close(ctx.obj.close)
-
-
-def __getattr__(name: str) -> Any:
-    """``from ledger.cli import record`` keeps working: commands load on use."""
-    if name in COMMANDS or name == "import_":
-        module, attribute = COMMANDS.get(name, COMMANDS["import"])
-        return getattr(importlib.import_module(f"ledger.cli.{module}"), attribute)
-    raise AttributeError(f"module 'ledger.cli' has no attribute {name!r}")
 
 
 if __name__ == "__main__":  # pragma: no cover
