@@ -5,7 +5,7 @@ error) and then brings the views up to date, so the next query reads its own
 writes. Queries print ``--format table|json|csv``.
 
 Commands live in modules by what they are for (``ladders``, ``players``,
-``games``, ``reports``, ``admin``, ``site``, ``teams``) and are imported only
+``games``, ``reports``, ``template``, ``admin``, ``site``, ``teams``) and are imported only
 when run, so ``ledger --version`` or one query starts without loading every
 other command's dependencies.
 """
@@ -36,7 +36,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "verify": ("reports", "verify"),
     "diff": ("reports", "diff"),
     "whatif": ("reports", "whatif"),
-    "template": ("reports", "template"),
+    "template": ("template", "template"),
     "project": ("admin", "project"),
     "migrate": ("admin", "migrate"),
     "rebuild": ("admin", "rebuild"),
