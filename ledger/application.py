@@ -36,9 +36,11 @@ from ledger.state import (
     GameState,
     LadderState,
     PlayerRecord,
+    TimelineEntry,
     game_state,
     ladder_state,
     player_record,
+    timeline_entry,
 )
 
 
@@ -257,12 +259,18 @@ class LedgerApplication(Application):
         return {r[0] if isinstance(r[0], UUID) else UUID(r[0]) for r in rows}
 
     def season_closes(self, ladder: UUID) -> list[ev.SeasonClosed]:
-        """The seasons of a ladder closed so far (season closes are few)."""
-        closes = (
-            self.mapper.to_domain_event(note)
-            for note in self.notifications(topics=(ev.SeasonClosed.TOPIC,))
-        )
-        return [close for close in closes if close.ladder == ladder]
+        """The seasons of a ladder closed so far and not voided (season
+        closes are few)."""
+        last: dict[UUID, Any] = {}
+        for note in self.notifications(topics=(ev.SeasonClosed.TOPIC, ev.SeasonVoided.TOPIC)):
+            event = self.mapper.to_domain_event(note)
+            if event.ladder == ladder:
+                last[event.originator_id] = event
+        return [e for e in last.values() if isinstance(e, ev.SeasonClosed)]
+
+    def timeline_entry(self, aggregate: UUID) -> TimelineEntry | None:
+        """A season close or rating adjustment (None if never made)."""
+        return timeline_entry(aggregate, self._events(aggregate))
 
     def games_with_players(self, first: UUID, second: UUID) -> list[UUID]:
         """Live games in which both players appear (as recorded or corrected)."""

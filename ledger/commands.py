@@ -20,10 +20,10 @@ from uuid import UUID
 
 import msgspec
 
-from ledger import bounds
+from ledger import bounds, refs
 from ledger import events as ev
 from ledger.application import LedgerApplication, now
-from ledger.errors import Conflict, Invalid
+from ledger.errors import Conflict, Invalid, NotFound
 from ledger.game_identities import explain, retired_game
 from ledger.game_input import (
     GameInput,
@@ -44,7 +44,7 @@ from ledger.identity import (
     short,
 )
 from ledger.names import clean_name
-from ledger.state import BEGINNING, LadderState, bind_family
+from ledger.state import BEGINNING, LadderState, Ruleset, bind_family
 from ledger.write_index import round_key
 from projections.families.base import FamilyError, Game, PlayerState
 
@@ -414,13 +414,52 @@ class Commands:
         return short(state.id)
 
     def void(self, ref: str, reason: str) -> str:
-        """Void a game: it no longer counts. Returns its short id."""
+        """Void a game or a rating adjustment, named by its id: it no longer
+        counts. Returns what was voided ("game 1a2b3c4d")."""
         require_reason(reason)
-        state = self.app.game_by_ref(ref)
+        topic, uid = refs.find(self.app, ref, VOIDABLE)
+        what = f"{VOIDABLE[topic]} {short(uid)}"
+        if topic != ev.GameRecorded.TOPIC:
+            self._void_entry(uid, what, reason)
+            return what
+        state = self.app.game(uid)
         if state.voided:
-            raise Conflict(f"game {short(state.id)} is already voided")
-        self.app.append([ev.GameVoided(**self._meta(state.version + 1, state.id, reason=reason))])
-        return short(state.id)
+            raise Conflict(f"{what} is already voided")
+        self.app.append([ev.GameVoided(**self._meta(state.version + 1, uid, reason=reason))])
+        return what
+
+    def _void_entry(self, uid: UUID, what: str, reason: str) -> None:
+        """Void a season close or a rating adjustment (its own aggregate)."""
+        entry = self.app.timeline_entry(uid)
+        if entry is None:
+            raise NotFound(f"unknown {what}")
+        if entry.voided:
+            raise Conflict(f"{what} is already voided")
+        voided = ev.SeasonVoided if isinstance(entry.made, ev.SeasonClosed) else ev.AdjustmentVoided
+        meta = self._meta(entry.version + 1, uid, reason=reason)
+        self.app.append([voided(**meta, ladder=entry.made.ladder)])
+
+    def void_rules(self, ladder: str, effective: date, reason: str) -> Ruleset:
+        """Void the rule change that takes effect on ``effective`` (of two
+        for one date, the later recorded: the one in force); the rules before
+        it apply again. The ladder's first ruleset cannot be voided."""
+        require_reason(reason)
+        state = self.app.ladder(ladder)
+        adopted = [r for r in state.rulesets if r.effective == effective]
+        if not adopted:
+            raise NotFound(
+                f"no rule change of ladder {state.name!r} takes effect on {effective} "
+                "(see 'ledger ladder show')"
+            )
+        target = max(adopted, key=lambda r: r.adopted)
+        if target is state.rulesets[0]:
+            raise Conflict(
+                f"the first rules of ladder {state.name!r} cannot be voided: adopt others "
+                "with 'ledger ladder rules'"
+            )
+        meta = self._meta(state.version + 1, state.id, reason=reason)
+        self.app.append([ev.RulesetVoided(**meta, adopted=target.adopted)])
+        return target
 
     # -- seasons and adjustments ------------------------------------------------
     def close_season(self, ladder: str, label: str, start: date, end: date) -> UUID:
@@ -429,7 +468,8 @@ class Commands:
             raise Invalid(f"the season ends ({end}) before it starts ({start})")
         self._not_future(end, "the season's end")
         sid = season_id(state.id, label)
-        if self.app.exists(sid):
+        before = self.app.timeline_entry(sid)
+        if before is not None and not before.voided:
             raise Conflict(f"season {label!r} of ladder {state.name!r} is already closed")
         for close in self.app.season_closes(state.id):
             # Two closes of one stretch of time would decay players twice.
@@ -438,13 +478,24 @@ class Commands:
                     f"season {close.label!r} of ladder {state.name!r} ({close.start} to "
                     f"{close.end}) is already closed and overlaps {start} to {end}"
                 )
+        version = before.version + 1 if before is not None else 1  # closed again after a void
         self.app.append(
             [
                 ev.SeasonClosed(
-                    **self._meta(1, sid), ladder=state.id, label=label, start=start, end=end
+                    **self._meta(version, sid), ladder=state.id, label=label, start=start, end=end
                 )
             ]
         )
+        return sid
+
+    def void_season(self, ladder: str, label: str, reason: str) -> UUID:
+        """Void the close of season ``label``: its decay no longer counts."""
+        require_reason(reason)
+        state = self.app.ladder(ladder)
+        sid = season_id(state.id, label)
+        if self.app.timeline_entry(sid) is None:
+            raise NotFound(f"season {label!r} of ladder {state.name!r} was never closed")
+        self._void_entry(sid, f"season {label!r} of ladder {state.name!r}", reason)
         return sid
 
     def adjust(
@@ -468,12 +519,14 @@ class Commands:
         pid = self.app.player_by_name(player)
         what = f"to={to}" if to is not None else f"by={shift}"
         aid = adjustment_id(state.id, pid, effective, what, reason)
-        if self.app.exists(aid):
-            raise Conflict("this adjustment is already recorded")
+        before = self.app.timeline_entry(aid)
+        if before is not None and not before.voided:
+            raise Conflict(f"this adjustment is already recorded (adjustment {short(aid)})")
+        version = before.version + 1 if before is not None else 1  # made again after a void
         self.app.append(
             [
                 ev.RatingAdjusted(
-                    **self._meta(1, aid, reason=reason),
+                    **self._meta(version, aid, reason=reason),
                     ladder=state.id,
                     player=pid,
                     effective=effective,
@@ -483,6 +536,14 @@ class Commands:
             ]
         )
         return aid
+
+
+#: What ``void`` takes by id: the topic that first records it -> its name.
+VOIDABLE = {
+    ev.GameRecorded.TOPIC: "game",
+    ev.RatingAdjusted.TOPIC: "adjustment",
+    ev.SeasonClosed.TOPIC: "season close",
+}
 
 
 def _check_numbers(facts: ev.GameFacts) -> None:

@@ -163,6 +163,31 @@ class RatingAdjusted(LedgerEvent, frozen=True, kw_only=True):
     by: float | None = None
 
 
+# -- voids of the other entries of a ladder's timeline ----------------------
+# Like a game's void: the entry stays in the store and the audit, and stops
+# counting; the replay runs again from its effective date.
+class SeasonVoided(LedgerEvent, frozen=True, kw_only=True):
+    """A season close no longer counts (on the season's own aggregate)."""
+
+    TOPIC = "ledger:SeasonVoided"
+    ladder: UUID
+
+
+class AdjustmentVoided(LedgerEvent, frozen=True, kw_only=True):
+    """A rating adjustment no longer counts (on its own aggregate)."""
+
+    TOPIC = "ledger:AdjustmentVoided"
+    ladder: UUID
+
+
+class RulesetVoided(LedgerEvent, frozen=True, kw_only=True):
+    """A rule change no longer counts (on the ladder's aggregate):
+    ``adopted`` is the ladder version that recorded its ``RulesetAdopted``."""
+
+    TOPIC = "ledger:RulesetVoided"
+    adopted: int
+
+
 EVENT_CLASSES: tuple[type[LedgerEvent], ...] = (
     LadderOpened,
     RulesetAdopted,
@@ -175,6 +200,9 @@ EVENT_CLASSES: tuple[type[LedgerEvent], ...] = (
     GameVoided,
     SeasonClosed,
     RatingAdjusted,
+    SeasonVoided,
+    AdjustmentVoided,
+    RulesetVoided,
 )
 BY_TOPIC: dict[str, type[LedgerEvent]] = {cls.TOPIC: cls for cls in EVENT_CLASSES}
 

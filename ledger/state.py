@@ -29,6 +29,8 @@ class Ruleset(msgspec.Struct, frozen=True):
     params: dict[str, Any]
     effective: date
     family_version: int = 1
+    #: The ladder version that adopted it (what a ``RulesetVoided`` names).
+    adopted: int = 0
 
 
 class LadderState(msgspec.Struct):
@@ -64,6 +66,16 @@ class GameState(msgspec.Struct):
     voided: bool
 
 
+class TimelineEntry(msgspec.Struct):
+    """A season close or a rating adjustment, folded from its own aggregate:
+    the event that made it and whether it has been voided since."""
+
+    id: UUID
+    version: int
+    made: ev.SeasonClosed | ev.RatingAdjusted
+    voided: bool
+
+
 class PlayerRecord(msgspec.Struct):
     id: UUID
     version: int
@@ -95,8 +107,20 @@ def _ladder(event: Any, state: LadderState) -> LadderState:
 @_ladder.register
 def _(event: ev.RulesetAdopted, state: LadderState) -> LadderState:
     state.rulesets.append(
-        Ruleset(event.family, event.params, event.effective, event.family_version)
+        Ruleset(
+            event.family,
+            event.params,
+            event.effective,
+            event.family_version,
+            event.originator_version,
+        )
     )
+    return state
+
+
+@_ladder.register
+def _(event: ev.RulesetVoided, state: LadderState) -> LadderState:
+    state.rulesets = [r for r in state.rulesets if r.adopted != event.adopted]
     return state
 
 
@@ -125,6 +149,19 @@ def _(event: ev.GameRecorded | ev.GameCorrected, state: GameState) -> None:
 @_game.register
 def _(event: ev.GameVoided, state: GameState) -> None:
     state.voided = True
+
+
+def timeline_entry(aggregate: UUID, events: Iterable[Any]) -> TimelineEntry | None:
+    state = None
+    for e in events:
+        if isinstance(e, ev.SeasonClosed | ev.RatingAdjusted):
+            # Closed again after a void: the close counts again.
+            state = TimelineEntry(aggregate, 0, e, False)
+        elif state is not None and isinstance(e, ev.SeasonVoided | ev.AdjustmentVoided):
+            state.voided = True
+        if state is not None:
+            state.version = e.originator_version
+    return state
 
 
 def player_record(aggregate: UUID, events: Iterable[Any]) -> PlayerRecord | None:

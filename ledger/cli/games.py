@@ -19,6 +19,7 @@ from ledger.cli.family_help import result_fields_epilog
 from ledger.cli.params import ATTRIBUTE, DATE, ORDER, SETTING, BoundedNumber, as_dict, bounded_help
 from ledger.commands import Commands, GameChanges
 from ledger.game_input import GameInput, parse_number
+from ledger.identity import short
 from ledger.importer import import_sheet
 from ledger.output import render
 from projections.preview import preview_warnings
@@ -258,14 +259,19 @@ def correct(
 
 
 @click.command()
-@click.argument("game")
-@click.option("--reason", required=True, help="Why the game does not count.")
+@click.argument("ref", metavar="ID")
+@click.option("--reason", required=True, help="Why it does not count (kept in the audit log).")
 @pass_ledger
-def void(led: Ledger, game: str, reason: str) -> None:
-    """Void GAME: it no longer counts, and later ratings are recomputed."""
-    short_id = led.commands.void(game, reason)
+def void(led: Ledger, ref: str, reason: str) -> None:
+    """Void a game, a rating adjustment or a season close by its ID (or an
+    unambiguous prefix, as printed): it no longer counts, and later ratings
+    are recomputed. It stays in the audit log.
+
+    Season closes can also be voided by label ('ledger season void'), rule
+    changes by date ('ledger ladder void-rules')."""
+    what = led.commands.void(ref, reason)
     led.caught_up()
-    click.echo(f"Voided game {short_id}.")
+    click.echo(f"Voided {what}.")
 
 
 @click.group()
@@ -288,9 +294,24 @@ def season_close(
     Seasons of one ladder never overlap: closing the same stretch of time
     again (under another label) is refused, since it would decay players twice.
     """
-    commands_for(led, allow_future).close_season(ladder_name, label, start, end)
+    sid = commands_for(led, allow_future).close_season(ladder_name, label, start, end)
     led.caught_up()
-    click.echo(f"Closed season {label!r} of {ladder_name!r}.")
+    click.echo(f"Closed season {label!r} of {ladder_name!r} (season close {short(sid)}).")
+
+
+@season.command("void")
+@click.argument("ladder_name", metavar="LADDER")
+@click.argument("label")
+@click.option(
+    "--reason", required=True, help="Why the close does not count (kept in the audit log)."
+)
+@pass_ledger
+def season_void(led: Ledger, ladder_name: str, label: str, reason: str) -> None:
+    """Void the close of season LABEL of LADDER: its decay no longer counts
+    and later ratings are recomputed. The season can then be closed again."""
+    led.commands.void_season(ladder_name, label, reason)
+    led.caught_up()
+    click.echo(f"Voided the close of season {label!r} of {ladder_name!r}.")
 
 
 @click.command()
@@ -312,6 +333,6 @@ def adjust(
     on: date, reason: str,
 ) -> None:  # fmt: skip
     """Set (--to) or shift (--shift) PLAYER's rating in LADDER from a date."""
-    led.commands.adjust(ladder_name, player_name, on, reason, to=to, shift=shift)
+    aid = led.commands.adjust(ladder_name, player_name, on, reason, to=to, shift=shift)
     led.caught_up()
-    click.echo(f"Adjusted {player_name!r} in {ladder_name!r}.")
+    click.echo(f"Adjusted {player_name!r} in {ladder_name!r} (adjustment {short(aid)}).")

@@ -64,6 +64,23 @@ def ladder_rules(
     click.echo(f"Rules of {name!r} changed from {effective}.")
 
 
+@ladder.command("void-rules")
+@click.argument("name")
+@click.option("--effective", required=True, type=DATE, help="The date the rule change took effect.")
+@click.option("--reason", required=True, help="Why it no longer counts (kept in the audit log).")
+@pass_ledger
+def ladder_void_rules(led: Ledger, name: str, effective: date, reason: str) -> None:
+    """Void the rule change of NAME that takes effect on a date: the rules
+    before it apply again, and later history is replayed under them.
+
+    Of two changes for one date, the later recorded (the one in force) is
+    voided. The change stays in the audit log; the first rules cannot be voided.
+    """
+    voided = led.commands.void_rules(name, effective, reason)
+    led.caught_up()
+    click.echo(f"Voided the {voided.family} rules of {name!r} from {effective}.")
+
+
 @ladder.command("list")
 @format_option
 @pass_ledger

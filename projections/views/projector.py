@@ -49,6 +49,9 @@ KIND_NAMES = {
     ev.GameVoided: "game voided",
     ev.SeasonClosed: "season closed",
     ev.RatingAdjusted: "rating adjusted",
+    ev.SeasonVoided: "season voided",
+    ev.AdjustmentVoided: "adjustment voided",
+    ev.RulesetVoided: "ruleset voided",
 }
 
 _json = msgspec.json.Encoder()
@@ -89,6 +92,9 @@ class Projector:
         ev.GameVoided: "_game_voided",
         ev.SeasonClosed: "_season_closed",
         ev.RatingAdjusted: "_rating_adjusted",
+        ev.SeasonVoided: "_season_voided",
+        ev.AdjustmentVoided: "_adjustment_voided",
+        ev.RulesetVoided: "_ruleset_voided",
     }
 
     def __init__(self, conn: Database, timeline: bool = False) -> None:
@@ -388,7 +394,55 @@ class Projector:
         self._player(str(e.player), seq)  # numbered: the replay rates them
         return ladder, seq, f"rating of {self._name(str(e.player))!r} {what} from {e.effective}"
 
+    def _season_voided(self, seq: int, e: ev.SeasonVoided) -> tuple[Any, ...]:
+        ladder = self._ladder(str(e.ladder), seq)
+        data = self._void_entry(ladder, str(e.originator_id))
+        what = f"season {data['label']} ({data['start']} to {data['end']})" if data else "season"
+        return ladder, seq, f"{what} voided: its close no longer counts"
+
+    def _adjustment_voided(self, seq: int, e: ev.AdjustmentVoided) -> tuple[Any, ...]:
+        ladder = self._ladder(str(e.ladder), seq)
+        data = self._void_entry(ladder, str(e.originator_id))
+        if not data:
+            return ladder, seq, "rating adjustment voided"
+        what = f"set to {data['to']:g}" if data["to"] is not None else f"shift by {data['by']:+g}"
+        name = self._name(data["player"])
+        return ladder, seq, f"rating adjustment of {name!r} ({what}) voided"
+
+    def _ruleset_voided(self, seq: int, e: ev.RulesetVoided) -> tuple[Any, ...]:
+        lid = str(e.originator_id)
+        ladder = self._ladder(lid, seq)
+        data = self._void_entry(ladder, f"{lid}/{e.adopted:06d}")
+        what = f"{data['family']} ruleset {effective(data['effective'])}" if data else "ruleset"
+        return ladder, seq, f"{self.ladders[lid][2]}: {what} voided"
+
     # -- helpers ----------------------------------------------------------------
+    def _void_entry(self, ladder: int, entry_id: str) -> dict[str, Any] | None:
+        """Take a season close, adjustment or ruleset out of a ladder's
+        timeline (pending or written); returns its data (None if absent)."""
+        found = None
+        for i, row in enumerate(self._entries):
+            if row[1] == ladder and row[4] == entry_id:
+                _, _, key, _, _, on, data = self._entries.pop(i)
+                found = key, on, data
+                break
+        else:
+            found = self.conn.execute(
+                "SELECT key, date, data FROM view_entries WHERE ladder=? AND id=?",
+                (ladder, entry_id),
+            ).fetchone()
+            if found is not None:
+                self.conn.execute(
+                    "DELETE FROM view_entries WHERE ladder=? AND id=?", (ladder, entry_id)
+                )
+        if found is None:
+            return None
+        key, on, data = found
+        if self.entries is not None:
+            self.entries.get(ladder, {}).pop(key, None)
+        self._touch(ladder, key)
+        return {**msgspec.json.decode(data), "effective": on}
+
     def _touch(self, ladder: int, key: str) -> None:
         if ladder not in self.affected or key < self.affected[ladder]:
             self.affected[ladder] = key
