@@ -43,6 +43,7 @@ from typing import Literal
 import msgspec
 
 from ledger.errors import Invalid
+from projections.teams_bound import gap_ruled_out
 from projections.teams_cover import Budget, Cover
 from projections.teams_search import good_split
 
@@ -362,16 +363,23 @@ class _Problem:
         # out is proven impossible.
         bound = self.gap_floor
         self.cover.reset()
+        # The relaxation first, one point below the split found: the swaps
+        # usually found the optimum, and the relaxation is usually exact.
+        if best is not None and not gap_proven and self._ruled_out(self.gap(best) - 1):
+            bound, gap_proven = self.gap(best), True
         if best is not None and not gap_proven:
             try:
                 # The bound first (the cheapest question), then halving.
                 probe = bound
                 while bound < self.gap(best):
-                    better = self.cover.find(probe * self.step, exclude=found)
-                    if better is None:
+                    if self._ruled_out(probe):
                         bound = probe + 1
                     else:
-                        best = better
+                        better = self.cover.find(probe * self.step, exclude=found)
+                        if better is None:
+                            bound = probe + 1
+                        else:
+                            best = better
                     probe = (bound + self.gap(best) - 1) // 2
                 gap_proven = True
             except Budget:
@@ -397,6 +405,14 @@ class _Problem:
             except Budget:
                 best, spread_proven = self._mip(found).spread(best, self.gap(best), deadline)
         return best, gap_proven, spread_proven, bound
+
+    def _ruled_out(self, points: int) -> bool:
+        """Whether the relaxation proves no split has a gap of ``points`` or
+        less (False also when it could not tell within its budget)."""
+        try:
+            return gap_ruled_out(self.cover, points * self.step)
+        except Budget:
+            return False
 
     def _mip(self, found: list[tuple[int, ...]]) -> _Mip:
         """The MIP, built when first needed, excluding the splits found."""

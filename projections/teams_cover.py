@@ -104,11 +104,12 @@ class Cover:
         if self.nodes > MAX_NODES:
             raise Budget
 
-    def candidates(self, width: int, runs: bool) -> list[Candidate]:
+    def candidates(self, width: int, runs: bool, limit: int = MAX_CANDIDATES) -> list[Candidate]:
         """Every camp (a union of units of one of the camp sizes, no two
         players kept apart) whose value is within ``width`` of the centre,
         nearest the centre first. With ``runs``, a camp takes a count of
-        players from each run (which ones is decided when it is placed)."""
+        players from each run (which ones is decided when it is placed).
+        Raises Budget past ``limit`` camps."""
         num, den = self.num, self.den
         listed = self._listed.get(runs)
         if listed is not None and listed[0] >= width:
@@ -122,7 +123,7 @@ class Cover:
             # centre num / den: den * w * S within den * width of num.
             lo = -(-(num - den * width) // (den * w))
             hi = (num + den * width) // (den * w)
-            for fixed, total, parts in self._camps(s, lo, hi, runs):
+            for fixed, total, parts in self._camps(s, lo, hi, runs, limit - len(out)):
                 tops = sum(self.is_top[i] for i in range(self.n) if fixed >> i & 1)
                 for r, count in parts:
                     run = self.runs[r]
@@ -134,7 +135,7 @@ class Cover:
         return out
 
     def _camps(
-        self, s: int, lo: int, hi: int, runs: bool
+        self, s: int, lo: int, hi: int, runs: bool, limit: int
     ) -> list[tuple[int, int, tuple[tuple[int, int], ...]]]:
         """(players outside runs, rating sum, run counts) of the camps of
         ``s`` players whose ratings sum to lo..hi."""
@@ -164,7 +165,7 @@ class Cover:
             if need == 0:
                 if lo <= total <= hi:
                     found.append((fixed, total, tuple(parts)))
-                    if len(found) > MAX_CANDIDATES:
+                    if len(found) > limit:
                         raise Budget
                 return
             # The `need` weakest players bound what can still be added from
