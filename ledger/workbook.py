@@ -363,6 +363,11 @@ _GENERAL_NOTES = (
     "names not yet known are registered by the import.",
     "Blank rows are ignored.",
 )
+#: Replaces the example note when the sheet is pre-filled with games.
+_PREFILLED_NOTE = (
+    "The rows are the games to play, their sides filled in (the camps of 'ledger teams'): "
+    "write each game's date (if blank) and result, and delete the rows of games not played."
+)
 
 
 def _column_help(family: Family, column: str) -> str:
@@ -440,7 +445,14 @@ def _example_value(column: str, text: str) -> Any:
     return text
 
 
-def write_template(path: Path, family: str, *, params: Mapping[str, Any] | None = None) -> None:
+def write_template(
+    path: Path,
+    family: str,
+    *,
+    params: Mapping[str, Any] | None = None,
+    ladder: str | None = None,
+    games: Sequence[Mapping[str, Any]] | None = None,
+) -> None:
     """Write a ready-to-fill result sheet for ``family`` to ``path`` (.xlsx).
 
     A "Results" sheet with the family's columns (``template_columns``), a bold
@@ -448,8 +460,14 @@ def write_template(path: Path, family: str, *, params: Mapping[str, Any] | None 
     every result column with allowed codes (``ResultColumn.choices``: result
     a, b, draw; the ladder's margins...), the date column formatted as dates,
     list columns (ranks, bv...) as text, and the family's first example game
-    (``Family.example_rows``) in row 2; then an "Instructions" sheet
-    explaining each column (``ResultColumn.help`` for the result columns).
+    (``Family.example_rows``) in row 2, its ladder column ``ladder`` when
+    given; then an "Instructions" sheet explaining each column
+    (``ResultColumn.help`` for the result columns).
+
+    ``games`` pre-fills the sheet instead of the example: one row per game,
+    ``{column: value}`` (sides, round, table...; ``ladder`` defaults to
+    ``ladder``), results left for the referee (e.g. the camps of ``ledger
+    teams`` as team sides).
 
     ``family`` is a built-in family name or ``package.module:Class``;
     ``params`` (a ladder's parameters) decide the choices offered, such as an
@@ -457,6 +475,23 @@ def write_template(path: Path, family: str, *, params: Mapping[str, Any] | None 
     unknown family or bad parameters, or when the file cannot be written.
     """
     openpyxl = _openpyxl()
+    book = openpyxl.Workbook()
+    add_result_sheet(book, family, params=params, ladder=ladder, games=games, first=True)
+    _save(book, path)
+
+
+def add_result_sheet(
+    book: Workbook,
+    family: str,
+    *,
+    params: Mapping[str, Any] | None = None,
+    ladder: str | None = None,
+    games: Sequence[Mapping[str, Any]] | None = None,
+    title: str = RESULTS,
+    first: bool = False,
+) -> None:
+    """Add ``write_template``'s result sheet (named ``title``; the book's
+    first sheet when ``first``) and its "Instructions" sheet to ``book``."""
     from openpyxl.comments import Comment
     from openpyxl.styles import Alignment, Font
     from openpyxl.utils import get_column_letter
@@ -464,17 +499,34 @@ def write_template(path: Path, family: str, *, params: Mapping[str, Any] | None 
 
     cls, fam = _family(family, params)
     columns = template_columns(family)
+    if games:
+        # A game with more sides than the template offers (camps of a
+        # many-sided family) gets the side columns it needs.
+        wanted = max(sum(1 for c in g if c in SIDE_COLUMNS) for g in games)
+        have = [c for c in columns if c in SIDE_COLUMNS]
+        if wanted > len(have):
+            at = columns.index(have[-1]) + 1
+            columns[at:at] = SIDE_COLUMNS[len(have) : wanted]
     result_columns = {column.name: column for column in fam.columns()}
-    example = cls.example_rows()[0]
+    if games:
+        rows = [{"ladder": ladder, **g} for g in games]
+    else:
+        example = dict(cls.example_rows()[0])
+        if ladder is not None:
+            example["ladder"] = ladder
+        rows = [example]
     text_columns = {*_TEXT_COLUMNS, *(c for c, rc in result_columns.items() if rc.text_cell)}
     choices_of = {"neutral": ("yes", "no")}
     choices_of.update({c: rc.choices for c, rc in result_columns.items() if rc.choices})
 
-    book = openpyxl.Workbook()
-    ws = book.active
-    ws.title = RESULTS
+    if first:
+        ws = book.active
+        ws.title = title
+    else:
+        ws = book.create_sheet(title)
     _header(ws, columns)
     widths = []
+    last = max(TEMPLATE_ROWS, len(rows) + 1)
     for number, column in enumerate(columns, start=1):
         letter = get_column_letter(number)
         dimension = ws.column_dimensions[letter]
@@ -482,11 +534,15 @@ def write_template(path: Path, family: str, *, params: Mapping[str, Any] | None 
             dimension.number_format = "yyyy-mm-dd"
         elif column in text_columns:
             dimension.number_format = "@"
-        value = _example_value(column, example.get(column, ""))
-        if value is not None:
-            cell = _put(ws, 2, number, value)
-            cell.number_format = dimension.number_format
-        widths.append(max(len(column), _width(value), 10 if column == "date" else 0))
+        width = max(len(column), 10 if column == "date" else 0)
+        for line, row in enumerate(rows, start=2):
+            raw = row.get(column)
+            value = _example_value(column, "" if raw is None else str(raw))
+            if value is not None:
+                cell = _put(ws, line, number, value)
+                cell.number_format = dimension.number_format
+            width = max(width, _width(value))
+        widths.append(width)
         choices = choices_of.get(column)
         if choices:
             check = DataValidation(
@@ -500,18 +556,21 @@ def write_template(path: Path, family: str, *, params: Mapping[str, Any] | None 
                 promptTitle=column,
                 prompt=_column_help(fam, column)[:255],
             )
-            check.add(f"{letter}2:{letter}{TEMPLATE_ROWS}")
+            check.add(f"{letter}2:{letter}{last}")
             ws.add_data_validation(check)
     _set_widths(ws, widths)
-    ws["A2"].comment = Comment(
-        "Example game: replace this row with your own results, or delete it.", "ledger"
-    )
+    if not games:
+        ws["A2"].comment = Comment(
+            "Example game: replace this row with your own results, or delete it.", "ledger"
+        )
 
     info = book.create_sheet(INSTRUCTIONS)
     bold = Font(bold=True)
     wrap = Alignment(wrap_text=True, vertical="top")
-    title, *notes = _GENERAL_NOTES
-    _put(info, 1, 1, title.format(results=RESULTS)).font = Font(bold=True, size=13)
+    heading, *notes = _GENERAL_NOTES
+    if games:
+        notes = [_PREFILLED_NOTE if n.startswith("Row 2 is") else n for n in notes]
+    _put(info, 1, 1, heading.format(results=title)).font = Font(bold=True, size=13)
     line = 1
     for note in notes:
         line += 1
@@ -535,4 +594,3 @@ def write_template(path: Path, family: str, *, params: Mapping[str, Any] | None 
     ).alignment = wrap
     info.column_dimensions["A"].width = 16
     info.column_dimensions["B"].width = 100
-    _save(book, path)

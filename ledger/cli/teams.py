@@ -4,6 +4,7 @@ command: read players and ratings, call projections.teams, render)."""
 from __future__ import annotations
 
 import csv
+from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -16,23 +17,15 @@ from ledger.cli.params import DATE
 from ledger.errors import Invalid
 from ledger.identity import name_key
 from ledger.output import csv_text
+from ledger.sheet import PLAYER_SEPARATOR, SIDE_COLUMNS
 from ledger.workbook import append_row
 from projections import queries
 from projections.families.base import PlayerState
-from projections.families.registry import load_family
+from projections.families.registry import family_class, load_family
 from projections.teams import Balance, Entrant, balance, family_strength
 
-RESULT_HEADERS = [
-    "ladder",
-    "date",
-    "event",
-    "round",
-    "table",
-    "side_a",
-    "side_b",
-    "result",
-    "margin",
-]
+#: The printable sheet of the camp sheet: one column per camp.
+CAMPS_SHEET = "Camps"
 
 
 def read_names(path: Path) -> list[str]:
@@ -118,16 +111,58 @@ def _number(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def write_camp_sheet(path: Path, result: Balance, ladder: str, on: date | None) -> None:
-    """The camp sheet: one column per camp (printable), a detail sheet, and a
-    result sheet with each pair of camps as team sides, ready for import."""
+def camp_games(camps: Sequence[Sequence[str]], max_sides: int) -> list[dict[str, str]]:
+    """The games a referee plays between the camps, as result-sheet cells
+    (sides as "A;B;C", round, table), results left blank.
+
+    Two camps: one game, A against B. More camps, when the family rates a
+    game of that many sides (bga): one game with every camp a side. Otherwise
+    every pair of camps once, in rounds where each camp plays at most once
+    (the circle method: with an odd number of camps one sits out each round),
+    numbered round 1.., table 1.. within a round.
+    """
+    sides = [PLAYER_SEPARATOR.join(c) for c in camps]
+    if len(sides) == 2 or max_sides >= len(sides):
+        return [dict(zip(SIDE_COLUMNS, sides, strict=False))]
+    games = []
+    for number, pairs in enumerate(round_robin(len(sides)), start=1):
+        for table, (a, b) in enumerate(pairs, start=1):
+            games.append(
+                {"side_a": sides[a], "side_b": sides[b], "round": str(number), "table": str(table)}
+            )
+    return games
+
+
+def round_robin(teams: int) -> list[list[tuple[int, int]]]:
+    """Rounds in which every pair of ``teams`` meets once (the circle method)."""
+    seats: list[int | None] = list(range(teams)) + ([None] if teams % 2 else [])
+    rounds = []
+    for _ in range(len(seats) - 1):
+        pairs = []
+        for i in range(len(seats) // 2):
+            a, b = seats[i], seats[len(seats) - 1 - i]
+            if a is not None and b is not None:
+                pairs.append((min(a, b), max(a, b)))
+        rounds.append(sorted(pairs))
+        seats = [seats[0], seats[-1], *seats[1:-1]]
+    return rounds
+
+
+def write_camp_sheet(
+    path: Path, result: Balance, ladder: str, family: str, params: Any, on: date | None
+) -> None:
+    """The camp sheet: one column per camp (printable), a detail sheet, and
+    the family's result sheet ("Result") pre-filled with the camps' games
+    (``camp_games``), ready for import once the results are written in."""
     import openpyxl
     from openpyxl.styles import Font
+
+    from ledger.workbook import add_result_sheet
 
     split = result.splits[0]
     wb = openpyxl.Workbook()
     camps = wb.active
-    camps.title = "Camps"
+    camps.title = CAMPS_SHEET
     append_row(camps, [f"Camp {c.camp}" for c in split.camps])
     for cell in camps[1]:
         cell.font = Font(bold=True)
@@ -145,16 +180,65 @@ def write_camp_sheet(path: Path, result: Balance, ladder: str, on: date | None) 
                 detail,
                 [c.camp, p.player, p.rating, p.grade, "yes" if p.new else None, c.side_rating],
             )
-    sheet = wb.create_sheet("Result")
-    append_row(sheet, RESULT_HEADERS)
-    for a in range(len(split.camps)):
-        for b in range(a + 1, len(split.camps)):
-            side_a = ";".join(p.player for p in split.camps[a].players)
-            side_b = ";".join(p.player for p in split.camps[b].players)
-            append_row(
-                sheet, [ladder, on and on.isoformat(), None, None, None, side_a, side_b, None, None]
-            )
-    wb.save(path)
+    games = camp_games([[p.player for p in c.players] for c in split.camps], _max_sides(family))
+    if on is not None:
+        games = [{"date": on.isoformat(), **g} for g in games]
+    add_result_sheet(wb, family, params=params, ladder=ladder, games=games, title="Result")
+    try:
+        wb.save(path)
+    except OSError as exc:
+        raise Invalid(f"{path}: cannot write: {exc.strerror or exc}") from None
+
+
+def _max_sides(family: str) -> int:
+    return family_class(family).max_sides
+
+
+def read_camps(path: Path, split: int = 1) -> list[list[str]]:
+    """The camps (players of each, in order) of a ``ledger teams`` output:
+    the json (split number ``split``), the csv (its ``split`` column), or the
+    xlsx camp sheet (its "Camps" sheet: one column per camp, a header row)."""
+    suffix = path.suffix.lower()
+    if not path.exists():
+        raise Invalid(f"{path}: no such file", field="camps")
+    camps: list[list[str]]
+    if suffix == ".json":
+        try:
+            data = msgspec.json.decode(path.read_bytes(), type=Balance)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise Invalid(f"{path}: not the json of 'ledger teams': {exc}", field="camps") from None
+        if not 1 <= split <= len(data.splits):
+            raise Invalid(f"{path}: no split {split} (it has {len(data.splits)})", field="split")
+        camps = [[p.player for p in c.players] for c in data.splits[split - 1].camps]
+    elif suffix == ".xlsx":
+        import openpyxl
+
+        try:
+            book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+        except Exception as exc:  # openpyxl raises many kinds on a broken file
+            raise Invalid(f"{path}: cannot read it as an Excel workbook: {exc}") from None
+        if CAMPS_SHEET not in book.sheetnames:
+            raise Invalid(f"{path}: no {CAMPS_SHEET!r} sheet (a 'ledger teams' camp sheet has one)")
+        columns = list(zip(*book[CAMPS_SHEET].iter_rows(values_only=True), strict=False))
+        book.close()
+        camps = [[str(v).strip() for v in col[1:] if v is not None and str(v).strip()]
+                 for col in columns if col and col[0] is not None]  # fmt: skip
+    elif suffix == ".csv":
+        with path.open(encoding="utf-8-sig", newline="") as f:
+            rows = list(csv.DictReader(f))
+        if not rows or not {"split", "camp", "player"} <= set(rows[0]):
+            raise Invalid(f"{path}: expected the csv of 'ledger teams' (split, camp, player)")
+        by_camp: dict[str, list[str]] = {}
+        for row in rows:
+            if row["split"].strip() == str(split):
+                by_camp.setdefault(row["camp"].strip(), []).append(row["player"].strip())
+        camps = list(by_camp.values())
+    else:
+        raise Invalid(f"{path}: --camps takes the .json, .csv or .xlsx of 'ledger teams'")
+    camps = [c for c in camps if c]
+    if len(camps) < 2:
+        raise Invalid(f"{path}: found {len(camps)} camp(s), need at least two", field="camps")
+    return camps
 
 
 @click.command()
@@ -237,7 +321,7 @@ def teams(
     title = info.name
     if fmt == "xlsx":
         assert output is not None
-        write_camp_sheet(output, result, title, on)
+        write_camp_sheet(output, result, title, info.family, info.params, on)
         click.echo(f"Wrote the camp sheet to {output}.")
         return
     if fmt == "json":

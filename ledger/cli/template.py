@@ -1,12 +1,15 @@
-"""``ledger template``: a ready result sheet to fill in."""
+"""``ledger template``: a ready result sheet to fill in, empty (an example
+row) or pre-filled with the games between the camps of ``ledger teams``."""
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 
 import click
 
 from ledger.cli.context import Ledger, pass_ledger
+from ledger.cli.params import DATE
 from ledger.errors import Invalid
 from projections import queries
 
@@ -17,20 +20,59 @@ from projections import queries
     "--ladder",
     "ladder_name",
     default=None,
-    help="Make the sheet for this ladder (its family and margins).",
+    help="Make the sheet for this ladder (its family, margins and name in the rows).",
 )
+@click.option(
+    "--camps",
+    "camps_file",
+    type=click.Path(path_type=Path, dir_okay=False),
+    default=None,
+    help="Pre-fill the games between the camps of 'ledger teams' (its .json, .csv or .xlsx).",
+)
+@click.option("--split", "split", type=int, default=1, show_default=True,
+              help="With --camps from json/csv: which of the --alternatives splits.")  # fmt: skip
+@click.option("--date", "on", default=None, type=DATE, help="With --camps: the games' date.")
+@click.option("--event", default=None, help="With --camps: the games' event.")
 @click.argument("output", type=click.Path(path_type=Path))
 @pass_ledger
-def template(led: Ledger, family: str | None, ladder_name: str | None, output: Path) -> None:
+def template(
+    led: Ledger, family: str | None, ladder_name: str | None, camps_file: Path | None,
+    split: int, on: date | None, event: str | None, output: Path,
+) -> None:  # fmt: skip
     """Write a ready result sheet (.xlsx) for a family: headers, an
-    instructions sheet, dropdowns for results and margins, an example row."""
+    instructions sheet, dropdowns for results and margins, an example row
+    (on the ladder's name with --ladder).
+
+    With --camps (the output of 'ledger teams'), the rows are the games the
+    camps play, their team sides filled in: two camps, one game; more camps,
+    every pair once in rounds (one game of every camp for a family that rates
+    games of that many sides, bga). Write the results in and 'ledger import'
+    the sheet.
+    """
+    from ledger.cli.teams import camp_games, read_camps
     from ledger.workbook import write_template
+    from projections.families.base import FamilyError
+    from projections.families.registry import family_class
 
     params = None
+    ladder = None
     if ladder_name is not None:
         info = queries.ladder_info(led.conn, ladder_name, rules=False)
-        family, params = family or info.family, info.params
+        family, params, ladder = family or info.family, info.params, info.name
     if family is None:
         raise Invalid("give --family F or --ladder NAME")
-    write_template(output, family, params=params)
-    click.echo(f"Wrote a {family} result sheet to {output}.")
+    games = None
+    if camps_file is not None:
+        try:
+            max_sides = family_class(family).max_sides
+        except FamilyError as exc:
+            raise Invalid(str(exc), field="family") from None
+        camps = read_camps(camps_file, split)
+        games = camp_games(camps, max_sides)
+        extra = {"date": on and on.isoformat(), "event": event}
+        games = [{**{k: v for k, v in extra.items() if v}, **g} for g in games]
+    elif on is not None or event is not None:
+        raise Invalid("--date and --event go with --camps")
+    write_template(output, family, params=params, ladder=ladder, games=games)
+    what = f"{len(games)} game(s) between {len(camps)} camps" if games else "an example row"
+    click.echo(f"Wrote a {family} result sheet to {output} ({what}).")
