@@ -40,6 +40,14 @@ class Storage(msgspec.Struct, frozen=True):
     kind: str  # "sqlite" or "postgres"
     target: str
     schema: str = "ledger"
+    #: A SQLite ledger this process may not write (a read-only file or
+    #: folder: an archived or published copy): the ``file:`` URI that opens
+    #: it read-only. Queries and ``verify`` run on it; writes are refused.
+    uri: str | None = None
+
+    @property
+    def read_only(self) -> bool:
+        return self.uri is not None
 
     def app_env(self, create_tables: bool = False) -> dict[str, str]:
         """The eventsourcing environment for the event store. PostgreSQL
@@ -53,8 +61,10 @@ class Storage(msgspec.Struct, frozen=True):
             return {
                 "PERSISTENCE_MODULE": "eventsourcing.sqlite",
                 "APPLICATION_RECORDER_TOPIC": get_topic(SQLiteLedgerRecorder),
-                "SQLITE_DBNAME": self.target,
+                "SQLITE_DBNAME": self.uri or self.target,
                 "SQLITE_LOCK_TIMEOUT": "30",
+                # A read-only ledger's tables are there: creating them would write.
+                "CREATE_TABLE": "n" if self.read_only else "y",
             }
         url = urlparse(self.target)
         return {
@@ -84,7 +94,6 @@ class Storage(msgspec.Struct, frozen=True):
             return
         import psycopg
 
-        from ledger.application import LedgerApplication
         from ledger.recorders import STORE_VERSION
 
         with psycopg.connect(self.target, autocommit=True) as conn:
@@ -98,6 +107,8 @@ class Storage(msgspec.Struct, frozen=True):
                         return
                     if self._may_set_up(conn):
                         conn.execute(f'CREATE SCHEMA "{self.schema}"')
+                    from ledger.application import LedgerApplication
+
                     app = LedgerApplication(env=self.app_env(create_tables=True))
                     try:
                         app.ensure_index()
@@ -199,6 +210,7 @@ def resolve(db: str | None, schema: str | None = None) -> Storage:
         raise Invalid(
             f"cannot create database {target!r}: folder {str(path.parent)!r} does not exist"
         )
+    uri = None
     try:
         # Probe for write access with SQLite itself, and close the probe:
         # opening and closing the file any other way drops this process's
@@ -208,7 +220,10 @@ def resolve(db: str | None, schema: str | None = None) -> Storage:
             probe.execute("ROLLBACK")
             tables = {r[0] for r in probe.execute("SELECT name FROM sqlite_master")}
     except (OSError, sqlite3.Error) as exc:
-        raise Invalid(f"cannot open database {target!r} for writing: {exc}") from None
+        opened = read_only(path) if path.is_file() else None
+        if opened is None:
+            raise Invalid(f"cannot open database {target!r} for writing: {exc}") from None
+        uri, tables = opened
     if tables and "stored_events" not in tables:
         # Never add the ledger's tables to another application's database.
         shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
@@ -216,7 +231,24 @@ def resolve(db: str | None, schema: str | None = None) -> Storage:
             f"{target!r} is a SQLite database of another application (tables: {shown}), "
             "not a ledger: give a new file or a ledger's"
         )
-    return Storage("sqlite", str(path))
+    return Storage("sqlite", str(path), uri=uri)
+
+
+def read_only(path: Path) -> tuple[str, set[str]] | None:
+    """A SQLite file this process may read but not write (a file or folder
+    without write permission): the URI that opens it read-only and its
+    tables, or None when it cannot be read either. A ledger in WAL mode in a
+    read-only folder can only be opened as immutable (SQLite cannot create
+    the shared-memory file beside it): fine for an archived or published
+    copy, which nobody writes."""
+    base = path.resolve().as_uri()
+    for uri in (f"{base}?mode=ro", f"{base}?mode=ro&immutable=1"):
+        try:
+            with closing(sqlite3.connect(uri, uri=True)) as probe:
+                return uri, {r[0] for r in probe.execute("SELECT name FROM sqlite_master")}
+        except sqlite3.Error:
+            continue
+    return None
 
 
 #: A PostgreSQL schema name the ledger will use: a plain lower-case identifier.

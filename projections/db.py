@@ -12,7 +12,7 @@ import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, NamedTuple
 
 from ledger.errors import Denied
 
@@ -93,12 +93,53 @@ class Database:
     def close(self) -> None:
         self.conn.close()
 
+    #: The event store's table (eventsourcing's name for it on this backend).
+    events_table = "stored_events"
+    #: The column numbering the events in store order.
+    events_position = "rowid"
+
+    def standing(self) -> Standing:
+        """Where the views stand against the event store, read with plain SQL
+        (no event-store machinery): a query opens the views this way and
+        starts the catch-up only when they are behind."""
+        version = position = last = None
+        if self.table_exists("view_version"):
+            row = self.execute("SELECT MAX(version) FROM view_version").fetchone()
+            version = row[0] if row else None
+        if self.table_exists("view_tracking"):
+            row = self.execute("SELECT position FROM view_tracking WHERE name='views'").fetchone()
+            position = row[0] if row else 0
+        if self.table_exists(self.events_table):
+            last = self.execute(
+                f"SELECT COALESCE(MAX({self.events_position}), 0) FROM {self.events_table}"
+            ).fetchone()[0]
+        return Standing(version, position or 0, last)
+
+
+class Standing(NamedTuple):
+    """The views' version (None: no views), the last event they applied and
+    the event store's last (None: no event store yet)."""
+
+    version: int | None
+    position: int
+    last: int | None
+
+    @property
+    def behind(self) -> int:
+        """Events stored that the views have not applied."""
+        return max((self.last or 0) - self.position, 0)
+
 
 class SQLiteDatabase(Database):
     kind = "sqlite"
 
-    def __init__(self, path: str) -> None:
-        conn = sqlite3.connect(path, isolation_level=None, timeout=30, check_same_thread=False)
+    def __init__(self, path: str, uri: str | None = None) -> None:
+        """``uri``: a ``file:`` URI to open instead of ``path`` (a read-only
+        ledger's, ``Storage.uri``)."""
+        conn = sqlite3.connect(
+            uri or path, isolation_level=None, timeout=30, check_same_thread=False,
+            uri=uri is not None,
+        )  # fmt: skip
         conn.row_factory = sqlite3.Row
         # Views are rebuilt from the events if ever lost: trade durability of
         # the last transaction for speed, and give bulk replays a big cache.
@@ -110,6 +151,8 @@ class SQLiteDatabase(Database):
 
 class PostgresDatabase(Database):
     kind = "postgres"
+    events_table = "ledger_events"
+    events_position = "notification_id"
     # Keys are compared byte by byte (the effective-order key uses \x1f).
     _TYPES = (
         (re.compile(r"\bTEXT\b"), 'TEXT COLLATE "C"'),

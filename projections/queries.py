@@ -2,23 +2,32 @@
 
 Every query returns msgspec Structs (the shapes the CLI prints as a table,
 JSON or CSV). Queries read the views only; they never replay aggregates.
+They import the projection's modules (families, the views' facts) only
+where they need them: a query command starts about as fast as
+``ledger --version``.
+
+Standings rank players by competition ranking ("1224"): players whose
+ratings are equal (to ``TIE_DIGITS`` decimals, below which a difference is
+floating-point noise) share a rank, and the next rank skips as many places.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from ledger.errors import LedgerError, NotFound
 from ledger.identity import name_key, short
-from projections import views
 from projections.db import Database, Row
-from projections.families.base import FamilyError, Game, PlayerState
-from projections.families.registry import family_class, load_family
-from projections.views import facts as kept_facts
+
+if TYPE_CHECKING:
+    from projections.views.facts import KeptFacts
+
+#: Ratings equal to this many decimals tie (share a rank).
+TIE_DIGITS = 6
 
 
 class StandingRow(msgspec.Struct):
@@ -36,7 +45,13 @@ class HistoryLine(msgspec.Struct):
     game: str | None
     event: str | None
     round: int | None
+    table: int | None
     opponents: str
+    #: The game's result for this player: won, lost or drew (the result's
+    #: fields as recorded, for a family whose result is not a winner).
+    result: str | None
+    #: The winner's margin, where the family scores margins of victory.
+    margin: str | None
     s: float | None
     p: float | None
     k: float | None
@@ -196,6 +211,8 @@ def game_facts(conn: Database, game: Row, ids: Mapping[int, str] | None = None) 
     """A game's facts, as stored with it (ids), from its ``view_games`` row."""
     if ids is None:
         ids = {n: pid for n, (pid, _) in numbers(conn).items()}
+    from projections.views import facts as kept_facts
+
     ladder = conn.execute("SELECT id FROM view_ladders WHERE n=?", (game["ladder"],)).fetchone()
     return kept_facts.stored(
         kept_facts.read(game["facts"]), ladder[0] if ladder else "", ids, game["key"][:10],
@@ -206,9 +223,13 @@ def game_facts(conn: Database, game: Row, ids: Mapping[int, str] | None = None) 
 def ruleset_at(conn: Database, ladder: int, key: str | None = None) -> dict[str, Any]:
     """The ruleset in force at ``key`` (or today: a rule change announced
     for a later date is not yet in force)."""
-    data = views.ruleset_in_force(conn, ladder, key or date.today().isoformat() + "\x7f")
-    assert data is not None, "every ladder opens with a ruleset"
-    return data
+    row = conn.execute(
+        "SELECT data FROM view_entries WHERE ladder=? AND kind='ruleset' AND key<=? "
+        "ORDER BY key DESC LIMIT 1",
+        (ladder, key or date.today().isoformat() + "\x7f"),
+    ).fetchone()
+    assert row is not None, "every ladder opens with a ruleset"
+    return msgspec.json.decode(row[0])
 
 
 # -- queries ------------------------------------------------------------------
@@ -228,11 +249,28 @@ def standings(
         cut = as_of.isoformat() + "\x7f"
         rows = _standings_at(conn, lrow["n"], cut_pos(conn, lrow["n"], cut))
         family = _family(ruleset_at(conn, lrow["n"], cut))
+    from projections.families.base import PlayerState
+
     ordered = sorted(rows, key=lambda r: (-r[1], r[0]))
     out = []
-    for rank, (name, rating, games, last) in enumerate(ordered, start=1):
+    for rank, (name, rating, games, last) in zip(
+        ranks(r[1] for r in ordered), ordered, strict=True
+    ):
         grade = family.grade(PlayerState(rating=rating, games=games), lang)
         out.append(StandingRow(rank, name, rating, grade, games, last))
+    return out
+
+
+def ranks(ratings: Iterable[float]) -> list[int]:
+    """Competition ranks ("1224") of ratings in descending order: equal
+    ratings (to ``TIE_DIGITS`` decimals) share the rank of the first of
+    them."""
+    out: list[int] = []
+    previous = None
+    for place, rating in enumerate(ratings, start=1):
+        tied = round(rating, TIE_DIGITS)
+        out.append(out[-1] if tied == previous else place)
+        previous = tied
     return out
 
 
@@ -282,11 +320,13 @@ def history(conn: Database, ladder: str, player: str) -> list[HistoryLine]:
         (lrow["n"], pn),
     ):
         against.setdefault((pos, side), []).append(who[other][1])
+    from projections.views import facts as kept_facts
+
     out = []
     for r in conn.execute(
         "SELECT h.pos, h.kind, COALESCE(substr(g.key, 1, 10), e.date) AS date, h.side, h.s, "
-        "h.p, h.k, h.before, h.after, h.change, h.note, g.id AS game, g.event, g.round "
-        "FROM view_history_rows h "
+        "h.p, h.k, h.before, h.after, h.change, h.note, g.id AS game, g.event, g.round, "
+        "g.facts FROM view_history_rows h "
         "LEFT JOIN view_games g ON h.kind = 'game' AND g.n = h.entry "
         "LEFT JOIN view_entries e ON h.kind <> 'game' AND e.n = h.entry "
         # The player's places along their index, then their rows by place (a
@@ -295,14 +335,20 @@ def history(conn: Database, ladder: str, player: str) -> list[HistoryLine]:
         "WHERE ladder=? AND player=?) AND h.player=? ORDER BY h.pos, h.seat",
         (lrow["n"], lrow["n"], pn, pn),
     ):
+        game = r["kind"] == "game"
+        facts = kept_facts.read(r["facts"]) if game else None
+        result, margin = outcome(facts, r["side"]) if facts is not None else (None, None)
         out.append(
             HistoryLine(
                 date=r["date"],
                 kind=r["kind"],
-                game=short(r["game"]) if r["kind"] == "game" else None,
+                game=short(r["game"]) if game else None,
                 event=r["event"],
                 round=r["round"],
+                table=facts.table if facts is not None else None,
                 opponents=", ".join(against.get((r["pos"], r["side"]), ())),
+                result=result,
+                margin=margin,
                 s=r["s"],
                 p=r["p"],
                 k=r["k"],
@@ -313,6 +359,26 @@ def history(conn: Database, ladder: str, player: str) -> list[HistoryLine]:
             )
         )
     return out
+
+
+#: A two-sided result as the player on side 0 (a) or 1 (b) saw it.
+_SEEN = {("a", 0): "won", ("b", 1): "won", ("a", 1): "lost", ("b", 0): "lost"}
+
+
+def outcome(facts: KeptFacts, side: int) -> tuple[str | None, str | None]:
+    """A game's result for the player on ``side`` (won, lost, drew; the
+    result's fields as recorded when it names no winner) and the winner's
+    margin, if any."""
+    result = facts.result
+    code = result.get("result")
+    margin = result.get("margin") or None
+    if isinstance(code, str) and set(result) <= {"result", "margin"}:
+        if code == "draw":
+            return "drew", margin
+        if (code, side) in _SEEN:
+            return _SEEN[code, side], margin
+    text = " ".join(f"{k}={v}" for k, v in result.items() if v is not None)
+    return text or None, margin if isinstance(margin, str) else None
 
 
 def explain(conn: Database, ref: str) -> Explanation:
@@ -362,6 +428,8 @@ def explanation(
     players it counts for (``sides``, merges followed) and their history rows
     (by player id): the family rates it again with ``explain=True`` from the
     states those rows record."""
+    from projections.families.base import Game, PlayerState
+
     base = Explanation(
         game=short_id, ladder=ladder, date=facts["date"], event=facts.get("event"),
         round=facts.get("round"), status=status, family=ruleset["family"],
@@ -451,6 +519,8 @@ def audit_lines(conn: Database, where: str = "", params: tuple[Any, ...] = ()) -
 def game_summary(row: Row, who: Mapping[int, str]) -> str:
     """An audit line of a game event: the game's facts as that event left
     them (kept with the line once they changed), with today's names."""
+    from projections.views import facts as kept_facts
+
     game = short(row["game"])
     if row["kind"] == "game voided":
         return f"game {game} voided"
@@ -480,6 +550,10 @@ def ladders(conn: Database) -> list[LadderInfo]:
 def ladder_info(conn: Database, name: str, rules: bool = True) -> LadderInfo:
     """A ladder's family, the parameters in force now and its rule history;
     why it cannot be replayed, if so; rulesets of other maths versions."""
+    from projections import views
+    from projections.families.base import FamilyError
+    from projections.families.registry import family_class
+
     lrow = ladder_row(conn, name)
     current = ruleset_at(conn, lrow["n"])
     try:
@@ -547,4 +621,6 @@ def identity_evidence(conn: Database) -> tuple[dict[str, str], set[frozenset[str
 
 
 def _family(ruleset: dict[str, Any]) -> Any:
+    from projections.families.registry import load_family
+
     return load_family(ruleset["family"], ruleset["params"])

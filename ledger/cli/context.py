@@ -4,31 +4,48 @@ options and rendering helpers."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from ledger.application import LedgerApplication, current_user
-from ledger.commands import Commands
 from ledger.errors import Denied, Invalid
 from ledger.output import FORMATS, render
 from ledger.storage import Storage, resolve
-from projections import views
 from projections.db import Database, PostgresDatabase, SQLiteDatabase
-from projections.views.schema import stored_version
+
+if TYPE_CHECKING:
+    from ledger.application import LedgerApplication
+    from ledger.commands import Commands
 
 
 class Ledger:
     """What every command shares: the storage, the application and the views,
-    opened on first use."""
+    opened on first use.
+
+    A query opens the views with the database driver alone and checks with
+    plain SQL that they have applied every stored event: the event store's
+    machinery (``eventsourcing``, the projection) is loaded only when they
+    have not, or when a command appends. Views that cannot be brought up to
+    date here (a read-only ledger file, a PostgreSQL role that may only read)
+    are read as they stand, with a notice of how far behind they are; views
+    missing or of another version there are computed in memory from the
+    events, with a notice."""
 
     def __init__(self, db: str | None, by: str | None, schema: str | None = None) -> None:
         self.db = db
         self.schema = schema
-        self.by = current_user(by)
+        self._by = by
         self._storage: Storage | None = None
         self._app: LedgerApplication | None = None
         self._conn: Database | None = None
+        #: Events stored that the views read by this command have not applied.
+        self.behind = 0
+
+    @property
+    def by(self) -> str:
+        from ledger.application import current_user
+
+        return current_user(self._by)
 
     @property
     def storage(self) -> Storage:
@@ -39,39 +56,98 @@ class Ledger:
     @property
     def app(self) -> LedgerApplication:
         if self._app is None:
+            from ledger.application import LedgerApplication
+
             self._app = LedgerApplication(env=self.storage.app_env())
         return self._app
 
     @property
     def commands(self) -> Commands:
         """The command layer, recording as ``--by``."""
+        from ledger.commands import Commands
+
+        self.writable()
         return Commands(self.app, self.by)
+
+    def writable(self) -> None:
+        """Refuse, before anything is attempted, to write a read-only ledger."""
+        if self.storage.read_only:
+            raise Denied(
+                f"the ledger {self.storage.target!r} is read-only (an archived or published "
+                "copy?): queries and 'verify' run on it, nothing can be recorded"
+            )
 
     @property
     def conn(self) -> Database:
         if self._conn is None:
-            self.app  # noqa: B018 - the event store's tables exist before the views read them
             db = open_views(self.storage)
-            if db.kind == "postgres" and stored_version(db) != views.VERSION:
-                # Creating or upgrading the views is DDL: the owner's alone.
-                try:
-                    self._refuse_unless_owner(
-                        db,
-                        "create them",
-                        "ledger project",
-                        "the views are missing or of another version: ",
-                    )
-                except Denied:
-                    db.close()
-                    raise
-            self._conn = views.connect(db)
-            self.caught_up()
+            try:
+                self._conn = self._current(db)
+            except BaseException:
+                db.close()
+                raise
         return self._conn
+
+    def _current(self, db: Database) -> Database:
+        """The views, current: as they are when they have applied every
+        stored event (plain SQL, nothing else loaded); else caught up, or,
+        where they cannot be written, read as they stand or computed in
+        memory."""
+        from projections.views.schema import VERSION
+
+        standing = db.standing()
+        if standing.version == VERSION and standing.last is not None and not standing.behind:
+            return db
+        if self.storage.read_only or (
+            standing.last is not None and not db.may_write(["view_tracking"])
+        ):
+            return self._as_they_stand(db, standing.version == VERSION, standing.behind)
+        self.app  # noqa: B018 - the event store's tables exist before the views read them
+        from projections import views
+
+        if db.kind == "postgres" and standing.version != VERSION:
+            # Creating or upgrading the views is DDL: the owner's alone.
+            self._refuse_unless_owner(
+                db, "create them", "ledger project",
+                "the views are missing or of another version: ",
+            )  # fmt: skip
+        views.connect(db)
+        self._conn = db
+        self.caught_up()
+        return db
+
+    def _as_they_stand(self, db: Database, usable: bool, behind: int) -> Database:
+        """Views this process may not write: read as they stand (with a
+        notice when they are behind the events), or, missing or of another
+        version, computed in memory from the events."""
+        where = "this ledger file is read-only" if self.storage.read_only else (
+            "this role may only read them"
+        )  # fmt: skip
+        if usable:
+            if behind:
+                self.behind = behind
+                click.echo(
+                    f"Notice: the views are {behind} event{'s' if behind != 1 else ''} behind "
+                    f"the event log and {where}: shown as they stand (a referee's next "
+                    "command, or 'ledger project', brings them up to date).",
+                    err=True,
+                )
+            return db
+        from projections import views
+
+        click.echo(
+            f"Notice: the views are missing or of another version and {where}: computed in "
+            "memory from the events for this command.",
+            err=True,
+        )
+        db.close()
+        return views.in_memory(self.app.recorder)
 
     def owner_only(self, action: str, command: str) -> None:
         """Refuse, before any DDL, a command that only the owner of the
         PostgreSQL schema may run: ``action`` (e.g. "rebuild the views (a
         rebuild drops and recreates their tables)"), run as ``command``."""
+        self.writable()
         self._refuse_unless_owner(self.conn, action, command)
 
     @staticmethod
@@ -95,16 +171,14 @@ class Ledger:
         the replay warns of (rules of another maths version). A role that may
         only read the views (a PostgreSQL reader) reads them as they stand,
         told on stderr how far behind the events they are."""
+        from projections import views
+
         conn, recorder = self.conn, self.app.recorder
+        if self.storage.read_only:
+            return
         if not views.is_current(conn, recorder) and not conn.may_write(["view_tracking"]):
             behind = (recorder.max_notification_id() or 0) - views.position(conn)
-            click.echo(
-                f"Notice: the views are {behind} event{'s' if behind != 1 else ''} behind the "
-                "event log and this role may "
-                "only read them: shown as they stand (a referee's next command, or 'ledger "
-                "project', brings them up to date).",
-                err=True,
-            )
+            self._as_they_stand(conn, True, behind)
             return
         report = views.catch_up_report(conn, recorder)
         for warning in report.warnings:
@@ -113,9 +187,9 @@ class Ledger:
 
 def open_views(storage: Storage) -> Database:
     """The views' database: the same SQLite file or PostgreSQL schema as the
-    events."""
+    events (a read-only ledger's opened read-only)."""
     if storage.kind == "sqlite":
-        return SQLiteDatabase(storage.target)
+        return SQLiteDatabase(storage.target, storage.uri)
     return PostgresDatabase(storage.target, storage.schema)
 
 

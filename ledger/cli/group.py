@@ -57,6 +57,11 @@ def machine_failure(exc: BaseException) -> str | None:
             return f"disk full: {_ROLLED_BACK}"
         if "disk I/O error" in text:
             return f"the disk refused a write (full, over a size limit, or failing): {_ROLLED_BACK}"
+        if "attempt to write a readonly database" in text:
+            return (
+                "the ledger is read-only here (a read-only file or folder: an archived or "
+                "published copy?): queries and 'verify' run on it, nothing can be written"
+            )
         if isinstance(seen, OSError) and seen.filename is not None:
             return f"cannot use {seen.filename}: {seen.strerror}"
         seen = seen.__cause__ or seen.__context__
