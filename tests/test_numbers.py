@@ -99,6 +99,15 @@ def test_an_adjustment_out_of_range_is_refused(
          "initial: inf is not a finite number"),
         (("ladder", "open", "Other", "--family", "elo", "--set", 'k_rules=[{"k":"nan"}]'),
          "k_rules.k: nan is not a finite number"),
+        # Negative K and negative ratings (the low list).
+        (("ladder", "rules", "Club", "--set", "k=-10", "--effective", "2025-02-01",
+          "--reason", "x"), "parameter 'k' of family elo: Expected `float` >= 0.0"),
+        (("ladder", "open", "Other", "--family", "elo", "--set", 'k_rules=[{"k":-1}]'),
+         "Expected `float` >= 0.0 - at `$.k_rules[0].k`"),
+        (("ladder", "open", "Other", "--family", "elo", "--set", "initial=-1500"),
+         "parameter 'initial' of family elo: Expected `float` >= 0.0"),
+        (("ladder", "open", "Other", "--family", "bga", "--set", "initial=-1"),
+         "parameter 'initial' of family bga: Expected `int` >= 0"),
     ],
 )  # fmt: skip
 def test_a_ruleset_with_a_number_out_of_range_is_refused(

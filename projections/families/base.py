@@ -16,6 +16,7 @@ A family instance is bound to one ruleset's parameters::
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date
@@ -156,6 +157,24 @@ def side_means(
     return [sum(s.rating for s in side) / len(side) for side in states]
 
 
+def _refuse_non_finite(value: Any, field: str) -> None:
+    """Refuse NaN or infinity anywhere in a parameter (a text too: strict
+    conversion reads "nan" as a number)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _refuse_non_finite(item, f"{field}.{key}")
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _refuse_non_finite(item, field)
+    elif isinstance(value, float | str) and not isinstance(value, bool):
+        try:
+            number = float(value)
+        except ValueError:
+            return
+        if not math.isfinite(number):
+            raise FamilyError(f"{field}: {number} is not a finite number", field=field)
+
+
 def parse_param_value(text: str) -> Any:
     """A ``--set KEY=VALUE`` value: JSON when it parses as JSON, else text."""
     try:
@@ -291,6 +310,9 @@ class Family:
         try:
             return msgspec.convert(values, cls.Params, strict=False)
         except msgspec.ValidationError as exc:
+            # "nan" fails a bound too; say what is wrong with it first.
+            for key, value in values.items():
+                _refuse_non_finite(value, key)
             key = _path_key(str(exc))
             doc = next((d for d in cls.describe_params() if d.name == key), None)
             if doc is not None and doc.choices and str(values.get(key)) not in doc.choices:

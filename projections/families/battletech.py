@@ -101,7 +101,9 @@ class BattleTechParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """``initial`` rating, the ``divisor`` of the rating difference (400) and
     the ``scale`` the score difference is divided by (20)."""
 
-    initial: Annotated[int, msgspec.Meta(description="The rating a new player starts at.")] = 1000
+    initial: Annotated[
+        int, msgspec.Meta(ge=0, description="The rating a new player starts at.")
+    ] = 1000
     divisor: Annotated[
         float,
         msgspec.Meta(gt=0, description="E = (...) / (1 + 10^((R_B - R_A) / divisor))."),

@@ -45,7 +45,9 @@ LEVELS: tuple[tuple[float, str], ...] = (
 class BgaParams(msgspec.Struct, forbid_unknown_fields=True):
     """A bga ruleset's parameters (RULES.md defaults)."""
 
-    initial: Annotated[int, msgspec.Meta(description="The rating a new player starts at.")] = 1500
+    initial: Annotated[
+        int, msgspec.Meta(ge=0, description="The rating a new player starts at.")
+    ] = 1500
     divisor: Annotated[
         float, msgspec.Meta(gt=0, description="P = 1 / (1 + 10^(difference / divisor)).")
     ] = 400

@@ -39,7 +39,7 @@ from projections.families.rounding import Rounding, apply_rounding, round_half_u
 class KRule(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """One line of a K schedule: ``k`` applies when every condition given holds."""
 
-    k: Annotated[float, Meta(description="The K of a player this rule applies to.")]
+    k: Annotated[float, Meta(ge=0, description="The K of a player this rule applies to.")]
     games_below: Annotated[
         int | None,
         Meta(description="Applies while the player has played fewer than this many games."),
@@ -67,11 +67,11 @@ class Bracket(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 class EloParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Parameters of the generic ``elo`` family (RULES.md defaults)."""
 
-    initial: Annotated[float, Meta(description="The rating a new player starts at.")] = 1500
+    initial: Annotated[float, Meta(ge=0, description="The rating a new player starts at.")] = 1500
     divisor: Annotated[
         float, Meta(description="P = 1 / (1 + 10^(difference / divisor)); must be positive.")
     ] = 400
-    k: Annotated[float, Meta(description="K when no K rule applies.")] = 20
+    k: Annotated[float, Meta(ge=0, description="K when no K rule applies.")] = 20
     k_rules: Annotated[
         list[KRule],
         Meta(
