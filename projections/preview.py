@@ -11,18 +11,22 @@ from projections import views
 
 #: A result moving a rating by more than this is worth a second look.
 BIG_MOVE = 100
+#: New players named in the one "first games" line (all are in the report's
+#: ``new_players``).
+FIRST_GAMES_SHOWN = 10
 
 
 def preview_warnings(recorder: Any, new: list[Any], label: str) -> list[str]:
-    """Every new player's first game, and every result that would move a
-    rating by more than ``BIG_MOVE`` points, with the sheet row."""
+    """New players' first games (one line for the sheet), and every result
+    that would move a rating by more than ``BIG_MOVE`` points, with the
+    sheet row."""
     preview = views.in_memory(recorder)
     views.apply_events(preview, new)
     names = dict(preview.execute("SELECT id, name FROM view_players"))
     ids = dict(preview.execute("SELECT n, id FROM view_players"))
     rows = {str(e.originator_id): e.source.row for e in new if isinstance(e, ev.GameRecorded)}
     warnings = []
-    first_seen: set[str] = set()
+    first_seen: dict[str, str] = {}  # player -> "'Name' (row N)", in sheet order
     registered = {str(e.originator_id) for e in new if isinstance(e, ev.PlayerRegistered)}
     for entry, number, change, games_before in preview.execute(
         "SELECT g.id, h.player, h.change, h.games_before FROM view_history_rows h "
@@ -33,12 +37,19 @@ def preview_warnings(recorder: Any, new: list[Any], label: str) -> list[str]:
         player = ids[number]
         who = names.get(player, player)
         if player in registered and player not in first_seen and games_before == 0:
-            first_seen.add(player)
-            warnings.append(f"{label}: row {rows[entry]}: first game of {who!r}")
+            first_seen[player] = f"{who!r} (row {rows[entry]})"
         if abs(change) > BIG_MOVE:
             warnings.append(
                 f"{label}: row {rows[entry]}: moves {who!r} by {change:+g} points "
                 f"(more than {BIG_MOVE})"
             )
     preview.close()
+    if first_seen:
+        shown = list(first_seen.values())
+        more = len(shown) - FIRST_GAMES_SHOWN
+        listed = ", ".join(shown[:FIRST_GAMES_SHOWN]) + (f" and {more} more" if more > 0 else "")
+        plural = "s" if len(shown) > 1 else ""
+        warnings.insert(
+            0, f"{label}: first game{plural} of {len(shown)} new player{plural}: {listed}"
+        )
     return warnings

@@ -108,16 +108,10 @@ def test_dry_run_reports_and_writes_nothing(cli: Cli, tmp_path: Path) -> None:
     path = sheet(tmp_path, "results.csv", HEADER, *GOOD_ROWS)
     before = cli.event_count()
     out = cli.ok("import", str(path), "--dry-run")
+    # One line for every new player's first game (--dry-run groups them).
     firsts = [
-        f"{path}: row {row}: first game of {name!r}"
-        for row, name in [
-            (2, "Alice"),
-            (2, "Bob"),
-            (3, "Carol"),
-            (3, "Dan"),
-            (4, "Eve"),
-            (4, "Frank"),
-        ]
+        f"{path}: first games of 6 new players: 'Alice' (row 2), 'Bob' (row 2), "
+        "'Carol' (row 3), 'Dan' (row 3), 'Eve' (row 4), 'Frank' (row 4)"
     ]
     assert out == (
         f"{path}: 3 rows: would add 3 games, skipped 0 already recorded, "
@@ -333,3 +327,17 @@ def test_audit_times_follow_the_sequence_after_an_import(cli: Cli, tmp_path: Pat
     cli.ok("import", str(sheet(tmp_path, "results.csv", HEADER, *GOOD_ROWS)))
     stamps = [a["recorded_at"] for a in cli.json("audit")]
     assert stamps == sorted(stamps)
+
+
+def test_dry_run_names_the_first_ten_new_players_and_counts_the_rest(
+    cli: Cli, tmp_path: Path
+) -> None:
+    open_club(cli)
+    rows = [f"Club,2025-01-{day:02d},,,,P{day:02d}a,P{day:02d}b,a" for day in range(1, 13)]
+    path = sheet(tmp_path, "results.csv", HEADER, *rows)
+    (warning,) = cli.json("import", str(path), "--dry-run")["warnings"]
+    assert warning == (
+        f"{path}: first games of 24 new players: 'P01a' (row 2), 'P01b' (row 2), "
+        "'P02a' (row 3), 'P02b' (row 3), 'P03a' (row 4), 'P03b' (row 4), 'P04a' (row 5), "
+        "'P04b' (row 5), 'P05a' (row 6), 'P05b' (row 6) and 14 more"
+    )
