@@ -1,29 +1,32 @@
 """Team balancing: split registered players into camps of equal strength.
 
-Pure: the model, the solvers and the result Structs; no I/O. Three ways to
+Pure: the model, the solvers and the result Structs; no I/O. Four ways to
 the proven optimum, cheapest first (each exact, deterministic, and checked
 against brute force in tests/test_teams_solver.py):
 
-- a draft improved by swaps (``projections.teams_search``): when its gap
-  meets the arithmetic lower bound (a zero gap needs the total to divide
-  evenly), that bound is the proof; this settles most referee rosters in
-  milliseconds. The MIP used to spend seconds finding such a split: its
-  bound was right from the first node;
+- a draft improved by swaps (``projections.teams_search``): a split within
+  one point is optimal by definition (below), and the swaps find one on most
+  referee rosters in milliseconds;
+- a relaxation (``projections.teams_bound``): the set-partition LP of the
+  camps that fit, one window of camp values at a time, proves that no split
+  has a gap one point below the split found (small camps with a few players
+  far from the rest, where the best gap is well above a point);
 - an exact listing of the camps that fit a gap, covered by an exact-cover
-  search (``projections.teams_cover``): small camps, where the best gap is
-  often above the bound and the MIP proved slowly (0.01-0.3 s where HiGHS
-  took 2-7 s, and CP-SAT with one worker 0.5-2 s);
+  search (``projections.teams_cover``), when the relaxation cannot tell;
 - HiGHS (``highspy``), given the best split found as a start, for the rest,
   within the time limit; past it the best split found is said as such.
 
 Objective, lexicographic:
-Objective, lexicographic:
 1. the gap: the largest difference between two camps' side ratings (as the
    family aggregates a side: the mean, or the sum), rounded UP to whole rating
-   points. The family's expected score is monotone in that difference, so this
-   also minimises the largest pairwise gap in expected score. Whole points are
-   the resolution: a finer one only separates splits a referee cannot tell
-   apart, and makes the proof far slower;
+   points, and at least 1: gaps under one point are ties. The family's
+   expected score is monotone in that difference, so this also minimises the
+   largest pairwise gap in expected score. Whole points are the resolution:
+   a finer one only separates splits a referee cannot tell apart (a point
+   moves an expected score by about 0.001), and made the proof slow or out
+   of reach: telling an exact tie from a fraction of a point is a
+   subset-sum question (seconds at 40 players in 5 camps, and beyond the
+   time limit with fractional ratings);
 2. the spread of the top grades: max minus min, over camps, of the players
    holding the top grades (the highest grades, taken from the top until they
    hold at least one player per camp);
@@ -293,9 +296,9 @@ def balance(
 
 
 class _Problem:
-    """One balancing problem in the solver's integers, and the three ways to
-    answer it, cheapest first: a draft improved by swaps (enough when its gap
-    meets the arithmetic bound), an exact search by listing camps (small
+    """One balancing problem in the solver's integers, and the ways to answer
+    it, cheapest first: a draft improved by swaps (enough when it is within a
+    point), the relaxation and an exact search by listing camps (small
     camps), and the MIP (HiGHS) for the rest, within the time limit.
 
     A camp's value is its side rating scaled to an integer: the rating sum
@@ -328,7 +331,9 @@ class _Problem:
         # mean of all players for a mean, the mean camp for a sum.
         total = sum(self.ratings)
         self.center = (total * mult, self.n) if aggregate == "mean" else (total, self.camps)
-        self.gap_floor = _perfect_impossible(self.ratings, size, aggregate)
+        # Gaps under one point are ties (the objective's resolution), so a
+        # split within a point is optimal whatever the ratings' arithmetic.
+        self.gap_floor = 1
         tops = sum(self.is_top)
         self.spread_floor = int(tops % self.camps != 0) if tops else 0
         self.cover = Cover(self.ratings, size, self.weight, root, apart, self.is_top, self.center)
@@ -336,11 +341,11 @@ class _Problem:
         self.infeasible = False
 
     def gap(self, split: Sequence[int]) -> int:
-        """The gap in whole rating points (the first objective)."""
+        """The gap in whole rating points, at least 1 (the first objective)."""
         values = [0] * self.camps
         for i, k in enumerate(split):
             values[k] += self.ratings[i] * self.weight[k]
-        return -(-(max(values) - min(values)) // self.step)
+        return max(1, -(-(max(values) - min(values)) // self.step))
 
     def spread(self, split: Sequence[int]) -> int:
         counts = [0] * self.camps
@@ -358,7 +363,7 @@ class _Problem:
             self.ratings, self.weight, self.size, self.root, self.apart, self.is_top,
             self.center, self.step, self.gap_floor * self.step, exclude=found,
         )  # fmt: skip
-        gap_proven = best is not None and self.gap(best) == self.gap_floor
+        gap_proven = best is not None and self.gap(best) <= self.gap_floor
         # The least gap not ruled out yet: each narrower gap the listing rules
         # out is proven impossible.
         bound = self.gap_floor
@@ -599,16 +604,6 @@ class _Mip:
         return self._split(values), solved == "optimal"
 
 
-def _perfect_impossible(ratings: list[int], size: list[int], aggregate: Aggregate) -> int:
-    """1 when no split can have a zero gap (arithmetic alone says so): a cheap
-    bound that lets the solver stop as soon as it finds a split within a point."""
-    total, n = sum(ratings), sum(size)
-    if aggregate == "mean":
-        return int(any((s * total) % n for s in size))
-    camps = len(size)
-    return int(total % camps != 0)
-
-
 def side_value(ratings: Sequence[float], aggregate: Aggregate) -> float:
     total = sum(ratings)
     return total / len(ratings) if aggregate == "mean" else total
@@ -657,8 +652,9 @@ def evaluate(
 
 
 def gap_points(gap: float) -> int:
-    """The objective's first term: a side-rating gap rounded up to whole points."""
-    return int(ceil(gap - 1e-9))
+    """The objective's first term: a side-rating gap rounded up to whole
+    points, at least 1 (gaps under one point are ties)."""
+    return max(1, int(ceil(gap - 1e-9)))
 
 
 def elo_expected(divisor: float) -> Callable[[float, float], float]:

@@ -28,8 +28,8 @@ from projections.teams_cover import Budget, Candidate, Cover
 #: Camps listed, at most, for the relaxation (each is a column of its LPs).
 MAX_COLUMNS = 5_000
 #: Work, at most, per question: the columns of every LP solved, added up
-#: (about 6 microseconds each on this machine, so about a second).
-MAX_WORK = 150_000
+#: (about 1.5 microseconds each on this machine, so about half a second).
+MAX_WORK = 300_000
 
 
 def _elements(cover: Cover, candidate: Candidate, runs: bool) -> list[tuple[int, float]]:
@@ -133,7 +133,15 @@ def _model(
     import highspy
 
     h = highspy.Highs()
-    for option, value in (("output_flag", False), ("threads", 1), ("random_seed", 0)):
+    # No presolve and the primal simplex: each window changes only bounds, and
+    # the last basis is a good start (7x faster than the defaults here).
+    for option, value in (
+        ("output_flag", False),
+        ("threads", 1),
+        ("random_seed", 0),
+        ("presolve", "off"),
+        ("simplex_strategy", 4),
+    ):
         h.setOptionValue(option, value)
     for _ in cands:
         h.addCol(0.0, 0.0, 1.0, 0, [], [])

@@ -320,7 +320,8 @@ def good_split(
             gap = state.gap()
             split = canonical(state.assignment(), size)
             if split not in excluded:
-                key = (-(-gap // step), state.spread(), gap)
+                # Gaps under one point are ties (the solver's objective).
+                key = (max(1, -(-gap // step)), state.spread(), gap)
                 if best is None or key < best[0]:
                     best = (key, split)
                 if gap <= target:
