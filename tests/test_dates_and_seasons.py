@@ -76,3 +76,20 @@ def test_a_game_or_close_more_than_a_day_ahead_needs_allow_future(club: Cli) -> 
 def test_the_end_of_the_calendar_is_a_moment_like_any_other(club: Cli) -> None:
     now = club.json("standings", "Club")
     assert club.json("standings", "Club", "--as-known-at", "9999-12-31") == now
+
+
+def test_a_game_inside_a_closed_season_says_the_close_is_replayed(club: Cli) -> None:
+    club.ok("season", "close", "Club", "2025", "--from", "2025-01-01", "--to", "2025-12-31")
+    game = ("record", "Club", "--side", "Ann", "--side", "Bob", "--result", "a",
+            "--margin", "marginal")  # fmt: skip
+    note = (
+        "note: the game of 2025-05-04 is inside season '2025' (2025-01-01 to 2025-12-31), "
+        "already closed: the close was replayed with it"
+    )
+    late = club.ok(*game, "--date", "2025-05-04")
+    assert late.splitlines()[1:] == [note]
+    later = club.ok(*game, "--date", "2026-01-02")
+    assert "note:" not in later  # after the season: nothing replayed
+    short_id = later.split()[-1].rstrip(".")
+    moved = club.ok("correct", short_id, "--date", "2025-05-04", "--reason", "misdated")
+    assert moved.splitlines()[1:] == [note]

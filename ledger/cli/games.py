@@ -23,6 +23,7 @@ from ledger.identity import short
 from ledger.importer import import_sheet
 from ledger.output import render
 from projections.preview import preview_warnings
+from projections.season_notes import replayed_closes
 
 
 def game_options(required: bool) -> Any:
@@ -136,6 +137,8 @@ def record(
     recorded = commands_for(led, allow_future).record(game, add_players, again)
     led.caught_up()
     click.echo(f"Recorded game {recorded.short}.")
+    for note in replayed_closes(led.conn, recorded.game):
+        click.echo(f"note: {note}")
 
 
 @click.command("import")
@@ -256,6 +259,8 @@ def correct(
     short_id = commands_for(led, allow_future).correct(game, changes, reason, add_players)
     led.caught_up()
     click.echo(f"Corrected game {short_id}.")
+    for note in replayed_closes(led.conn, short_id):
+        click.echo(f"note: {note}")
 
 
 @click.command()
