@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import getpass
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 from typing import Any, ClassVar
 from uuid import UUID
@@ -152,6 +152,18 @@ class LedgerApplication(Application):
         except IntegrityError as exc:
             raise Conflict(_conflict_message(str(exc))) from None
 
+    def append_batches(self, batches: Iterable[tuple[Sequence[StoredEvent], Sequence[Any]]]) -> int:
+        """Append batches of events already mapped for the store (each with
+        its decoded events, which the write index reads) in one transaction:
+        all or none, never holding more than a batch. ``batches`` may be read
+        again from its start (a PostgreSQL connection lost on the way); how
+        many events were stored. A duplicate id or a taken name is a Conflict."""
+        self.ensure_index()
+        try:
+            return int(self.recorder.insert_batches(batches))
+        except IntegrityError as exc:
+            raise Conflict(_conflict_message(str(exc))) from None
+
     def ensure_index(self) -> None:
         """Build the write index from the events when the store predates it."""
         if self._index_checked:
@@ -230,6 +242,20 @@ class LedgerApplication(Application):
         self.ensure_index()
         rows = self.recorder.query("SELECT last FROM ledger_rounds WHERE round = ?", (round_key,))
         return rows[0][0] if rows else 0
+
+    def last_sequences(self, ladders: Iterable[UUID]) -> dict[str, int]:
+        """The last order-of-play number of every round recorded in these
+        ladders, by round key (an import reads them once, not per round)."""
+        self.ensure_index()
+        found: dict[str, int] = {}
+        for ladder in ladders:
+            # Round keys start with the ladder's id (``write_index.round_key``).
+            found.update(
+                self.recorder.query(
+                    "SELECT round, last FROM ledger_rounds WHERE round LIKE ?", (f"{ladder}|%",)
+                )
+            )
+        return found
 
     def game_by_ref(self, ref: str) -> GameState:
         """A game by its id or any unambiguous prefix of it (as printed)."""

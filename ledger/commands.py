@@ -273,13 +273,16 @@ class Commands:
         gid = event.originator_id
         return Recorded(str(gid), short(gid), facts.sequence or 0, sorted(book.new.values()))
 
-    def sequenced(self, facts: ev.GameFacts, last: dict[str, int]) -> ev.GameFacts:
+    def sequenced(
+        self, facts: ev.GameFacts, last: dict[str, int], stored: dict[str, int] | None = None
+    ) -> ev.GameFacts:
         """The game with its order of play: its table number when given, else
         the next number in its round (``last`` carries the numbers an import
-        has handed out but not yet stored)."""
+        has handed out but not yet stored; ``stored``, when given, the last
+        number of every stored round of the game's ladder, read at once)."""
         key = round_key(facts.ladder, facts.date, facts.event, facts.round)
         if key not in last:
-            last[key] = self.app.last_sequence(key)
+            last[key] = stored.get(key, 0) if stored is not None else self.app.last_sequence(key)
         sequence = facts.table if facts.table is not None else last[key] + 1
         last[key] = max(last[key], sequence)
         return msgspec.structs.replace(facts, sequence=sequence)
@@ -317,13 +320,21 @@ class Commands:
                 raise DuplicateGame(gid, state.facts)
         raise Conflict("too many games share this identity: give them --table numbers")
 
-    def check_game(self, ladder: LadderState, facts: ev.GameFacts) -> ev.GameFacts:
+    def check_game(
+        self, ladder: LadderState, facts: ev.GameFacts, checks: Any = None
+    ) -> ev.GameFacts:
         """Validate a whole game with its family: result, attributes, and a
         trial rating from initial states, so a game the family cannot rate is
-        refused before it is stored. Returns it with the result normalised."""
+        refused before it is stored. Returns it with the result normalised.
+        ``checks`` (an import's ``game_input.GameChecks``) reuses the verdict
+        on a game of the same shape and result by a built-in family."""
         _check_numbers(facts)
         self._not_future(facts.date, "the game's date")
-        fam = ladder.family_on(facts.date)
+        fam = ladder.family_on(facts.date) if checks is None else checks.family(ladder, facts.date)
+        key = None if checks is None else checks.result_key(fam, facts)
+        known = None if checks is None else checks.checked(key)
+        if known is not None:
+            return msgspec.structs.replace(facts, result=known)
         try:
             result = fam.parse_result(facts.result, len(facts.sides))
         except FamilyError as exc:
@@ -352,8 +363,10 @@ class Commands:
             ) from None
         # Store the normalised result so a replay reads exactly what was checked.
         normalised = fam.result_dict(result)
-        for key, value in normalised.items():
-            bounds.check_numbers(value, key, bounds.RESULT_NUMBER)
+        for field, value in normalised.items():
+            bounds.check_numbers(value, field, bounds.RESULT_NUMBER)
+        if checks is not None:
+            checks.remember(key, normalised)
         return msgspec.structs.replace(facts, result=normalised)
 
     def correct(

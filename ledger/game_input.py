@@ -20,6 +20,8 @@ from ledger.errors import Invalid, NotFound
 from ledger.identity import name_key, player_id
 from ledger.names import clean_name
 from ledger.state import LadderState
+from projections.families.base import Family
+from projections.families.registry import BUILT_IN
 
 
 class GameInput(msgspec.Struct):
@@ -175,3 +177,90 @@ def build_facts(
         neutral=game.neutral,
         attributes=attributes,
     )
+
+
+#: The built-in family classes: their checks read a game's shape and result
+#: only (never its date, players or ids), so one check stands for every game
+#: alike. A community's own family (a subclass too) is checked game by game.
+_PURE_CHECKS = frozenset(BUILT_IN.values())
+
+
+class GameChecks:
+    """What checking many games (an import) learns once and reuses: the
+    family in force on each date of each ladder, each result cell as its
+    family reads it, and the normalised result of each game shape a built-in
+    family has checked (the same sides, result and attributes give the same
+    verdict). Each memo is forgotten past ``LIMIT`` entries, so memory stays
+    bounded whatever the sheet."""
+
+    LIMIT = 50_000
+
+    def __init__(self) -> None:
+        self._families: dict[tuple[UUID, date], Family] = {}
+        self._cells: dict[tuple[int, str, str], Any] = {}
+        self._results: dict[tuple[Any, ...], dict[str, Any]] = {}
+
+    def family(self, ladder: LadderState, on: date) -> Family:
+        """``ladder.family_on(on)``, found once per ladder and date."""
+        key = (ladder.id, on)
+        found = self._families.get(key)
+        if found is None:
+            if len(self._families) >= self.LIMIT:
+                self._families.clear()
+            found = self._families[key] = ladder.family_on(on)
+        return found
+
+    def cell(self, family: Family, column: str, text: str) -> Any:
+        """``family.parse_cell(column, text)``, read once per family and text
+        (a list is copied for each game; an error is raised each time)."""
+        key = (id(family), column, text)
+        try:
+            value = self._cells[key]
+        except KeyError:
+            value = family.parse_cell(column, text)
+            if len(self._cells) >= self.LIMIT:
+                self._cells.clear()
+            self._cells[key] = value
+        return list(value) if isinstance(value, list) else value
+
+    def result_key(self, family: Family, facts: ev.GameFacts) -> tuple[Any, ...] | None:
+        """What a built-in family's check of ``facts`` depends on (None: a
+        family checked game by game, or a result that cannot be a key)."""
+        if type(family) not in _PURE_CHECKS:
+            return None
+        try:
+            key = (
+                id(family),
+                tuple(len(side) for side in facts.sides),
+                facts.neutral,
+                tuple((k, type(v), _frozen(v)) for k, v in facts.result.items()),
+                tuple(facts.attributes.items()),
+            )
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
+    def checked(self, key: tuple[Any, ...] | None) -> dict[str, Any] | None:
+        """The normalised result remembered for ``key`` (a copy), or None."""
+        if key is None:
+            return None
+        found = self._results.get(key)
+        if found is None:
+            return None
+        return {k: list(v) if isinstance(v, list) else v for k, v in found.items()}
+
+    def remember(self, key: tuple[Any, ...] | None, result: dict[str, Any]) -> None:
+        """Remember the normalised result a check gave for ``key``."""
+        if key is None:
+            return
+        if len(self._results) >= self.LIMIT:
+            self._results.clear()
+        self._results[key] = {k: list(v) if isinstance(v, list) else v for k, v in result.items()}
+
+
+def _frozen(value: Any) -> Any:
+    """A result value as a dictionary key (lists as tuples of typed items)."""
+    if isinstance(value, list):
+        return tuple((type(v), _frozen(v)) for v in value)
+    return value

@@ -7,6 +7,7 @@ creating a duplicate, and two ledgers holding the same facts share ids.
 
 from __future__ import annotations
 
+import hashlib
 import unicodedata
 from datetime import date
 from functools import lru_cache
@@ -14,6 +15,9 @@ from typing import Any
 from uuid import UUID, uuid5
 
 NAMESPACE = UUID("6f1c1a52-3f7e-5a43-9a57-1e5b0f6c2d10")
+#: uuid5's hash with the namespace already fed in (an import names a million
+#: games: ``uuid5`` rebuilds this for each).
+_NAMESPACE_SHA1 = hashlib.sha1(NAMESPACE.bytes, usedforsecurity=False)
 
 
 @lru_cache(maxsize=65536)
@@ -43,7 +47,7 @@ def player_id(name: str, attempt: int = 0) -> UUID:
 def game_identity(facts: Any) -> str:
     """What identifies a game: its ladder, date, event, round, table and the
     set of its players (re-recording it is detected as a duplicate)."""
-    who = ",".join(sorted(str(p) for side in facts.sides for p in side))
+    who = ",".join(sorted([_text(p) for side in facts.sides for p in side]))
     return (
         f"{facts.ladder}|{facts.date.isoformat()}|{facts.event or ''}|"
         f"{facts.round or ''}|{facts.table or ''}|{who}"
@@ -54,7 +58,20 @@ def game_id(identity: str, attempt: int = 0) -> UUID:
     """The id of a game with this identity (``attempt`` > 0 when an earlier
     id of the identity was taken by a game corrected since)."""
     suffix = f"#{attempt}" if attempt else ""
-    return uuid5(NAMESPACE, f"game:{identity}{suffix}")
+    return _uuid5(f"game:{identity}{suffix}")
+
+
+def _uuid5(name: str) -> UUID:
+    """``uuid5(NAMESPACE, name)``, from the namespace's hash state."""
+    h = _NAMESPACE_SHA1.copy()
+    h.update(name.encode())
+    return UUID(bytes=h.digest()[:16], version=5)
+
+
+@lru_cache(maxsize=65536)
+def _text(uid: UUID) -> str:
+    """A player id as text (a game's identity names each of its players)."""
+    return str(uid)
 
 
 def season_id(ladder: UUID, label: str) -> UUID:

@@ -16,19 +16,22 @@ is read row by row from the file (``ledger.sheet``), never held whole.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+import struct
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 from uuid import UUID
 
 import msgspec
+from eventsourcing.persistence import StoredEvent
 
 from ledger import events as ev
 from ledger.application import now
 from ledger.commands import Commands, DuplicateGame
 from ledger.errors import Invalid, LedgerError
 from ledger.game_identities import GameIdentities, corrected, explain
-from ledger.game_input import GameInput, PlayerBook, build_facts, parse_date
+from ledger.game_input import GameChecks, GameInput, PlayerBook, build_facts, parse_date
 from ledger.identity import game_identity, short
 from ledger.matching import NameIndex
 from ledger.sheet import (
@@ -146,13 +149,13 @@ def row_input(row: dict[str, str], layout: Layout) -> GameInput:
     )
 
 
-def _cells(ladder: LadderState, game: GameInput) -> dict[str, Any]:
+def _cells(ladder: LadderState, game: GameInput, checks: GameChecks) -> dict[str, Any]:
     """A row's result cells read by the family in force on its date."""
-    family = ladder.family_on(parse_date(game.date))
+    family = checks.family(ladder, parse_date(game.date))
     values = {}
     for column, text in game.result.items():
         try:
-            values[column] = family.parse_cell(column, text)
+            values[column] = checks.cell(family, column, text)
         except FamilyError as exc:
             raise Invalid(str(exc), field=exc.field or column) from None
     return values
@@ -185,6 +188,12 @@ def import_sheet(
     A row that is a game the referee voided, or a game as it was before a
     correction, is skipped with a warning saying so; ``again`` records such
     rows as games again (an explicit act, never a re-import's default).
+
+    Memory stays bounded whatever the sheet: the rows are read from the file
+    and checked one by one, each game's event is kept only as its stored form
+    in a temporary file (``EventSpill``), and once every row is good they are
+    appended in batches inside one transaction. ``ImportPlan.events`` holds
+    the events in a dry run only (the CLI previews them on the views).
     """
     app = commands.app
     sheet = load(path, sheet_name)
@@ -195,114 +204,214 @@ def import_sheet(
     book = PlayerBook(app, add_players=True)
     known_games = app.known_game_ids()
     identities = GameIdentities.load(app)
+    stored_rounds = app.last_sequences(state.id for state in known_ladders)
+    checks = GameChecks()
     name_of = _names(app, book)
     retired_notes: list[str] = []
     at = now()  # one import, one transaction, one moment
     errors: list[str] = list(sheet.bad_rows)
-    new_events: list[ev.GameRecorded] = []
-    first_row: dict[Any, int] = {}
+    previewed: list[ev.GameRecorded] = []  # a dry run's events
+    # The first row of each game (by its id as a number: a million games
+    # must fit in memory while their events do not).
+    first_row: dict[int, int] = {}
     skipped: list[int] = []
     sequences: dict[str, int] = {}
     unknown_ladders: dict[str, list[int]] = {}
     layout = Layout.of(sheet.columns, columns, sheet.decimal_comma)
-    for index, (number, row) in enumerate(sheet.rows, start=1):
-        if progress is not None and index % 500 == 0:
-            progress(index, sheet.count)
-        book.row = number
-        facts = None
-        try:
-            inp = row_input(row, layout)
-            name = inp.ladder or ladder
-            if not name:
-                raise Invalid("no ladder given (fill the column or pass --ladder)", field="ladder")
-            state = ladders.get(name)
-            if state is None:
-                if name in unknown_ladders:
-                    unknown_ladders[name].append(number)
-                    continue
-                unknown_ladders[name] = [number]
-                raise Invalid(f"unknown ladder {name!r} (see 'ledger ladder list')", field="ladder")
-            inp.result = _cells(state, inp)
-            facts = build_facts(state, inp, book)
-            event = commands.game_event(
-                state, facts, ev.Source(sheet.label, number), at, known_games
-            )
-        except DuplicateGame as dup:
-            assert facts is not None and state is not None
-            checked = commands.check_game(state, facts)
-            earlier = identities.earlier_version(dup.gid, checked)
-            if _same_game(dup.facts, checked):
-                skipped.append(number)
-            elif earlier is not None:
+    spill = None if dry_run else EventSpill(app.mapper)
+    try:
+        for index, (number, row) in enumerate(sheet.rows, start=1):
+            if progress is not None and index % 500 == 0:
+                progress(index, sheet.count)
+            book.row = number
+            facts = None
+            try:
+                inp = row_input(row, layout)
+                name = inp.ladder or ladder
+                if not name:
+                    raise Invalid(
+                        "no ladder given (fill the column or pass --ladder)", field="ladder"
+                    )
+                state = ladders.get(name)
+                if state is None:
+                    if name in unknown_ladders:
+                        unknown_ladders[name].append(number)
+                        continue
+                    unknown_ladders[name] = [number]
+                    raise Invalid(
+                        f"unknown ladder {name!r} (see 'ledger ladder list')", field="ladder"
+                    )
+                inp.result = _cells(state, inp, checks)
+                facts = commands.check_game(state, build_facts(state, inp, book), checks)
+                gid, version = commands.place_game(facts, known_games)
+            except DuplicateGame as dup:
+                assert facts is not None
+                earlier = identities.earlier_version(dup.gid, facts)
+                if _same_game(dup.facts, facts):
+                    skipped.append(number)
+                elif earlier is not None:
+                    skipped.append(number)
+                    retired_notes.append(
+                        f"{sheet.label}: row {number}: not added: "
+                        f"{corrected(dup.gid, earlier, name_of)}"
+                    )
+                else:
+                    errors.append(
+                        f"{path}: row {number}: game {short(dup.gid)} is already recorded with "
+                        f"a different result; use 'ledger correct {short(dup.gid)}' to change it"
+                    )
+                continue
+            except Invalid as exc:
+                errors.append(f"{path}: row {number}, column {exc.field or '?'}: {exc}")
+                continue
+            retired = None
+            if identities and not again:
+                identity = game_identity(facts)
+                retired = identities.retired(identity)
+            if retired is not None:
+                # The referee already dealt with this game: never silently back.
                 skipped.append(number)
                 retired_notes.append(
                     f"{sheet.label}: row {number}: not added: "
-                    f"{corrected(dup.gid, earlier, name_of)}"
+                    f"{explain(retired, identity, name_of)} (import with --again to record it "
+                    "as a game again)"
                 )
-            else:
+                continue
+            if gid.int in first_row:
                 errors.append(
-                    f"{path}: row {number}: game {short(dup.gid)} is already recorded with a "
-                    f"different result; use 'ledger correct {short(dup.gid)}' to change it"
+                    f"{path}: row {number}: the same game as row {first_row[gid.int]} (same "
+                    "ladder, date, event, round, table and players); give one a different 'table'"
                 )
-            continue
-        except Invalid as exc:
-            errors.append(f"{path}: row {number}, column {exc.field or '?'}: {exc}")
-            continue
-        retired = None
-        if identities and not again:
-            identity = game_identity(event.game)
-            retired = identities.retired(identity)
-        if retired is not None:
-            # The referee already dealt with this game: never silently back.
-            skipped.append(number)
-            retired_notes.append(
-                f"{sheet.label}: row {number}: not added: "
-                f"{explain(retired, identity, name_of)} (import with --again to record it "
-                "as a game again)"
+                continue
+            first_row[gid.int] = number
+            # Numbered in sheet order: the order of play of rows without a table.
+            event = ev.GameRecorded(
+                originator_id=gid,
+                originator_version=version,
+                recorded_at=at,
+                recorded_by=commands.by,
+                source=ev.Source(sheet.label, number),
+                game=commands.sequenced(facts, sequences, stored_rounds),
             )
-            continue
-        gid = event.originator_id
-        if gid in first_row:
-            errors.append(
-                f"{path}: row {number}: the same game as row {first_row[gid]} (same ladder, "
-                "date, event, round, table and players); give one a different 'table'"
+            if errors:
+                continue  # nothing will be appended: keep checking, store nothing
+            if spill is None:
+                previewed.append(event)
+            else:
+                spill.write(event)
+        added = len(first_row)
+        del first_row
+        for name, numbers in unknown_ladders.items():
+            if len(numbers) > 1:
+                errors.append(
+                    f"{path}: {len(numbers) - 1} more rows name the unknown ladder {name!r} "
+                    f"(rows {_ranges(numbers[1:])})"
+                )
+        warnings = _name_warnings(app, sheet.label, book)
+        if strict and warnings:
+            errors.extend(f"{w} (refused under --strict)" for w in warnings)
+        if errors:
+            raise Invalid("\n".join([*sheet.notices, *errors]))
+        warnings[:0] = sheet.notices
+        warnings.extend(retired_notes)
+        registrations = [
+            commands.registration(
+                pid, book.new[key], ev.Source(sheet.label, book.first_row[key]), at
             )
-            continue
-        first_row[gid] = number
-        # Numbered in sheet order: the order of play of rows without a table.
-        game = commands.sequenced(event.game, sequences)
-        new_events.append(msgspec.structs.replace(event, game=game))
-    for name, numbers in unknown_ladders.items():
-        if len(numbers) > 1:
-            errors.append(
-                f"{path}: {len(numbers) - 1} more rows name the unknown ladder {name!r} "
-                f"(rows {_ranges(numbers[1:])})"
-            )
-    warnings = _name_warnings(app, sheet.label, book)
-    if strict and warnings:
-        errors.extend(f"{w} (refused under --strict)" for w in warnings)
-    if errors:
-        raise Invalid("\n".join([*sheet.notices, *errors]))
-    warnings[:0] = sheet.notices
-    warnings.extend(retired_notes)
-    registrations = [
-        commands.registration(pid, book.new[key], ev.Source(sheet.label, book.first_row[key]), at)
-        for key, pid in book.new_ids().items()
-    ]
-    events = [*registrations, *new_events]
-    if not dry_run:
-        app.append(events)
+            for key, pid in book.new_ids().items()
+        ]
+        if spill is not None:
+            app.append_batches(spill.batches(registrations))
+    finally:
+        if spill is not None:
+            spill.close()
     report = ImportReport(
         file=str(path),
         rows=sheet.count,
-        added=len(new_events),
+        added=added,
         skipped=len(skipped),
         new_players=sorted(book.new.values()),
         dry_run=dry_run,
         skipped_rows=skipped,
         warnings=warnings,
     )
+    events: list[Any] = [*registrations, *previewed] if dry_run else []
     return ImportPlan(report, events, sheet.label)
+
+
+class EventSpill:
+    """Events checked but not yet appended, kept in their stored form in a
+    temporary file (a million games' events do not fit in memory; the file
+    is about the size they take in the store), then read back in batches."""
+
+    BATCH = 5000
+    _HEAD = struct.Struct("<16sQHI")  # originator id, version, topic, state length
+
+    def __init__(self, mapper: Any) -> None:
+        self.mapper = mapper
+        self.file = tempfile.TemporaryFile(prefix="ledger-import-")  # noqa: SIM115 - see close
+        self.topics: dict[str, int] = {}
+        self.count = 0
+
+    def write(self, event: Any) -> None:
+        """Map an event for the store (refused if it would not read back)
+        and keep it."""
+        stored = self.mapper.to_stored_event(event)
+        topic = self.topics.setdefault(stored.topic, len(self.topics))
+        state = bytes(stored.state)
+        self.file.write(
+            self._HEAD.pack(
+                stored.originator_id.bytes, stored.originator_version, topic, len(state)
+            )
+        )
+        self.file.write(state)
+        self.count += 1
+
+    def batches(self, first: Sequence[Any]) -> SpillBatches:
+        """``first`` (events appended before the kept ones), then the kept
+        events, in batches."""
+        return SpillBatches(self, first)
+
+    def read(self) -> Iterator[tuple[list[StoredEvent], list[Any]]]:
+        """The kept events in batches of ``BATCH``: stored, and decoded (the
+        write index reads them)."""
+        self.file.flush()
+        self.file.seek(0)
+        read, size, unpack = self.file.read, self._HEAD.size, self._HEAD.unpack
+        topics = list(self.topics)
+        to_domain = self.mapper.to_domain_event
+        left = self.count
+        while left:
+            stored = []
+            for _ in range(min(left, self.BATCH)):
+                raw_id, version, topic, length = unpack(read(size))
+                stored.append(
+                    StoredEvent(
+                        originator_id=UUID(bytes=raw_id),
+                        originator_version=version,
+                        topic=topics[topic],
+                        state=read(length),
+                    )
+                )
+            left -= len(stored)
+            yield stored, [to_domain(s) for s in stored]
+
+    def close(self) -> None:
+        self.file.close()
+
+
+class SpillBatches:
+    """What an import appends, batch by batch: its first events (the new
+    players), then the spilled games. Read again from the start on each pass
+    (a PostgreSQL append whose connection fails is retried whole)."""
+
+    def __init__(self, spill: EventSpill, first: Sequence[Any]) -> None:
+        self.spill, self.first = spill, first
+
+    def __iter__(self) -> Iterator[tuple[list[StoredEvent], list[Any]]]:
+        if self.first:
+            yield [self.spill.mapper.to_stored_event(e) for e in self.first], list(self.first)
+        yield from self.spill.read()
 
 
 def _ladders(

@@ -8,6 +8,10 @@ write index (``ledger.write_index``) is updated. An event never exists
 without its link, and a name claimed by two concurrent commands fails one of
 them with the store's own IntegrityError.
 
+An import's append comes as batches (``insert_batches``): every batch is
+written in the one transaction, so a sheet of any size is stored all or
+nothing without ever being held whole in memory.
+
 On PostgreSQL the append is sent in bounded chunks inside its one
 transaction (a 40,000-event import sent as one statement hung psycopg's
 pipeline for ever while holding the table lock); a writer that waits longer
@@ -19,7 +23,7 @@ UPDATE, DELETE and TRUNCATE by trigger, whoever asks.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 from uuid import UUID
 
@@ -39,6 +43,10 @@ CHUNK = 1000
 STORE_VERSION = 2
 #: The trigger that keeps stored events and chain links append-only.
 APPEND_ONLY = "ledger_append_only"
+
+#: Stored events with the decoded events the write index reads (see
+#: ``_domain``), appended together.
+Batch = tuple[Sequence[StoredEvent], Sequence[Any]]
 
 
 def chunks(rows: Sequence[Any], size: int = CHUNK) -> Iterator[Sequence[Any]]:
@@ -92,10 +100,47 @@ class SQLiteLedgerRecorder(SQLiteApplicationRecorder):
             *write_index.schema("INTEGER"),
         ]
 
+    def insert_batches(self, batches: Iterable[Batch]) -> int:
+        """Append batches of events, each with its chain links and write
+        index, all in one transaction; how many events were stored."""
+        stored = 0
+        with self.datastore.transaction(commit=True) as c:
+            for events, decoded in batches:
+                self._insert_events(c, events, decoded_events=decoded)
+                stored += len(events)
+        return stored
+
+    def _insert_rows(self, c: Any, stored_events: Sequence[StoredEvent]) -> list[int]:
+        """Insert events in one statement; their rowids (notification ids).
+
+        The transaction holds SQLite's write lock, and a rowid table without
+        AUTOINCREMENT numbers each new row one past its largest rowid, so the
+        rows take the numbers that follow the largest before the insert
+        (checked after it, never assumed)."""
+        c.execute(f"SELECT MAX(rowid) FROM {self.events_table_name}")
+        last = c.fetchone()[0] or 0
+        c.executemany(
+            self.insert_events_statement,
+            [
+                (
+                    s.originator_id.hex if isinstance(s.originator_id, UUID) else s.originator_id,
+                    s.originator_version,
+                    s.topic,
+                    s.state,
+                )
+                for s in stored_events
+            ],
+        )
+        c.execute(f"SELECT MAX(rowid) FROM {self.events_table_name}")
+        if c.fetchone()[0] != last + len(stored_events):
+            # Never seen: refuse rather than chain links to the wrong rows.
+            raise RuntimeError("stored events were not numbered in sequence")  # pragma: no cover
+        return list(range(last + 1, last + 1 + len(stored_events)))
+
     def _insert_events(self, c: Any, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Any:
-        ids = super()._insert_events(c, stored_events, **kwargs)
         if not stored_events:
-            return ids
+            return []
+        ids = self._insert_rows(c, stored_events)
         # The events' insert took SQLite's write lock: no other writer can
         # extend the chain between reading its head and writing the links.
         write_index.apply(_SQLiteCursor(c), _domain(stored_events, kwargs))
@@ -147,10 +192,24 @@ class PostgresLedgerRecorder(PostgresApplicationRecorder):
     def insert_events(self, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Sequence[int]:
         """Append events with their chain links and write index, in one
         transaction sent in chunks of ``CHUNK`` rows; their notification ids."""
-        import psycopg
-
         if not stored_events:
             return []
+        ids: list[int] = []
+        self._append([(stored_events, _domain(stored_events, kwargs))], ids)
+        return ids
+
+    @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
+    def insert_batches(self, batches: Iterable[Batch]) -> int:
+        """Append batches of events, each with its chain links and write
+        index, all in one transaction; how many events were stored.
+        ``batches`` is read again from its start if the connection fails."""
+        return self._append(batches, None)
+
+    def _append(self, batches: Iterable[Batch], ids: list[int] | None) -> int:
+        """Insert the batches in one transaction (their ids into ``ids``)."""
+        import psycopg
+
+        stored = 0
         with self.datastore.get_connection() as conn:
             try:
                 with conn.transaction(), conn.cursor() as curs:
@@ -158,12 +217,16 @@ class PostgresLedgerRecorder(PostgresApplicationRecorder):
                     # chain head read below is the latest.
                     self._lock_table(curs)
                     self._notify_channel(curs)
-                    ids: list[int] = []
-                    for chunk in chunks(stored_events):
-                        PostgresAggregateRecorder._insert_stored_events(self, curs, chunk)
-                        ids += [row["notification_id"] for row in curs.fetchall()]
-                    self._write_side(curs, stored_events, ids, kwargs)
-                    return ids
+                    for events, decoded in batches:
+                        batch_ids: list[int] = []
+                        for chunk in chunks(events):
+                            PostgresAggregateRecorder._insert_stored_events(self, curs, chunk)
+                            batch_ids += [row["notification_id"] for row in curs.fetchall()]
+                        self._write_side(curs, events, batch_ids, {"decoded_events": decoded})
+                        stored += len(events)
+                        if ids is not None:
+                            ids += batch_ids
+                    return stored
             except psycopg.errors.LockNotAvailable:
                 raise Busy(
                     "another writer holds the ledger (an import or a command elsewhere): "
