@@ -71,9 +71,10 @@ def render_table(result: Balance, ladder: str) -> str:
                 grade = f"  {p.grade}" if p.grade else ""
                 out.append(f"    {p.player:<28} {p.rating:>8g}{grade}{flag}")
         proof = "proven optimum" if result.status == "optimal" else "best found, not proven"
+        within = "within a point" if split.gap_points == 1 else f"{split.gap_points} rounded up"
         out.append(
             f"  Gap: {split.gap:g} rating points between side ratings "
-            f"({split.gap_points} rounded up, {proof}); expected-score gap {split.expected_gap:.4f}"
+            f"({within}, {proof}); expected-score gap {split.expected_gap:.4f}"
         )
         if result.top_grades:
             spread = "least possible" if result.spread_proven else "best found"
