@@ -67,6 +67,22 @@ def gap_ruled_out(cover: Cover, width: int) -> bool:
     need_players = everyone & ~run_players
     need_runs = frozenset(range(len(cover.runs))) if runs else frozenset()
     sizes = sorted(set(cover.size))
+    # How many camps a listed camp can be: once when it names a player; a
+    # camp made only of run players (interchangeable) as often as the run
+    # and the camps of its size allow.
+    uses = np.array(
+        [
+            1.0
+            if c[0]
+            else float(
+                min(
+                    cover.size.count(c[1]),
+                    *(cover.runs[r].bit_count() // count for r, count in c[4]),
+                )
+            )
+            for c in cands
+        ]
+    )
 
     h: highspy.Highs | None = None
     work = 0
@@ -108,7 +124,7 @@ def gap_ruled_out(cover: Cover, width: int) -> bool:
         if work > MAX_WORK:
             raise Budget
         upper = np.zeros(len(cands))
-        upper[lo:hi] = 1.0
+        upper[lo:hi] = uses[lo:hi]
         h.changeColsBounds(
             len(cands), np.arange(len(cands), dtype=np.int32), np.zeros(len(cands)), upper
         )

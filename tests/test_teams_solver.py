@@ -115,10 +115,18 @@ def key_of(split: object) -> frozenset[frozenset[str]]:
     return frozenset(frozenset(names[p.player] for p in c.players) for c in split.camps)  # type: ignore[attr-defined]
 
 
-@pytest.fixture(params=["all", "mip only", "listing, then mip", "swaps, then mip"])
+@pytest.fixture(
+    params=["all", "mip only", "listing, then mip", "swaps, then mip", "relaxation, then mip"]
+)
 def path(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
     """Which ways the solver may use: each alone must still be exact."""
-    if request.param in ("mip only", "listing, then mip"):
+    if request.param == "relaxation, then mip":
+
+        def no_cover(*args: object, **kwargs: object) -> None:
+            raise teams_cover.Budget
+
+        monkeypatch.setattr(teams_cover.Cover, "find", no_cover)
+    if request.param in ("mip only", "listing, then mip", "relaxation, then mip"):
         # The draft alone: no swaps.
         monkeypatch.setattr(teams_search, "ROUNDS_PER_PLAYER", 0)
         monkeypatch.setattr(teams_search, "ROUNDS_PER_PLAYER_ANY", 0)
