@@ -6,7 +6,9 @@
   checks both alike; ``read_sheet`` gives just the rows.
 - ``write_rows`` exports query results (standings, history, audit).
 - ``write_template`` writes a ready-to-fill result sheet for a family, with
-  dropdowns, an example row and an "Instructions" sheet.
+  dropdowns, an example row (or the games to play, pre-filled: the camps of
+  ``ledger teams``) and an "Instructions" sheet; ``add_result_sheet`` adds
+  the same to another workbook (the camp sheet).
 
 openpyxl is imported on first use: importing this module stays cheap for the CLI.
 """

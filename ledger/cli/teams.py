@@ -274,7 +274,8 @@ def teams(
 
     Minimises the largest gap between the camps' side ratings (as the
     ladder's family aggregates a side: the mean for Battle Empire and AdlG),
-    to the rating point, then spreads the top grades (e.g. Marshals) evenly;
+    to the rating point (gaps under a point are ties), then spreads the top
+    grades (e.g. Marshals) evenly;
     the answer is the proven optimum unless the time limit is reached, which
     is said. Names unknown to the ladder are new players at the family's
     initial rating (flagged). Families without an Elo side rating (battletech,
