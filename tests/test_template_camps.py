@@ -179,6 +179,7 @@ def test_a_many_sided_family_gets_one_game_of_every_camp(tmp_path: Path) -> None
         ("x.xlsx", [], "no 'Camps' sheet"),
         ("one.csv", [], "found 1 camp(s)"),
         ("two.json", ["--split", "3"], "no split 3"),
+        ("x.xlsx", ["--split", "2"], "a camp sheet holds one split"),
     ],
 )
 def test_bad_camp_files_are_refused_and_write_nothing(

@@ -214,6 +214,9 @@ def read_camps(path: Path, split: int = 1) -> list[list[str]]:
     elif suffix == ".xlsx":
         import openpyxl
 
+        if split != 1:
+            raise Invalid(f"{path}: a camp sheet holds one split; --split takes json or csv")
+
         try:
             book = openpyxl.load_workbook(path, read_only=True, data_only=True)
         except Exception as exc:  # openpyxl raises many kinds on a broken file
