@@ -228,14 +228,18 @@ class GameChecks:
         family checked game by game, or a result that cannot be a key)."""
         if type(family) not in _PURE_CHECKS:
             return None
+        result = tuple(facts.result.items())
+        if not all(type(v) is str for _, v in result):
+            # 1, 1.0 and True are equal keys but may not check alike.
+            result = tuple((k, type(v), _frozen(v)) for k, v in result)
+        key = (
+            id(family),
+            tuple([len(side) for side in facts.sides]),
+            facts.neutral,
+            result,
+            tuple(facts.attributes.items()) if facts.attributes else (),
+        )
         try:
-            key = (
-                id(family),
-                tuple(len(side) for side in facts.sides),
-                facts.neutral,
-                tuple((k, type(v), _frozen(v)) for k, v in facts.result.items()),
-                tuple(facts.attributes.items()),
-            )
             hash(key)
         except TypeError:
             return None

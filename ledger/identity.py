@@ -49,7 +49,7 @@ def game_identity(facts: Any) -> str:
     set of its players (re-recording it is detected as a duplicate)."""
     who = ",".join(sorted([_text(p) for side in facts.sides for p in side]))
     return (
-        f"{facts.ladder}|{facts.date.isoformat()}|{facts.event or ''}|"
+        f"{_text(facts.ladder)}|{facts.date.isoformat()}|{facts.event or ''}|"
         f"{facts.round or ''}|{facts.table or ''}|{who}"
     )
 
@@ -70,7 +70,7 @@ def _uuid5(name: str) -> UUID:
 
 @lru_cache(maxsize=65536)
 def _text(uid: UUID) -> str:
-    """A player id as text (a game's identity names each of its players)."""
+    """An id as text (a game's identity names its ladder and players)."""
     return str(uid)
 
 

@@ -1,0 +1,211 @@
+"""A large import in bounded memory (issue 12): rows are checked once, kept in
+their stored form in a temporary file, then appended in batches inside one
+transaction; the shortcuts on the way give exactly what the plain path gives."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import date
+from pathlib import Path
+from typing import Any
+from uuid import uuid4, uuid5
+
+import msgspec
+import pytest
+from eventsourcing.persistence import StoredEvent
+
+from ledger import chain
+from ledger import events as ev
+from ledger.application import LedgerApplication
+from ledger.commands import Commands
+from ledger.errors import Invalid
+from ledger.game_input import GameChecks, PlayerBook
+from ledger.identity import NAMESPACE, game_id
+from ledger.importer import EventSpill, import_sheet
+from ledger.storage import resolve
+from tests.conftest import Cli
+from tests.test_import_csv import open_club, sheet
+
+HEADER = "ladder,date,event,round,table,side_a,side_b,result"
+PLAYERS = [f"Player {n}" for n in range(8)]
+
+
+def rows(count: int) -> list[str]:
+    """``count`` games among ``PLAYERS``, a few per round, some with tables."""
+    out = []
+    for n in range(count):
+        a, b = PLAYERS[n % 8], PLAYERS[(n * 3 + 1) % 8]
+        if a == b:
+            b = PLAYERS[(n + 1) % 8]
+        day = 1 + n // 6
+        table = str(n % 3 + 1) if n % 4 == 0 else ""
+        result = ("a", "b", "draw")[n % 3]
+        out.append(f"Club,2025-01-{day:02d},Cup,{n % 2 + 1},{table},{a},{b},{result}")
+    return out
+
+
+def app_of(cli: Cli) -> LedgerApplication:
+    return LedgerApplication(env=resolve(cli.db, cli.schema).app_env())
+
+
+def stored_games(cli: Cli) -> list[tuple[Any, ...]]:
+    """Every stored game's facts, in store order (ids and sequence included)."""
+    app = app_of(cli)
+    return [
+        (e.originator_id, e.originator_version, msgspec.to_builtins(e.game), e.source)
+        for e in (app.mapper.to_domain_event(n) for n in app.notifications())
+        if type(e).__name__ == "GameRecorded"
+    ]
+
+
+def test_game_ids_are_uuid5_of_the_identity() -> None:
+    for identity in ("", "a|2025-01-01|||", "é|x" * 40):
+        for attempt in (0, 1, 7):
+            suffix = f"#{attempt}" if attempt else ""
+            assert game_id(identity, attempt) == uuid5(NAMESPACE, f"game:{identity}{suffix}")
+
+
+def test_a_chain_link_hashes_each_part_then_the_state() -> None:
+    for state in (b'{"a":1}', '{"x":"\u00e9"}', memoryview(b"abc")):
+        event = StoredEvent(originator_id=uuid4(), originator_version=3, topic="t:X", state=state)
+        h = hashlib.sha256()
+        for part in ("f" * 64, "t:X", str(event.originator_id), "3"):
+            h.update(part.encode() + b"\x00")
+        h.update(state.encode() if isinstance(state, str) else bytes(state))
+        assert chain.link("f" * 64, event) == h.hexdigest()
+
+
+def test_batches_store_what_one_append_stores(
+    tmp_path: Path, make_cli: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Batches of 7 events give the same store as one batch: the same events
+    in the same order, a chain that verifies, the rounds' last numbers."""
+    path = sheet(tmp_path, "big.csv", HEADER, *rows(40))
+    stores = []
+    for batch in (7, 100_000):
+        monkeypatch.setattr(EventSpill, "BATCH", batch)
+        cli = make_cli(f"batch{batch}")
+        open_club(cli)
+        out = cli.ok("import", str(path))
+        assert "added 40 games" in out
+        assert "OK" in cli.ok("verify")
+        stores.append(stored_games(cli))
+        # The write index knows each round's last number: a new game of a
+        # round follows it.
+        cli.ok("record", "Club", "--date", "2025-01-01", "--event", "Cup", "--round", "1",
+               "--side", "Player 0", "--side", "Player 7", "--result", "a")  # fmt: skip
+        last = stored_games(cli)[-1][2]
+        assert last["sequence"] == 1 + max(
+            g[2]["sequence"]
+            for g in stores[-1]
+            if g[2]["date"] == "2025-01-01" and g[2]["round"] == 1
+        )
+    ids = [[g[0] for g in store] for store in stores]
+    assert ids[0] == ids[1]
+    facts = [[g[2] for g in store] for store in stores]
+    assert facts[0] == facts[1]
+    assert [g[3] for g in stores[0]] == [g[3] for g in stores[1]]
+
+
+def test_a_failure_in_a_later_batch_stores_nothing(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """All or nothing across batches: the append dies after two batches were
+    written; nothing of the import is stored."""
+    open_club(cli)
+    before = cli.event_count()
+    monkeypatch.setattr(EventSpill, "BATCH", 5)
+    real = EventSpill.read
+
+    def failing(self: EventSpill) -> Any:
+        for n, batch in enumerate(real(self)):
+            if n == 2:
+                raise RuntimeError("disk full")
+            yield batch
+
+    monkeypatch.setattr(EventSpill, "read", failing)
+    path = sheet(tmp_path, "big.csv", HEADER, *rows(30))
+    app = app_of(cli)
+    with pytest.raises(RuntimeError, match="disk full"):
+        import_sheet(Commands(app, by="tester"), path)
+    assert cli.event_count() == before
+    monkeypatch.setattr(EventSpill, "read", real)
+    assert "added 30 games" in cli.ok("import", str(path))
+    assert "OK" in cli.ok("verify")
+
+
+def test_a_bad_last_row_stores_nothing_and_keeps_no_file(
+    cli: Cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    open_club(cli)
+    spills: list[EventSpill] = []
+    real = EventSpill.__init__
+
+    def kept(self: EventSpill, mapper: Any) -> None:
+        real(self, mapper)
+        spills.append(self)
+
+    monkeypatch.setattr(EventSpill, "__init__", kept)
+    path = sheet(tmp_path, "bad.csv", HEADER, *rows(20), "Club,2025-13-01,,,,Player 1,Player 2,a")
+    before = cli.event_count()
+    with pytest.raises(Invalid, match=r"row 22, column date"):
+        import_sheet(Commands(app_of(cli), by="tester"), path)
+    assert cli.event_count() == before
+    assert spills and all(s.file.closed for s in spills)
+
+
+def test_a_dry_run_returns_its_events_and_an_import_none(cli: Cli, tmp_path: Path) -> None:
+    open_club(cli)
+    path = sheet(tmp_path, "s.csv", HEADER, *rows(10))
+    commands = Commands(app_of(cli), by="tester")
+    dry = import_sheet(commands, path, dry_run=True)
+    assert len(dry.events) == 10 + len(PLAYERS)
+    assert dry.report.added == 10
+    done = import_sheet(commands, path)
+    assert done.events == []
+    assert (done.report.added, done.report.rows) == (10, 10)
+    stored = [g[2] for g in stored_games(cli)]
+    previewed = [msgspec.to_builtins(e.game) for e in dry.events[len(PLAYERS) :]]
+    assert stored == previewed
+
+
+def test_remembered_checks_give_what_a_full_check_gives(cli: Cli) -> None:
+    """A built-in family's verdict is reused for a game of the same shape and
+    result (normalised alike, a copy each time); a bad result is refused each
+    time; a subclass of a built-in family is never remembered."""
+    open_club(cli)
+    app = app_of(cli)
+    commands = Commands(app, by="tester")
+    ladder = app.ladder("Club")
+    checks = GameChecks()
+    book = PlayerBook(app, add_players=True)
+    facts = [
+        ev.GameFacts(
+            ladder=ladder.id,
+            date=date(2025, 1, day),
+            sides=[[book.resolve(a, "side_a")], [book.resolve(b, "side_b")]],
+            result={"result": result},
+        )
+        for day, a, b, result in [
+            (1, "Ann", "Bob", "A"),
+            (2, "Cid", "Dee", "A"),
+            (3, "Ann", "Dee", "draw"),
+            (4, "Bob", "Cid", "a"),
+        ]
+    ]
+    plain = [commands.check_game(ladder, f) for f in facts]
+    remembered = [commands.check_game(ladder, f, checks) for f in facts]
+    assert plain == remembered
+    assert remembered[0].result is not remembered[1].result
+    bad = msgspec.structs.replace(facts[0], result={"result": "z"})
+    for _ in range(2):
+        with pytest.raises(Invalid):
+            commands.check_game(ladder, bad, checks)
+    family = ladder.family_on(facts[0].date)
+
+    class Own(type(family)):  # type: ignore[misc]
+        pass
+
+    own = Own.__new__(Own)
+    assert checks.result_key(own, facts[0]) is None
+    assert checks.result_key(family, facts[0]) is not None
