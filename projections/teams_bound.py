@@ -12,7 +12,7 @@ that gap: a proof.
 
 Why: on rosters with a few players far from the others in small camps (20
 players in 6 camps, three of them ~300 points below the mean), the best gap
-is far above the arithmetic bound, the exact cover took seconds to rule out
+is far above a point, the exact cover took seconds to rule out
 the gap below the best (it tries the ways around each weak player one by
 one), and HiGHS on the assignment model did not close its bound within ten
 seconds; this relaxation ruled that gap out in half a second, and on every

@@ -2,7 +2,7 @@
 within a gap, then cover the players with such camps.
 
 Pure and deterministic. The team-balancing MIP proves slowly when the best
-gap is above the arithmetic bound, which happens when camps are small (few
+gap is above a point (its floor), which happens when camps are small (few
 players each: few possible sums); then so few camps fit a narrow gap that
 listing them and covering the players with them is a fast proof. The search
 has a node budget: past it the answer is "unknown" and the MIP decides.

@@ -2,9 +2,9 @@
 
 Pure and deterministic (a seeded generator and a step budget, never a
 clock). The exact solver in ``projections.teams`` proves what this finds, or
-finds better: on the rosters referees meet a split whose gap already equals
-the arithmetic lower bound is common, and finding one was what made the
-solver slow (its bound was right from the start; it searched for the split).
+finds better: on the rosters referees meet a split within one point (the
+objective's floor: gaps under a point are ties) is common, and finding one
+was what made the solver slow (its bound was right from the start; it searched for the split).
 
 The model is the solver's, in scaled integers: camp ``k``'s value is
 ``weight[k]`` times the sum of its scaled ratings, so camps of any size
@@ -284,8 +284,8 @@ def good_split(
     ``root[i]`` is player i's together-group; ``center`` (numerator,
     denominator) is the value every split has a camp on each side of (the
     mean of all players for a mean side rating); ``target`` is the gap in
-    scaled units at or below which no better gap exists (the arithmetic
-    bound): the search stops there. Swaps first keep each camp's count of top
+    scaled units at or below which no better gap exists (one point: gaps
+    under a point are ties): the search stops there. Swaps first keep each camp's count of top
     grades (so the even spread of the draft holds), then, if the gap is still
     above the target, any units of the same size are swapped; the best split
     found, by (gap in whole points, spread, gap), is returned.

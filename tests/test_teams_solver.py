@@ -1,5 +1,5 @@
-"""The team-balancing solver's three ways to an answer (a draft improved by
-swaps, the exact listing of small camps, the MIP) each give the optimum that
+"""The team-balancing solver's ways to an answer (a draft improved by swaps,
+the relaxation, the exact listing of small camps, the MIP) each give the optimum that
 brute force finds, alone or together; the referee-sized rosters of the
 2-second target are proven without the MIP's clock; the time limit still
 ends in "best found" with a proven bound."""
@@ -188,7 +188,8 @@ def club(n: int, seed: int) -> list[Entrant]:
 def test_referee_rosters_are_proven_well_within_two_seconds(n: int, camps: int, seed: int) -> None:
     """The rosters the old MIP-only solver took 2-9 s to prove (or did not
     prove in 2 s): proven now whatever the clock does, as the swaps reach
-    the arithmetic bound or the listing proves the gap without the MIP."""
+    a split within a point or the relaxation or the listing proves the gap
+    without the MIP."""
     people = club(n, seed)
     result = balance(people, camps, MEAN, time_limit=2.0)
     assert result.status == "optimal"
@@ -201,11 +202,12 @@ def key_of_names(split: object) -> list[list[str]]:
     return [[p.player for p in c.players] for c in split.camps]  # type: ignore[attr-defined]
 
 
-def test_the_listing_proves_a_gap_above_the_arithmetic_bound(
+def test_a_gap_above_a_point_is_proven_without_the_mip(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """20 players in 6 camps of 3-4: the best gap is above the bound the
-    swaps aim at; the listing proves it without the MIP, and the MIP alone
+    swaps aim at; the relaxation and the listing prove it without the MIP,
+    and the MIP alone
     (given minutes, not the listing) agrees."""
     import projections.teams as teams
 
@@ -222,7 +224,7 @@ def test_the_listing_proves_a_gap_above_the_arithmetic_bound(
     result = balance(people, 6, MEAN)
     assert result.status == "optimal"
     assert result.splits[0].gap_points == by_mip.splits[0].gap_points
-    assert result.splits[0].gap_points > 1  # above what arithmetic alone rules out
+    assert result.splits[0].gap_points > 1  # above the floor: the swaps alone are no proof
 
 
 def test_time_limit_gives_the_best_found_with_a_proven_bound(
