@@ -102,13 +102,26 @@ def render(
     if fmt == "json":
         return msgspec.json.format(msgspec.json.encode(rows), indent=2).decode()
     items = [rows] if isinstance(rows, msgspec.Struct) else list(rows)
-    plain = [msgspec.to_builtins(r) for r in items]
+    plain = msgspec.to_builtins(items)
     columns = list(plain[0]) if plain else list(kind.__struct_fields__ if kind else ())
     if fmt == "csv":
         return csv_text(columns, ([r[c] for c in columns] for r in plain), _exact)
-    return _table(
-        columns, [[printable(_cell(r[c])) for c in columns] for r in plain], printable(title)
-    )
+    return _table(columns, [[_shown(r[c]) for c in columns] for r in plain], printable(title))
+
+
+def _shown(value: Any) -> str:
+    """A cell for people: rounded, control characters spelled out (text
+    that has none, most of it, is checked in one call and kept)."""
+    kind = value.__class__
+    if kind is str:
+        return value if value.isprintable() else printable(value)
+    if kind is int:
+        return str(value)
+    if value is None:
+        return ""
+    if kind is float:
+        return _cell(value)
+    return printable(_cell(value))
 
 
 def _exact(value: Any) -> str:

@@ -183,6 +183,14 @@ def names(conn: Database) -> dict[str, str]:
     return dict(conn.execute("SELECT id, name FROM view_players").fetchall())
 
 
+def player_name(conn: Database, pid: str) -> str:
+    """The name of the player with this id."""
+    row = conn.execute("SELECT name FROM view_players WHERE id=?", (pid,)).fetchone()
+    if row is None:
+        raise NotFound(f"unknown player id {pid}")
+    return row[0]
+
+
 def numbers(conn: Database) -> dict[int, tuple[str, str]]:
     """The views' player number -> (id, name)."""
     return {n: (pid, name) for n, pid, name in conn.execute("SELECT n, id, name FROM view_players")}
@@ -310,17 +318,20 @@ def _standings_at(conn: Database, ladder: int, upto: int) -> list[tuple[Any, ...
 def history(conn: Database, ladder: str, player: str) -> list[HistoryLine]:
     """Every entry that changed a player's rating in a ladder, in effective order."""
     lrow = replayed_ladder_row(conn, ladder)
+    from projections.views import facts as kept_facts
+
     pn = player_number(conn, player_by_name(conn, player))
-    who = numbers(conn)
     against: dict[tuple[int, int], list[str]] = {}
     for pos, side, other in conn.execute(
-        "SELECT h.pos, h.side, o.player FROM view_history_rows h JOIN view_history_rows o "
-        "ON o.ladder = h.ladder AND o.pos = h.pos AND o.side <> h.side "
-        "WHERE h.ladder=? AND h.player=? AND h.kind='game' ORDER BY h.pos, o.seat",
+        # The player's rows first (SQLite joins a CROSS JOIN in the order
+        # written: without statistics it would start from the opponents).
+        "SELECT h.pos, h.side, p.name FROM view_history_rows h "
+        "CROSS JOIN view_history_rows o CROSS JOIN view_players p "
+        "WHERE h.ladder=? AND h.player=? AND h.kind='game' AND o.ladder = h.ladder "
+        "AND o.pos = h.pos AND o.side <> h.side AND p.n = o.player ORDER BY h.pos, o.seat",
         (lrow["n"], pn),
     ):
-        against.setdefault((pos, side), []).append(who[other][1])
-    from projections.views import facts as kept_facts
+        against.setdefault((pos, side), []).append(other)
 
     out = []
     for r in conn.execute(

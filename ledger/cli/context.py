@@ -27,9 +27,10 @@ class Ledger:
     machinery (``eventsourcing``, the projection) is loaded only when they
     have not, or when a command appends. Views that cannot be brought up to
     date here (a read-only ledger file, a PostgreSQL role that may only read)
-    are read as they stand, with a notice of how far behind they are; views
-    missing or of another version there are computed in memory from the
-    events, with a notice."""
+    are read as they stand, with a notice of how far behind they are. Views
+    missing or of another version in a read-only file are computed in memory
+    from the events, with a notice; on PostgreSQL only the schema's owner
+    may create them, and other roles are told so."""
 
     def __init__(self, db: str | None, by: str | None, schema: str | None = None) -> None:
         self.db = db
@@ -98,10 +99,13 @@ class Ledger:
         standing = db.standing()
         if standing.version == VERSION and standing.last is not None and not standing.behind:
             return db
-        if self.storage.read_only or (
-            standing.last is not None and not db.may_write(["view_tracking"])
-        ):
-            return self._as_they_stand(db, standing.version == VERSION, standing.behind)
+        usable = standing.version == VERSION
+        if self.storage.read_only:
+            return self._as_they_stand(db, usable, standing.behind)
+        if usable and standing.last is not None and not db.may_write(["view_tracking"]):
+            # A PostgreSQL role that may only read; views missing or of
+            # another version there are the owner's to create (refused below).
+            return self._as_they_stand(db, True, standing.behind)
         self.app  # noqa: B018 - the event store's tables exist before the views read them
         from projections import views
 

@@ -80,7 +80,7 @@ def history(
         emit(rows, fmt, f"Every player in {ladder_name}", export_mod.PlayerHistoryLine, output)
         return
     rows = queries.history(led.conn, ladder_name, player_name)
-    who = queries.names(led.conn)[queries.player_by_name(led.conn, player_name)]
+    who = queries.player_name(led.conn, queries.player_by_name(led.conn, player_name))
     title = f"{who} in {queries.ladder_row(led.conn, ladder_name)['name']}"
     emit(rows, fmt, title, queries.HistoryLine, output)
 
