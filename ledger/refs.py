@@ -19,7 +19,8 @@ def find(app: Any, ref: str, kinds: Mapping[str, str]) -> tuple[str, UUID]:
     """The (topic, id) of the one aggregate whose id starts with ``ref``
     among those first recorded by the topics of ``kinds`` (topic -> what a
     person calls it: "game", "adjustment")."""
-    what = " or ".join(dict.fromkeys(kinds.values()))
+    names = list(dict.fromkeys(kinds.values()))
+    what = " or ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
     text = ref.strip().lower().replace("-", "")
     if not text or len(text) > 32 or any(c not in "0123456789abcdef" for c in text):
         raise Invalid(f"{ref!r} is not the id of a {what} (the hexadecimal id a command printed)")

@@ -60,7 +60,10 @@ def whatif(
     names = queries.names(conn)
     now = {r.player: (r.rank, r.rating) for r in queries.standings(conn, ladder)}
     ranked = sorted(replay.states.items(), key=lambda kv: (-kv[1].rating, names.get(kv[0], kv[0])))
-    then = {names.get(p, p): (i, s.rating) for i, (p, s) in enumerate(ranked, start=1)}
+    places = queries.ranks([state.rating for _, state in ranked])  # ties share a rank
+    then = {
+        names.get(p, p): (place, s.rating) for place, (p, s) in zip(places, ranked, strict=True)
+    }
     lines = []
     for player in sorted(set(now) | set(then), key=lambda p: then.get(p, (10**9, 0))[0]):
         rn, vn = now.get(player, (None, None))

@@ -109,7 +109,7 @@ def test_a_voided_adjustment_no_longer_counts(club: Cli) -> None:
 
     events = club.event_count()
     assert "already voided" in club.fails("void", aid[:6], "--reason", "again")
-    assert "unknown game or adjustment or season close" in club.fails(
+    assert "unknown game, adjustment or season close" in club.fails(
         "void", "00000000", "--reason", "x"
     )
     assert club.event_count() == events

@@ -96,9 +96,11 @@ def main(
     those events, so anyone can audit why a rating is what it is.
     """
     from ledger.cli.context import Ledger
-    from projections.families.registry import trust
 
-    trust(trusted)
+    if trusted:  # the environment's list is read when a family is loaded
+        from projections.families.registry import trust
+
+        trust(trusted)
     ctx.obj = Ledger(db, by, schema)
     ctx.call_on_close(ctx.obj.close)
 

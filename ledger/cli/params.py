@@ -10,8 +10,6 @@ import click
 
 from ledger import bounds
 from ledger.errors import Invalid
-from ledger.game_input import parse_date
-from projections.families.base import parse_param_value
 
 
 class DateType(click.ParamType):
@@ -23,6 +21,8 @@ class DateType(click.ParamType):
         if isinstance(value, date):
             return value
         try:
+            from ledger.game_input import parse_date  # lazily: it loads the write side
+
             return parse_date(value, param.name if param else "date")
         except Invalid:
             self.fail(f"{value!r} is not a valid date in ISO form YYYY-MM-DD", param, ctx)
@@ -44,6 +44,8 @@ class KeyValueType(click.ParamType):
         key, sep, text = str(value).partition("=")
         if not sep or not key.strip():
             self.fail(f"expected {self.name}, got {value!r}", param, ctx)
+        from projections.families.base import parse_param_value  # lazily: the families
+
         return key.strip(), parse_param_value(text) if self.json_values else text
 
 
