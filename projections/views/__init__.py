@@ -17,55 +17,76 @@ layers, one module each:
 - ``problems``: how a failed replay and a maths-version mismatch are said.
 """
 
-from projections.views.ladder_replay import CHECKPOINT_EVERY, replay_ladder, replay_ladders
-from projections.views.problems import version_warnings
-from projections.views.projector import KIND_NAMES, Projector
-from projections.views.runner import (
-    PAGE,
-    CatchUp,
-    apply_events,
-    catch_up,
-    catch_up_report,
-    in_memory,
-    is_current,
-    pages,
-    position,
-    rebuild,
-    rebuild_report,
-)
-from projections.views.schema import TABLES, VERSION, connect
-from projections.views.store import (
-    LadderStore,
-    ladder_entries,
-    ladder_number,
-    ruleset_entries,
-    ruleset_in_force,
-)
+from __future__ import annotations
 
-__all__ = [
-    "CHECKPOINT_EVERY",
-    "KIND_NAMES",
-    "PAGE",
-    "TABLES",
-    "VERSION",
-    "CatchUp",
-    "LadderStore",
-    "Projector",
-    "apply_events",
-    "catch_up",
-    "catch_up_report",
-    "connect",
-    "in_memory",
-    "is_current",
-    "ladder_entries",
-    "ladder_number",
-    "pages",
-    "position",
-    "rebuild",
-    "rebuild_report",
-    "replay_ladder",
-    "replay_ladders",
-    "ruleset_entries",
-    "ruleset_in_force",
-    "version_warnings",
-]
+import importlib
+from typing import TYPE_CHECKING, Any
+
+#: Every name the package offers -> the module under it that defines it.
+#: Loaded on first use (PEP 562), so that reading one module (``schema``,
+#: ``facts``) does not load the projection: a query starts faster.
+_WHERE = {
+    "CHECKPOINT_EVERY": "ladder_replay",
+    "replay_ladder": "ladder_replay",
+    "replay_ladders": "ladder_replay",
+    "version_warnings": "problems",
+    "KIND_NAMES": "projector",
+    "Projector": "projector",
+    "PAGE": "runner",
+    "CatchUp": "runner",
+    "apply_events": "runner",
+    "catch_up": "runner",
+    "catch_up_report": "runner",
+    "in_memory": "runner",
+    "is_current": "runner",
+    "pages": "runner",
+    "position": "runner",
+    "rebuild": "runner",
+    "rebuild_report": "runner",
+    "TABLES": "schema",
+    "VERSION": "schema",
+    "connect": "schema",
+    "LadderStore": "store",
+    "ladder_entries": "store",
+    "ladder_number": "store",
+    "ruleset_entries": "store",
+    "ruleset_in_force": "store",
+}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:
+    from projections.views.ladder_replay import CHECKPOINT_EVERY, replay_ladder, replay_ladders
+    from projections.views.problems import version_warnings
+    from projections.views.projector import KIND_NAMES, Projector
+    from projections.views.runner import (
+        PAGE,
+        CatchUp,
+        apply_events,
+        catch_up,
+        catch_up_report,
+        in_memory,
+        is_current,
+        pages,
+        position,
+        rebuild,
+        rebuild_report,
+    )
+    from projections.views.schema import TABLES, VERSION, connect
+    from projections.views.store import (
+        LadderStore,
+        ladder_entries,
+        ladder_number,
+        ruleset_entries,
+        ruleset_in_force,
+    )
