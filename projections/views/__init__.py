@@ -53,7 +53,33 @@ _WHERE = {
     "ruleset_in_force": "store",
 }
 
-__all__ = sorted(_WHERE)
+__all__ = [
+    "CHECKPOINT_EVERY",
+    "CatchUp",
+    "KIND_NAMES",
+    "LadderStore",
+    "PAGE",
+    "Projector",
+    "TABLES",
+    "VERSION",
+    "apply_events",
+    "catch_up",
+    "catch_up_report",
+    "connect",
+    "in_memory",
+    "is_current",
+    "ladder_entries",
+    "ladder_number",
+    "pages",
+    "position",
+    "rebuild",
+    "rebuild_report",
+    "replay_ladder",
+    "replay_ladders",
+    "ruleset_entries",
+    "ruleset_in_force",
+    "version_warnings",
+]
 
 
 def __getattr__(name: str) -> Any:
