@@ -66,7 +66,6 @@ def test_a_query_on_current_views_loads_no_write_side(club: str, query: list[str
     assert not {m for m in modules for never in NEVER if m == never or m.startswith(never + ".")}
 
 
-@pytest.mark.xfail(reason="needs the lazy projections.views and ledger.cli.params (asked)")
 def test_a_query_on_current_views_loads_no_projection(club: str) -> None:
     modules = loaded("--db", club, "standings", "Club", "--format", "csv")
     assert not {m for m in modules for name in NOT_NEEDED if m == name or m.startswith(name + ".")}
