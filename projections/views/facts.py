@@ -54,6 +54,29 @@ def keep(facts: source.Facts, sides: list[list[int]], whole: bool = False) -> st
     return _encode(kept).decode()
 
 
+#: The text of each result of one code (``{"result": code}``), as encoded.
+_result_texts: dict[str, str] = {}
+
+
+def keep_duel(facts: source.Facts, a: int, b: int) -> str:
+    """``keep`` of a game of player ``a`` against ``b``: the same text,
+    written without building a struct for most games (a result of one
+    code, neither neutral nor with attributes)."""
+    result = facts.result
+    code = result.get("result") if len(result) == 1 else None
+    if type(code) is not str or facts.neutral or facts.attributes:
+        return keep(facts, [[a], [b]])
+    text = _result_texts.get(code)
+    if text is None:
+        text = _result_texts[code] = _encode(result).decode()
+    table, sequence = facts.table, facts.sequence
+    if table is not None and sequence is not None:
+        return f'{{"sides":[[{a}],[{b}]],"result":{text},"table":{table},"sequence":{sequence}}}'
+    if table is None and sequence is None:
+        return f'{{"sides":[[{a}],[{b}]],"result":{text}}}'
+    return keep(facts, [[a], [b]])
+
+
 def read(text: str | bytes) -> KeptFacts:
     return _decode(text)
 

@@ -141,7 +141,12 @@ def _replay(
             last_key = entry.key
             yield entry
 
-    replay.run(tracked(), store.put_history, store.save_checkpoint, CHECKPOINT_EVERY, since)
+    if isinstance(entries, list):  # held in memory: the last key is known
+        replay.run(entries, store.put_history, store.save_checkpoint, CHECKPOINT_EVERY, since)
+        if entries:
+            last_key = entries[-1].key
+    else:
+        replay.run(tracked(), store.put_history, store.save_checkpoint, CHECKPOINT_EVERY, since)
     if appending:
         store.put_standings({p: states[p] for p in replay.touched}, replace=False)
     else:

@@ -61,6 +61,8 @@ N, ID, LADDER, KEY, STATUS, EVENT, ROUND, VERSION, FACTS = range(9)
 FIRST = 12  # first_facts
 _NO_ATTRIBUTES: dict[str, float] = {}
 _CORRECTED = ev.GameCorrected.TOPIC
+_GAME_MARKERS = source.CURRENT_GAMES
+_decode_note = source.decode_note
 
 
 #: ``timeline.game_key``, spelt out for the hot path (a test checks they agree).
@@ -122,13 +124,17 @@ class Projector:
         self._dirty_ladders: set[str] = set()
         #: Games changed since the last flush (id -> row), and those new.
         self._games: dict[str, list[Any]] = {}
-        self._new_games: set[str] = set()
+        self._new_games: list[list[Any]] = []
+        self._old_games: list[list[Any]] = []
         #: Every game's number, in a rebuild (whose views have no id index yet).
         self._game_numbers: dict[str, int] | None = {} if timeline else None
         self._audit: dict[int, list[Any]] = {}
         #: (recorded at, by, file) -> the recording's number, in this run.
         self._recordings: dict[tuple[str, str, str | None], int] = {}
         self._new_recordings: list[tuple[Any, ...]] = []
+        #: The last game's (recorded at, by, file) as stored, and its recording.
+        self._last_recorded: tuple[str, str, str | None] | None = None
+        self._last_recording = 0
         self._entries: list[tuple[Any, ...]] = []
         self._handlers: dict[type, Callable[[int, Any], tuple[Any, ...]]] = {
             cls: getattr(self, name) for cls, name in self.HANDLERS.items()
@@ -153,6 +159,10 @@ class Projector:
     ) -> bool:
         """Apply one stored event (unless recorded after ``known_at``);
         returns whether it was applied."""
+        marker = _GAME_MARKERS.get(topic)
+        if marker is not None and known_at is None and marker in state:
+            self._game_note(seq, _decode_note(state), topic)  # the bulk of any store
+            return True
         event = source.decode(topic, state)
         if known_at is not None and _recorded_at(event) > known_at:
             return False
@@ -206,8 +216,7 @@ class Projector:
             conn.executemany("INSERT INTO view_recordings VALUES (?,?,?,?)", self._new_recordings)
             self._new_recordings = []
         if self._games:
-            new = [g for gid, g in self._games.items() if gid in self._new_games]
-            old = [g for gid, g in self._games.items() if gid not in self._new_games]
+            new, old = self._new_games, self._old_games
             if new:
                 conn.executemany("INSERT INTO view_games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", new)
             if old:
@@ -217,7 +226,8 @@ class Projector:
                     [(*g[LADDER : FACTS + 1], g[FIRST], g[N]) for g in old],
                 )
             self._games.clear()
-            self._new_games.clear()
+            self._new_games = []
+            self._old_games = []
         if self._entries:
             conn.executemany("INSERT INTO view_entries VALUES (?,?,?,?,?,?,?)", self._entries)
             self._entries.clear()
@@ -307,7 +317,8 @@ class Projector:
         """A game recorded (again, after a void) or corrected."""
         gid = note.originator_id
         facts = note.game
-        ladder = self._ladder(facts.ladder, seq)
+        row = self.ladders.get(facts.ladder)
+        ladder = row[0] if row is not None else self._ladder(facts.ladder, seq)
         # Players by number (kept with the game) and by id, one string per
         # player (held by the timeline); every player rated needs a number.
         players = self.players
@@ -315,10 +326,11 @@ class Projector:
         if len(given) == 2 and len(given[0]) == 1 and len(given[1]) == 1:  # most games
             a = players.get(given[0][0]) or self._player(given[0][0], seq)
             b = players.get(given[1][0]) or self._player(given[1][0], seq)
-            numbered = [[a[0]], [b[0]]]
             solo = self._solo  # one (player,) side per player
             sides = (solo.get(a[1]) or solo.setdefault(a[1], (a[1],)),
                      solo.get(b[1]) or solo.setdefault(b[1], (b[1],)))  # fmt: skip
+            kept = kept_facts.keep_duel(facts, a[0], b[0])
+            numbered = None
         else:
             numbered, listed = [], []
             for side in given:
@@ -326,11 +338,13 @@ class Projector:
                 numbered.append([row[0] for row in rows])
                 listed.append(tuple([row[1] for row in rows]))
             sides = tuple(listed)
+            kept = kept_facts.keep(facts, numbered)
         order = facts.sequence if facts.sequence is not None else facts.table
         key = _GAME_KEY % (facts.date, facts.event or "", facts.round or 0, order or 0, gid)
-        kept = kept_facts.keep(facts, numbered)
         corrected = topic == _CORRECTED
         if corrected or note.originator_version > 1:
+            if numbered is None:
+                numbered = [[a[0]], [b[0]]]
             game = self._game(gid)
             self._drop_entry(game)
             if game[FIRST] is None:  # the first record's facts, for its audit line
@@ -346,30 +360,54 @@ class Projector:
                 _source(note.source),
             ]  # fmt: skip
         else:  # audited on its own row
-            at, where = note.recorded_at, note.source
-            at = at[:-1] + "+00:00" if at[-1] == "Z" else at
-            recorded = (at, note.recorded_by, where.file if where else None)
-            recording = self._recordings.get(recorded)
-            if recording is None:  # the first game of an import, or a game recorded alone
-                recording = self._recordings[recorded] = seq
-                self._new_recordings.append((seq, *recorded))
+            where = note.source
+            recorded = (note.recorded_at, note.recorded_by, where.file if where else None)
+            if recorded == self._last_recorded:  # the games of one import: one recording
+                recording = self._last_recording
+            else:
+                recording = self._recording(seq, recorded)
             game = [
                 seq, gid, ladder, key, "recorded", facts.event, facts.round, 1, kept, recording,
                 where.row if where else None, note.reason, None,
             ]  # fmt: skip
             self._games[gid] = game
-            self._new_games.add(gid)
+            self._new_games.append(game)
             if self._game_numbers is not None:
                 self._game_numbers[gid] = seq
-        if self.entries is not None:
-            held = self.entries.get(ladder)
+        entries = self.entries
+        if entries is not None:
+            held = entries.get(ladder)
             if held is None:
-                held = self.entries[ladder] = {}
+                held = entries[ladder] = {}
+            strings = self._strings
+            on, event, result = facts.date, facts.event, facts.result
+            code = result.get("result") if len(result) == 1 else None
+            if type(code) is str and event is not None and not facts.attributes:  # most games
+                result = self._codes.get(code) or self._codes.setdefault(code, result)
+                play = Play(sides, result, strings.get(event) or strings.setdefault(event, event),
+                            facts.round, facts.neutral, _NO_ATTRIBUTES)  # fmt: skip
+            else:
+                play = self._play(facts, sides)
             held[key] = Entry(
-                key, "game", game[N], gid, self._shared(facts.date), self._play(facts, sides)
+                key, "game", game[N], gid, strings.get(on) or strings.setdefault(on, on), play
             )
         if not self._rebuild:  # a rebuild replays every ladder whole
             self._touch(ladder, key)
+
+    def _recording(self, seq: int, recorded: tuple[str, str, str | None]) -> int:
+        """The number of the recording (when, by whom, from which file) of
+        a game first recorded at ``seq``: the first game of an import, or a
+        game recorded alone, numbers it."""
+        self._last_recorded = recorded
+        at, by, file = recorded
+        at = at[:-1] + "+00:00" if at[-1] == "Z" else at
+        known = (at, by, file)
+        recording = self._recordings.get(known)
+        if recording is None:
+            recording = self._recordings[known] = seq
+            self._new_recordings.append((seq, *known))
+        self._last_recording = recording
+        return recording
 
     def _game_voided(self, seq: int, e: ev.GameVoided) -> tuple[Any, ...]:
         game = self._game(str(e.originator_id))
@@ -521,6 +559,7 @@ class Projector:
         if found is None:
             raise LookupError(f"game {gid} is changed in the event store but never recorded")
         game = self._games[gid] = list(found)
+        self._old_games.append(game)
         return game
 
     def _drop_entry(self, game: list[Any]) -> None:

@@ -63,6 +63,10 @@ GAME_TOPICS = {ev.GameRecorded.TOPIC: ev.GameRecorded, ev.GameCorrected.TOPIC: e
 _note_decoder = msgspec.json.Decoder(GameNote)
 _encoder = msgspec.json.Encoder()
 _current = {topic: b'"class_version":%d' % cls.class_version for topic, cls in GAME_TOPICS.items()}
+#: Topic of a game event -> what marks it as stored in this code's shape.
+CURRENT_GAMES = _current
+#: A game event in this code's shape as a ``GameNote``.
+decode_note = _note_decoder.decode
 
 
 def decode(topic: str, state: bytes) -> GameNote | ev.LedgerEvent:
@@ -113,6 +117,11 @@ def _reader(recorder: Any) -> Any:
 
         def read_sqlite(after: int, limit: int) -> list[Stored]:
             with datastore.transaction(commit=False) as c:
+                cursor = getattr(c, "sqlite_cursor", None)
+                if cursor is not None:  # plain tuples, not the store's sqlite3.Row
+                    cursor.row_factory = None
+                    cursor.execute(sql, (after, limit))
+                    return cursor.fetchall()
                 c.execute(sql, (after, limit))
                 return [(r[0], r[1], r[2]) for r in c.fetchall()]
 
