@@ -293,17 +293,17 @@ class Commands:
         facts: ev.GameFacts,
         source: ev.Source | None = None,
         at: datetime | None = None,
-        known: set[UUID] | None = None,
+        known: set[int] | None = None,
     ) -> ev.GameRecorded:
         """Check a game against the ruleset in force on its date; the event
         that records it (not yet appended). Raises DuplicateGame when a live
         game of the same identity is recorded; ``known`` is the set of game
-        ids known to exist (an import reads it once)."""
+        ids known to exist, as numbers (an import reads it once)."""
         facts = self.check_game(ladder, facts)
         gid, version = self.place_game(facts, known)
         return ev.GameRecorded(**self._meta(version, gid, at, source=source), game=facts)
 
-    def place_game(self, facts: ev.GameFacts, known: set[UUID] | None) -> tuple[UUID, int]:
+    def place_game(self, facts: ev.GameFacts, known: set[int] | None) -> tuple[UUID, int]:
         """The id and version a new game is recorded under: the id of its
         identity when first recorded; the next id of the same identity if that
         one was since corrected into another; a voided game of the same
@@ -311,7 +311,7 @@ class Commands:
         identity = game_identity(facts)
         for attempt in range(1000):
             gid = game_id(identity, attempt)
-            state = None if known is not None and gid not in known else self.app.find_game(gid)
+            state = None if known is not None and gid.int not in known else self.app.find_game(gid)
             if state is None:
                 return gid, 1
             if game_identity(state.facts) == identity:

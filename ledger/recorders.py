@@ -44,6 +44,10 @@ STORE_VERSION = 2
 #: The trigger that keeps stored events and chain links append-only.
 APPEND_ONLY = "ledger_append_only"
 
+#: SQLite's page cache (KiB) while an import appends its batches: room for
+#: the events' key index of about 1.5M games (filled only as needed).
+IMPORT_CACHE_KIB = 128 * 1024
+
 #: Stored events with the decoded events the write index reads (see
 #: ``_domain``), appended together.
 Batch = tuple[Sequence[StoredEvent], Sequence[Any]]
@@ -105,9 +109,18 @@ class SQLiteLedgerRecorder(SQLiteApplicationRecorder):
         index, all in one transaction; how many events were stored."""
         stored = 0
         with self.datastore.transaction(commit=True) as c:
-            for events, decoded in batches:
-                self._insert_events(c, events, decoded_events=decoded)
-                stored += len(events)
+            c.execute("PRAGMA cache_size")
+            cache = c.fetchone()[0]
+            # The events' key index takes each new game at a random place:
+            # with the default 2 MB of cache, nearly every insert evicts a
+            # changed page into the WAL, written again and again.
+            c.execute(f"PRAGMA cache_size = {-IMPORT_CACHE_KIB}")
+            try:
+                for events, decoded in batches:
+                    self._insert_events(c, events, decoded_events=decoded)
+                    stored += len(events)
+            finally:
+                c.execute(f"PRAGMA cache_size = {int(cache)}")
         return stored
 
     def _insert_rows(self, c: Any, stored_events: Sequence[StoredEvent]) -> list[int]:
