@@ -13,7 +13,7 @@ import pytest
 
 from projections import queries, views
 from projections.db import SQLiteDatabase
-from projections.site.build import slug
+from projections.site.build import page_of, slug
 from tests.browser import pages
 from tests.browser.sample import FORMULA, LINK, PLAYERS, SCRIPT, make_sample
 from tests.conftest import Cli
@@ -30,6 +30,23 @@ def sample(tmp_path: Path) -> tuple[Cli, dict[str, str], Path]:
 
 def ladder_dir(out: Path, name: str) -> Path:
     return out / slug(name)
+
+
+def game_section(out: Path, ladder: str, short_id: str) -> tuple[Path, str]:
+    """The page holding a game (its event's or its month's) and the game's id."""
+    for page in (ladder_dir(out, ladder)).rglob("*.html"):
+        match = re.search(rf'<section class="game" id="g-({short_id}[^"]*)"', page.read_text())
+        if match:
+            return page, match.group(1)
+    raise AssertionError(f"no section for game {short_id}")
+
+
+def sections(root: Path) -> list[str]:
+    """The ids of every game section of the site."""
+    return [
+        m for p in root.rglob("*.html")
+        for m in re.findall(r'<section class="game" id="g-([^"]+)"', p.read_text())
+    ]  # fmt: skip
 
 
 def written(output: str) -> int:
@@ -87,10 +104,14 @@ def test_every_link_resolves(sample: tuple[Cli, dict[str, str], Path]) -> None:
     _, _, out = sample
     reached, broken = pages.broken_links(out)
     assert broken == []
-    # Every page is reachable from the index but a voided game's (in no table).
-    live = {p.resolve() for p in out.rglob("*.html") if "status-voided" not in p.read_text()}
-    assert live <= reached
+    # Every page is reachable from the index (a voided game's section too).
+    assert {p.resolve() for p in out.rglob("*.html")} <= reached
     assert len(list((ladder_dir(out, "Club") / "players").glob("*.html"))) == len(PLAYERS)
+    # Every game has a section; every player page links each rated game to it.
+    assert len(sections(out)) == 7 + 2
+    club_players = ladder_dir(out, "Club") / "players"
+    links = {h for p in club_players.glob("*.html") for h in pages.read(p).hrefs if "#g-" in h}
+    assert len({h.split("#g-")[1] for h in links}) == 6  # every Club game but the voided one
 
 
 def test_player_chart_has_one_point_per_rated_game(
@@ -113,10 +134,10 @@ def test_player_chart_has_one_point_per_rated_game(
 def test_corrections_are_visible(sample: tuple[Cli, dict[str, str], Path]) -> None:
     cli, ids, out = sample
     corrected = cli.json("explain", ids["corrected"])
-    game = next((ladder_dir(out, "Club") / "games").glob(f"{ids['corrected']}*.html"))
+    game, gid = game_section(out, "Club", ids["corrected"])
     text = game.read_text(encoding="utf-8")
     assert "sheet misread &lt;i&gt;oops&lt;/i&gt;" in text  # why, in the audit trail
-    audit = pages.read(game).tables["audit"]
+    audit = pages.read(game).tables[f"{gid}-audit"]
     assert [r[2] for r in audit] == ["game recorded", "game corrected"]
     assert all(r[1] == "tester" for r in audit)
     points = [
@@ -124,8 +145,12 @@ def test_corrections_are_visible(sample: tuple[Cli, dict[str, str], Path]) -> No
         for p in {f.stem for f in (ladder_dir(out, "Club") / "players").glob("*.html")}
     ]
     assert sum(p.count("corrected") for p in points) == len(corrected["players"])
-    voided = next((ladder_dir(out, "Club") / "games").glob(f"{ids['voided']}*.html"))
+    voided, _ = game_section(out, "Club", ids["voided"])
     assert "voided: this game changes no rating" in voided.read_text(encoding="utf-8")
+    # The page's audit download holds every line of its games' audit trails.
+    with (game.parent / f"{game.stem}.audit.csv").open(encoding="utf-8") as f:
+        lines = [r for r in csv.DictReader(f) if r["Game"] == ids["corrected"]]
+    assert [r["Kind"] for r in lines] == ["game recorded", "game corrected"]
 
 
 def test_game_pages_explain_like_explain(sample: tuple[Cli, dict[str, str], Path]) -> None:
@@ -146,10 +171,14 @@ def test_game_pages_explain_like_explain(sample: tuple[Cli, dict[str, str], Path
             ours = explain_game(name, gid, short_id, key, status, facts, rows.get(key, {}),
                                 rules, tables.player_names(conn), tables.merges(conn))  # fmt: skip
             assert msgspec.to_builtins(ours) == msgspec.to_builtins(queries.explain(conn, gid))
-            page = (ladder_dir(out, name) / "games" / f"{gid}.html").read_text("utf-8")
+            page = (ladder_dir(out, name) / page_of(facts.get("event"), facts["date"]))
+            text = page.read_text("utf-8")
+            section = text[text.index(f'id="g-{gid}"'):]
+            section = section[:section.index("</section>\n</section>")]  # its tables' end
             for p in ours.players:
+                assert f"{p.before:g} → {p.after:g}" in section
                 for value_name in p.values:
-                    assert value_name in page
+                    assert value_name in section
             checked += 1
         assert checked > 0
 
@@ -173,7 +202,8 @@ def test_second_build_rewrites_only_what_changed(
     assert written(third) == len([k for k in changed if k.endswith(".html")])
     assert 3 < written(third) < n_pages / 2, third
     short_id = re.search(r"Recorded game ([0-9a-f]{8})", out_game).group(1)
-    assert any(short_id in k for k in changed)
+    page, _ = game_section(out, "Club", short_id)
+    assert str(page.relative_to(out)) in changed
     assert not any("Battle" in k or slug("Battle Empire") in k for k in changed)
     # The incremental result is exactly a fresh build.
     fresh = tmp_path / "fresh"
@@ -195,8 +225,7 @@ def test_lang_title_and_as_of(sample: tuple[Cli, dict[str, str], Path], tmp_path
     assert [(r[1], float(r[2])) for r in rows] == [
         (e["player"], round(e["rating"], 4)) for e in expected
     ]
-    games = list((ladder_dir(out, "Club") / "games").glob("*.html"))
-    assert 0 < len(games) < 7  # the games after 2025-02-01 are not published yet
+    assert len(sections(out)) == 4  # the games after 2025-02-01 are not published yet
     fr = tmp_path / "be"
     cli.ok("site", "build", str(fr), "--lang", "fr", "--ladder", "Battle Empire")
     grades_fr = {r[3] for r in pages.read(ladder_dir(fr, "Battle Empire") / "index.html")

@@ -1,9 +1,15 @@
 """Build the static site: gather each ladder from the views, render its pages.
 
-One ladder is read in two streaming passes over its history: by effective
-order (game and event pages) and by player (player pages, grade histories and
-the standings' recent change). Pages link to each other by relative paths, so
-the site works opened from disk or from any web server.
+One ladder is read in two streaming passes over its history: by event
+(event pages, which hold their games) and by player (player pages, grade
+histories and the standings' recent change). Pages link to each other by
+relative paths, so the site works opened from disk or from any web server.
+
+A game has no page of its own (100,000 games would be 100,000 files to
+render, compare and serve): its explanation and audit trail are a section of
+its event's page, or of its month's page for a game outside events, and its
+stable address is that page with the game's id as fragment
+(``events/EVENT.html#g-GAME-ID``), which the player pages link to.
 
 Layout under the output directory::
 
@@ -11,14 +17,16 @@ Layout under the output directory::
     static/site.css, static/site.js    vendored, small; pages read fine without JS
     LADDER/index.html                  standings, distribution, rules, seasons
     LADDER/players/PLAYER-ID.html      rating history, games, grades
-    LADDER/events/EVENT.html           a tournament's games and total changes
-    LADDER/games/GAME-ID.html          explain and the game's audit trail
+    LADDER/events/EVENT.html           a tournament's games, total changes, and
+                                       each game's explanation and audit trail
+    LADDER/games/YYYY-MM.html          the same for a month's games outside events
 
 and beside every table its rows as ``.csv`` and ``.json``.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import unicodedata
@@ -38,8 +46,8 @@ from ledger.identity import short
 from projections import queries
 from projections.db import Database
 from projections.families.base import PlayerState
-from projections.site import charts, tables
-from projections.site.explain import LadderRules, explain_game
+from projections.site import charts, html, tables
+from projections.site.explain import LadderRules, explain_game, final
 from projections.site.output import BuildReport, SiteWriter
 from projections.site.text import LANGS, WORDS
 
@@ -84,6 +92,7 @@ def signed(value: float | None) -> Cell:
     return Cell("" if value is None else _short(value, "+"), None, value)
 
 
+@functools.lru_cache(maxsize=4096)
 def slug(text: str) -> str:
     """A file name for a ladder or event name: ASCII words and a short hash
     (two names that read the same still get two files)."""
@@ -101,6 +110,12 @@ def _environment() -> jinja2.Environment:
         undefined=jinja2.StrictUndefined,
     )
     return env
+
+
+def page_of(event: str | None, day: str) -> str:
+    """The page holding a game, relative to its ladder's folder: its event's,
+    or its month's for a game outside events."""
+    return f"events/{slug(event)}.html" if event else f"games/{day[:7]}.html"
 
 
 def _table(
@@ -124,6 +139,92 @@ def _table(
     return DataTable(
         id_, caption, [c for c, _ in columns], numeric, optional_, classes, rows, raw, stem
     )
+
+
+class GamePage:
+    """The games of one event (or one month outside events) as they are
+    read: their table rows, sections, downloads and each player's total."""
+
+    def __init__(self, path: str, event: str | None, month: str) -> None:
+        self.path, self.event, self.month = path, event, month
+        self.first: str | None = None
+        self.last: str | None = None
+        self.rated = 0
+        self.games: list[list[Cell]] = []
+        self.sections: list[str] = []
+        self.totals: dict[str, float] = {}
+        self.changes: list[list[Any]] = []
+        self.audit: list[list[Any]] = []
+
+    @staticmethod
+    def changes_columns(t: dict[str, str]) -> list[str]:
+        return [t["game"], t["side"], t["name"], t["before"], t["change"], t["after"],
+                "K", "P", "S"]  # fmt: skip
+
+    @staticmethod
+    def audit_columns(t: dict[str, str]) -> list[str]:
+        return [t["game"], t["when"], t["who"], t["kind"], t["what"], t["why"], t["source"]]
+
+    def add(
+        self,
+        site: SiteBuilder,
+        gid: str,
+        x: queries.Explanation,
+        facts: dict[str, Any],
+        rows: dict[str, dict[str, Any]],
+        audit: list[tuple],
+    ) -> None:
+        """One game: its row in the games table, its section, its rows in
+        the page's downloads and its changes in the players' totals."""
+        t, names = site.t, site.names
+        day = facts["date"]
+        voided = x.status == "voided"
+        if not voided:
+            self.rated += 1
+            self.first = min(self.first or day, day)
+            self.last = max(self.last or day, day)
+            for pid, row in rows.items():
+                self.totals[pid] = self.totals.get(pid, 0.0) + row["change"]
+        merges = site.merges
+        sides = " — ".join(" & ".join(names.get(final(merges, p), p) for p in side)
+                           for side in facts["sides"])  # fmt: skip
+        result = " ".join(f"{v}" for v in facts["result"].values() if v is not None)
+        if voided:
+            result += f" ({t['voided']})"
+        self.games.append([
+            Cell(day), num(facts.get("round")), num(facts.get("table")), Cell(sides),
+            Cell(result), Cell(x.game, f"#g-{gid}", x.game),
+        ])  # fmt: skip
+        by_name = {names.get(pid, pid): pid for pid in rows}
+        player_rows = []
+        for p in x.players:
+            pid = by_name.get(p.player)
+            row = rows.get(pid, {}) if pid else {}
+            player_rows.append([
+                Cell(p.side), Cell(p.player, f"../players/{pid}.html" if pid else None, p.player),
+                num(p.before), signed(p.change), num(p.after), num(row.get("k")),
+                num(row.get("p")), num(row.get("s")),
+            ])  # fmt: skip
+            self.changes.append([x.game, p.side, p.player, p.before, p.change, p.after,
+                                 row.get("k"), row.get("p"), row.get("s")])  # fmt: skip
+        players = _table(f"{gid}-players", t["players"], [
+            (t["side"], False), (t["name"], False), (t["before"], True), (t["change"], True),
+            (t["after"], True), ("K", True), ("P", True), ("S", True),
+        ], player_rows, "", optional=(2, 5, 6, 7))  # fmt: skip
+        audit_rows = []
+        for a in audit:
+            when = a[1][:19].replace("T", " ")
+            audit_rows.append([Cell(when), Cell(a[2]), Cell(a[3]), Cell(a[4]),
+                               Cell(a[5] or ""), Cell(a[6] or "")])  # fmt: skip
+            self.audit.append([x.game, when, a[2], a[3], a[4], a[5] or "", a[6] or ""])
+        audit_table = _table(f"{gid}-audit", t["audit"], [
+            (t["when"], False), (t["who"], False), (t["kind"], False), (t["what"], False),
+            (t["why"], False), (t["source"], False),
+        ], audit_rows, "", optional=(1, 5))  # fmt: skip
+        stem = self.path.rsplit("/", 1)[1].removesuffix(".html")
+        self.sections.append(
+            html.game_section(x, gid, t, players, audit_table, site.table, stem, "../index.html")
+        )
 
 
 # -- the builder ----------------------------------------------------------------------
@@ -158,9 +259,11 @@ class SiteBuilder:
         self.names = tables.player_names(conn)
         self.merges = tables.merges(conn)
         self.env = _environment()
+        self.table = functools.partial(html.data_table, none=self.t["none"])
+        self.env.globals["data_table"] = self.table
         self.templates = {
             name: self.env.get_template(f"{name}.html")
-            for name in ("index", "ladder", "player", "event", "game")
+            for name in ("index", "ladder", "player", "event")
         }
         self.writer = SiteWriter(out)
 
@@ -195,9 +298,9 @@ class SiteBuilder:
         rules = LadderRules(tables.rulesets(self.conn, lid))
         last_date, last_event = tables.last_result(self.conn, lid, self.cut)
         n_players, n_games = tables.counts(self.conn, lid, self.cut)
-        events = self._games_and_events(name, lid, lslug, rules)
+        events, months = self._game_pages(name, lid, lslug, rules)
         period = self._period(last_date, last_event)
-        per_player = self._players(name, lid, lslug, rules, events, period)
+        per_player = self._players(name, lid, lslug, rules, period)
 
         standing_rows = queries.standings(self.conn, name, self.as_of, self.lang)
         by_name = {self.names.get(pid, pid): pid for pid in per_player}
@@ -252,23 +355,31 @@ class SiteBuilder:
             (t["season"], False), (t["from"], False), (t["to"], False),
         ], season_rows, "seasons")  # fmt: skip
         event_rows = [
-            [Cell(ev["name"], f"events/{ev['slug']}.html", ev["name"]), Cell(ev["first"]),
-             Cell(ev["last"]), num(len(ev["games"])), num(len(ev["totals"]))]
-            for ev in sorted(events.values(), key=lambda e: (e["first"], e["name"]))
+            [Cell(ev["name"], ev["href"], ev["name"]), Cell(ev["first"]), Cell(ev["last"]),
+             num(ev["games"]), num(ev["players"])]
+            for ev in events
         ]  # fmt: skip
         events_table = _table("events", t["events"], [
             (t["event"], False), (t["from"], False), (t["to"], False), (t["games"], True),
             (t["players"], True),
         ], event_rows, "events")  # fmt: skip
+        month_rows = [
+            [Cell(m["month"], m["href"], m["month"]), num(m["games"]), num(m["players"])]
+            for m in months
+        ]
+        months_table = _table("months", t["months"], [
+            (t["month"], False), (t["games"], True), (t["players"], True),
+        ], month_rows, "months")  # fmt: skip
         ratings = [r.rating for r in standing_rows]
         dist = (
             charts.distribution(t["distribution"], ratings, t["rating_axis"], t["n_players"],
                                 t["bar"]) if ratings else None
         )  # fmt: skip
-        self.download(f"{lslug}/", standings, rules_table, seasons, events_table)
+        self.download(f"{lslug}/", standings, rules_table, seasons, events_table, months_table)
         self.render(
             f"{lslug}/index.html", "ladder", "../", name=name, info=info, standings=standings,
-            rules=rules_table, seasons=seasons, events=events_table, chart=dist, n_games=n_games,
+            rules=rules_table, seasons=seasons, events=events_table, months=months_table,
+            chart=dist, n_games=n_games,
         )  # fmt: skip
         return {
             "name": name, "href": f"{lslug}/index.html", "family": info.family,
@@ -284,107 +395,72 @@ class SiteBuilder:
             return "month", last_date[:8] + "01"
         return "month", (self.as_of or date.today()).isoformat()[:8] + "01"
 
-    # -- pass 1: games and events in effective order ---------------------------------
-    def _games_and_events(
+    # -- pass 1: event and month pages, each with its games ---------------------------
+    def _game_pages(
         self, name: str, lid: str, lslug: str, rules: LadderRules
-    ) -> dict[str, dict[str, Any]]:
+    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """Render every event page and every month page (games outside
+        events); returns the summaries of both for the ladder's tables."""
         audit = tables.game_audit(self.conn, lid)
-        events: dict[str, dict[str, Any]] = {}
-        history = _grouped(tables.history_rows(self.conn, lid, self.cut, by_player=False))
-        pending = next(history, None)
-        for gid, short_id, key, status, facts, _at, _by in tables.games(self.conn, lid, self.cut):
-            while pending is not None and pending[0] < key:
-                pending = next(history, None)
-            rows = pending[1] if pending is not None and pending[0] == key else {}
-            if status != "voided" and not rows:
-                continue  # a game of a merged-away identity still being replayed: no rows yet
+        events: list[dict[str, Any]] = []
+        months: list[dict[str, Any]] = []
+        page: GamePage | None = None
+        for gid, short_id, key, status, facts, rows in tables.games_by_page(
+            self.conn, lid, self.cut
+        ):
+            event = facts.get("event")
+            where = page_of(event, facts["date"])
+            if page is None or page.path != where:
+                if page is not None:
+                    self._game_page(name, lslug, page, events, months)
+                page = GamePage(where, event, facts["date"][:7])
             x = explain_game(name, gid, short_id, key, status, facts, rows, rules,
                              self.names, self.merges)  # fmt: skip
-            ev_name = facts.get("event")
-            ev_slug = slug(ev_name) if ev_name else None
-            self._game_page(lslug, gid, x, rows, audit.get(short_id, []), ev_slug)
-            if ev_name and status != "voided":
-                ev = events.setdefault(ev_name, {
-                    "name": ev_name, "slug": ev_slug, "first": facts["date"],
-                    "last": facts["date"], "games": [], "totals": {},
-                })  # fmt: skip
-                ev["last"] = max(ev["last"], facts["date"])
-                ev["games"].append((facts, gid, short_id, x))
-                for pid, row in rows.items():
-                    ev["totals"][pid] = ev["totals"].get(pid, 0.0) + row["change"]
-        for ev in events.values():
-            self._event_page(name, lslug, ev)
-        return events
+            page.add(self, gid, x, facts, rows, audit.get(gid, []))
+        if page is not None:
+            self._game_page(name, lslug, page, events, months)
+        events.sort(key=lambda e: (e["first"], e["name"]))
+        return events, months
 
     def _game_page(
         self,
+        ladder: str,
         lslug: str,
-        gid: str,
-        x: queries.Explanation,
-        rows: dict[str, dict[str, Any]],
-        audit: list[tuple],
-        ev_slug: str | None,
+        page: GamePage,
+        events: list[dict[str, Any]],
+        months: list[dict[str, Any]],
     ) -> None:
         t = self.t
-        by_name = {self.names.get(pid, pid): pid for pid in rows}
-        player_rows = []
-        for p in x.players:
-            pid = by_name.get(p.player)
-            row = rows.get(pid, {}) if pid else {}
-            player_rows.append([
-                Cell(p.side), Cell(p.player, f"../players/{pid}.html" if pid else None, p.player),
-                num(p.before), signed(p.change), num(p.after), num(row.get("k")),
-                num(row.get("p")), num(row.get("s")),
-            ])  # fmt: skip
-        players = _table("players", t["players"], [
-            (t["side"], False), (t["name"], False), (t["before"], True), (t["change"], True),
-            (t["after"], True), ("K", True), ("P", True), ("S", True),
-        ], player_rows, f"{gid}.players", optional=(2, 5, 6, 7))  # fmt: skip
-        audit_rows = [
-            [Cell(a[1][:19].replace("T", " ")), Cell(a[2]), Cell(a[3]), Cell(a[4]),
-             Cell(a[5] or ""), Cell(a[6] or "")]
-            for a in audit
-        ]  # fmt: skip
-        audit_table = _table("audit", t["audit"], [
-            (t["when"], False), (t["who"], False), (t["kind"], False), (t["what"], False),
-            (t["why"], False), (t["source"], False),
-        ], audit_rows, f"{gid}.audit", optional=(1, 5))  # fmt: skip
-        self.download(f"{lslug}/games/", players, audit_table)
-        self.render(
-            f"{lslug}/games/{gid}.html", "game", "../../", x=x, players=players,
-            audit=audit_table, event_href=f"../events/{ev_slug}.html" if ev_slug else None,
-            gid=gid,
-        )  # fmt: skip
-
-    def _event_page(self, ladder: str, lslug: str, ev: dict[str, Any]) -> None:
-        t = self.t
-        game_rows = []
-        for facts, gid, short_id, x in ev["games"]:
-            sides = " — ".join(" & ".join(p.player for p in x.players if p.side == s)
-                               for s in sorted({p.side for p in x.players}))  # fmt: skip
-            result = " ".join(f"{v}" for v in facts["result"].values() if v is not None)
-            game_rows.append([
-                Cell(facts["date"]), num(facts.get("round")), num(facts.get("table")),
-                Cell(sides), Cell(result), Cell(short_id, f"../games/{gid}.html", short_id),
-            ])  # fmt: skip
+        stem = page.path.rsplit("/", 1)[1].removesuffix(".html")
         games = _table("games", t["games"], [
             (t["date"], False), (t["round"], True), (t["table"], True), (t["players"], False),
             (t["result"], False), (t["game"], False),
-        ], game_rows, f"{ev['slug']}.games", optional=(1, 2))  # fmt: skip
+        ], page.games, f"{stem}.games", optional=(1, 2))  # fmt: skip
         total_rows = [
             [Cell(self.names.get(pid, pid), f"../players/{pid}.html", self.names.get(pid, pid)),
              signed(total)]
-            for pid, total in sorted(ev["totals"].items(),
+            for pid, total in sorted(page.totals.items(),
                                      key=lambda kv: (-kv[1], self.names.get(kv[0], kv[0])))
         ]  # fmt: skip
         totals = _table("totals", t["totals"], [
             (t["name"], False), (t["total_change"], True),
-        ], total_rows, f"{ev['slug']}.totals")  # fmt: skip
-        self.download(f"{lslug}/events/", games, totals)
+        ], total_rows, f"{stem}.totals")  # fmt: skip
+        prefix = f"{lslug}/{page.path.rsplit('/', 1)[0]}/"
+        self.download(prefix, games, totals)
+        self.writer.table(prefix + f"{stem}.changes", page.changes_columns(t), page.changes)
+        self.writer.table(prefix + f"{stem}.audit", page.audit_columns(t), page.audit)
+        heading = page.event or t["month_games"].format(month=page.month)
         self.render(
-            f"{lslug}/events/{ev['slug']}.html", "event", "../../", ladder=ladder, ev=ev,
-            games=games, totals=totals,
+            f"{lslug}/{page.path}", "event", "../../", ladder=ladder, heading=heading,
+            first=page.first or "", last=page.last or "", games=games, totals=totals,
+            sections=html.join(page.sections),
         )  # fmt: skip
+        summary = {
+            "name": heading, "href": page.path, "first": page.first or "",
+            "last": page.last or "", "games": page.rated, "players": len(page.totals),
+            "month": page.month,
+        }  # fmt: skip
+        (events if page.event else months).append(summary)
 
     # -- pass 2: players -------------------------------------------------------------
     def _players(
@@ -393,7 +469,6 @@ class SiteBuilder:
         lid: str,
         lslug: str,
         rules: LadderRules,
-        events: dict[str, dict[str, Any]],
         period: tuple[str, str],
     ) -> dict[str, float]:
         """Render every player page; returns each player's change over ``period``."""
@@ -401,7 +476,7 @@ class SiteBuilder:
         rows = tables.history_rows(self.conn, lid, self.cut, by_player=True)
         for pid, player_rows in _by_player(rows):
             changes[pid] = _period_change(player_rows, period)
-            self._player_page(name, lslug, pid, player_rows, rules, events)
+            self._player_page(name, lslug, pid, player_rows, rules)
         return changes
 
     def _player_page(
@@ -411,7 +486,6 @@ class SiteBuilder:
         pid: str,
         rows: list[dict[str, Any]],
         rules: LadderRules,
-        events: dict[str, dict[str, Any]],
     ) -> None:
         t = self.t
         who = self.names.get(pid, pid)
@@ -439,11 +513,10 @@ class SiteBuilder:
                 grade_rows.append([Cell(r["date"]), Cell(now), num(r["after"])])
             grade = now
             opponents = ", ".join(self.names.get(o, o) for o in r["opponents"].split(",") if o)
-            ev = events.get(r["event"]) if r["event"] else None
-            game_href = f"../games/{r['entry']}.html" if is_game else None
+            game_href = f"../{page_of(r['event'], r['date'])}#g-{r['entry']}" if is_game else None
             game_rows.append([
                 Cell(r["date"], game_href, r["key"]),  # on a phone, the date links the game
-                Cell(r["event"] or "", f"../events/{ev['slug']}.html" if ev else None),
+                Cell(r["event"] or "", f"../events/{slug(r['event'])}.html" if r["event"] else None),
                 Cell(opponents if is_game else (r["note"] or kinds.get(r["kind"], r["kind"]))),
                 Cell(_result(r["s"], t) if is_game else kinds.get(r["kind"], r["kind"])),
                 num(r["k"]), num(r["p"]), signed(r["change"]), num(r["after"]),
@@ -472,7 +545,8 @@ class SiteBuilder:
         self.download(f"{lslug}/players/", games, grades)
         self.render(
             f"{lslug}/players/{pid}.html", "player", "../../", ladder=ladder, who=who,
-            chart=chart, games=games, grades=grades, rating=ratings[-1], grade=grade,
+            chart=chart, points=html.history_points(chart.points), games=games, grades=grades,
+            rating=ratings[-1], grade=grade,
         )  # fmt: skip
 
 

@@ -9,7 +9,8 @@ pass and get ids (ladders, players, games), never the views' numbers.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import itertools
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import msgspec
@@ -26,16 +27,42 @@ HISTORY_COLUMNS = (
     "s", "p", "k", "before", "change", "after", "games_before", "games_after", "note",
     "status",
 )  # fmt: skip
+#: Rows a server-side cursor fetches at a time (PostgreSQL).
+STREAM_BATCH = 5_000
 
+#: Each history row with its entry's key, id and date and, for a game, one
+#: row per player on another side (``o``, in seat order; a row with no
+#: opponent for other entries).
 _HISTORY_SELECT = (
     "SELECT COALESCE(g.key, e.key) AS key, COALESCE(g.id, e.id) AS entry, h.kind, h.player, "
-    "COALESCE(substr(g.key, 1, 10), e.date) AS date, g.event, g.round, h.side, h.pos, h.s, "
-    "h.p, h.k, h.before, h.change, h.after, h.games_before, h.games_after, h.note, g.status "
+    "COALESCE(substr(g.key, 1, 10), e.date) AS date, g.event, g.round, h.side, h.seat, h.s, "
+    "h.p, h.k, h.before, h.change, h.after, h.games_before, h.games_after, h.note, g.status, "
+    "h.pos, o.player AS opponent "
     "FROM view_history_rows h "
     "LEFT JOIN view_games g ON h.kind = 'game' AND g.n = h.entry "
     "LEFT JOIN view_entries e ON h.kind <> 'game' AND e.n = h.entry "
-    "WHERE h.ladder=? AND h.pos<=? "
+    "LEFT JOIN view_history_rows o ON h.kind = 'game' AND o.ladder = h.ladder "
+    "AND o.pos = h.pos AND o.side <> h.side "
 )
+_names = itertools.count()
+
+
+def stream(conn: Database, sql: str, params: Sequence[Any] = ()) -> Iterator[Any]:
+    """The rows of a SELECT, read a batch at a time: SQLite's cursor is lazy;
+    on PostgreSQL a plain ``execute`` holds the whole result in the client,
+    so this reads through a server-side cursor (``WITH HOLD``: it outlives
+    the autocommit transaction, so other queries may run while it is read).
+    Close the generator (or read it to the end) to free the server's cursor."""
+    if conn.kind != "postgres":
+        yield from conn.execute(sql, params)
+        return
+    cursor = conn.conn.cursor(name=f"ledger_stream_{next(_names)}", withhold=True)
+    cursor.itersize = STREAM_BATCH
+    try:
+        cursor.execute(conn.placeholders(sql), params)
+        yield from cursor
+    finally:
+        cursor.close()
 
 
 def _n(conn: Database, ladder: str) -> int:
@@ -63,29 +90,50 @@ def merges(conn: Database) -> dict[str, str]:
 
 def history_rows(conn: Database, ladder: str, cut: str, by_player: bool) -> Iterator[tuple]:
     """Every history row of a ladder before ``cut`` (an effective-order key
-    ending a day), with its game's status, ordered by player then key, or by
-    key. ``opponents`` are the ids of the players on the other sides."""
+    ending a day), with its game's status, ordered by player (by id) then
+    key, or by key. ``opponents`` are the ids of the players on the other
+    sides. Streamed: a read holds one player's rows (by player) or one
+    batch (by key), never the ladder."""
     n = _n(conn, ladder)
     upto = cut_pos(conn, n, cut)
     ids = dict(conn.execute("SELECT n, id FROM view_players").fetchall())
-    # Who played on which side of each game (by place), in seat order.
-    seats: dict[int, list[tuple[int, str]]] = {}
-    for pos, side, player in conn.execute(
-        "SELECT pos, side, player FROM view_history_rows WHERE ladder=? AND kind='game' "
-        "AND pos<=? ORDER BY pos, seat",
-        (n, upto),
-    ):
-        seats.setdefault(pos, []).append((side, ids[player]))
-    order = "h.player, h.pos, h.seat" if by_player else "h.pos, h.seat"
-    rows = conn.execute(_HISTORY_SELECT + "ORDER BY " + order, (n, upto))
-    if by_player:  # by id, as the key order of the player index once was
-        rows = sorted(rows, key=lambda r: (ids[r[3]], r[8]))
+    order = "ORDER BY h.pos, h.seat, o.seat"
+    if not by_player:
+        where = "WHERE h.ladder=? AND h.pos<=? "
+        yield from _with_opponents(stream(conn, _HISTORY_SELECT + where + order, (n, upto)), ids)
+        return
+    # One read per player, in id order, along the (ladder, player, pos) index.
+    players = [p for (p,) in conn.execute(
+        "SELECT DISTINCT player FROM view_history_rows WHERE ladder=?", (n,)
+    ).fetchall()]  # fmt: skip
+    # (Places first: SQLite, without statistics, would rather walk the whole
+    # ladder along the primary key's pos than one player's index entries.)
+    where = (
+        "WHERE h.ladder=? AND h.pos IN (SELECT pos FROM view_history_rows WHERE ladder=? "
+        "AND player=? AND pos<=?) AND h.player=? "
+    )
+    for player in sorted(players, key=ids.__getitem__):
+        rows = conn.execute(
+            _HISTORY_SELECT + where + order, (n, n, player, upto, player)
+        ).fetchall()
+        yield from _with_opponents(rows, ids)
+
+
+def _with_opponents(rows: Iterable[Any], ids: dict[int, str]) -> Iterator[tuple]:
+    """History rows (one per opponent, from ``_HISTORY_SELECT``) as one
+    tuple each in ``HISTORY_COLUMNS`` order."""
+    current, place, opponents = None, None, []
     for r in rows:
-        key, entry, kind, player, on, event, rnd, side, pos = r[:9]
-        opponents = (
-            ",".join(p for s, p in seats.get(pos, ()) if s != side) if kind == "game" else ""
-        )
-        yield (key, entry, kind, ids[player], on, event, rnd, side, opponents, *r[9:])
+        if (r[19], r[8], r[3]) != place:  # pos, seat, player
+            if current is not None:
+                yield (*current[:3], ids[current[3]], *current[4:8], ",".join(opponents),
+                       *current[9:19])  # fmt: skip
+            current, place, opponents = r, (r[19], r[8], r[3]), []
+        if r[20] is not None:
+            opponents.append(ids[r[20]])
+    if current is not None:
+        yield (*current[:3], ids[current[3]], *current[4:8], ",".join(opponents),
+               *current[9:19])  # fmt: skip
 
 
 def games(conn: Database, ladder: str, cut: str) -> Iterator[tuple]:
@@ -102,8 +150,53 @@ def games(conn: Database, ladder: str, cut: str) -> Iterator[tuple]:
         yield gid, short(gid), key, status, stored, at, by
 
 
+#: Columns of a player's row in a game (``games_by_page``).
+GAME_ROW_COLUMNS = ("s", "p", "k", "before", "change", "after", "games_before")
+
+
+def games_by_page(conn: Database, ladder: str, cut: str) -> Iterator[tuple]:
+    """(id, short, key, status, facts dict, {player id: row}) of every game
+    of a ladder before ``cut`` in the order of the site's game pages: the
+    games of each event (by event name, then in effective order), then the
+    games outside events in effective order (so by month). Voided games are
+    in their places with no rows; a game not yet replayed (no rows) is left
+    out. Streamed: holds one game's rows at a time."""
+    n = _n(conn, ladder)
+    ids = dict(conn.execute("SELECT n, id FROM view_players").fetchall())
+    game = (
+        "g.id, g.key, g.status, g.event, g.round, g.facts, "
+        "CASE WHEN g.event IS NULL THEN 1 ELSE 0 END AS loose, "
+    )
+    rows = stream(
+        conn,
+        f"SELECT {game} h.seat, h.player, h.s, h.p, h.k, h.before, h.change, h.after, "
+        "h.games_before FROM view_history_rows h JOIN view_games g ON g.n = h.entry "
+        "WHERE h.ladder=? AND h.kind='game' AND h.pos<=? "
+        f"UNION ALL SELECT {game} NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL "
+        "FROM view_games g WHERE g.ladder=? AND g.status='voided' AND g.key<? "
+        "ORDER BY loose, event, key, seat",
+        (n, cut_pos(conn, n, cut), n, cut),
+    )
+    current, players = None, {}
+    for r in rows:
+        if current is None or r[0] != current[0]:
+            if current is not None:
+                yield _game(current, ladder, ids, players)
+            current, players = r, {}
+        if r[8] is not None:
+            players[ids[r[8]]] = dict(zip(GAME_ROW_COLUMNS, r[9:], strict=True))
+    if current is not None:
+        yield _game(current, ladder, ids, players)
+
+
+def _game(r: Any, ladder: str, ids: dict[int, str], players: dict[str, Any]) -> tuple:
+    gid, key, status, event, rnd, facts = r[:6]
+    stored = kept_facts.stored(kept_facts.read(facts), ladder, ids, key[:10], event, rnd)
+    return gid, short(gid), key, status, stored, players
+
+
 def game_audit(conn: Database, ladder: str) -> dict[str, list[tuple]]:
-    """Short game id -> its audit lines (seq, recorded at, by, kind, summary,
+    """Game id -> its audit lines (seq, recorded at, by, kind, summary,
     reason, source) in recording order."""
     n = _n(conn, ladder)
     # The first record of a game is audited on its row (its number is its seq).
@@ -117,7 +210,7 @@ def game_audit(conn: Database, ladder: str) -> dict[str, list[tuple]]:
     )
     out: dict[str, list[tuple]] = {}
     for line in audit_lines(conn, "a.ladder=? AND a.kind LIKE 'game %'", (n,)):
-        out.setdefault(short(game_of[line.seq]), []).append(
+        out.setdefault(game_of[line.seq], []).append(
             (line.seq, line.recorded_at, line.by, line.kind, line.summary, line.reason,
              line.source)
         )  # fmt: skip

@@ -35,6 +35,8 @@ _EN = {
     "from_start": "from the start", "adjust": "adjustment", "season_close": "season close",
     "event_close": "event close", "rating_axis": "Rating", "date_axis": "Date",
     "totals": "Each player's total change", "built_from": "Built from the ledger's views.",
+    "months": "Games outside events, by month", "month": "Month",
+    "month_games": "Games outside events, {month}",
 }  # fmt: skip
 
 _FR = {
@@ -70,6 +72,8 @@ _FR = {
     "event_close": "clôture de tournoi", "rating_axis": "Cote", "date_axis": "Date",
     "totals": "Évolution totale de chaque joueur",
     "built_from": "Construit à partir des vues du registre.",
+    "months": "Parties hors tournoi, par mois", "month": "Mois",
+    "month_games": "Parties hors tournoi, {month}",
 }  # fmt: skip
 
 WORDS = {"en": _EN, "fr": _FR}

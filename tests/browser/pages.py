@@ -8,7 +8,8 @@ from urllib.parse import unquote, urlparse
 
 
 class Page(HTMLParser):
-    """The tables (id -> rows of cell texts), chart point classes and hrefs of a page."""
+    """The tables (id -> rows of cell texts), chart point classes, hrefs and
+    element ids (the fragments a link may point to) of a page."""
 
     def __init__(self, html: str) -> None:
         super().__init__(convert_charrefs=True)
@@ -16,6 +17,7 @@ class Page(HTMLParser):
         self.points: list[str] = []
         self.hrefs: list[str] = []
         self.scripts = 0
+        self.ids: set[str] = set()
         self._table: str | None = None
         self._in_body = False
         self._cell: list[str] | None = None
@@ -25,6 +27,8 @@ class Page(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = dict(attrs)
+        if a.get("id"):
+            self.ids.add(a["id"] or "")
         if tag == "script":
             self.scripts += 1
         if tag == "a" and a.get("href"):
@@ -68,8 +72,10 @@ def read(path: Path) -> Page:
 
 def broken_links(root: Path) -> tuple[set[Path], list[str]]:
     """Crawl every href from index.html: the pages reached and the links to
-    files that do not exist (a 404 on a web server)."""
+    files that do not exist (a 404 on a web server) or to a fragment (a
+    game's ``#g-ID``) that their page does not hold."""
     seen: set[Path] = set()
+    ids: dict[Path, set[str]] = {}
     todo = [root / "index.html"]
     broken = []
     while todo:
@@ -84,9 +90,13 @@ def broken_links(root: Path) -> tuple[set[Path], list[str]]:
             if url.scheme or url.netloc:
                 broken.append(f"{page}: external link {href}")
                 continue
-            target = (page.parent / unquote(url.path)).resolve()
+            target = (page.parent / unquote(url.path)).resolve() if url.path else page
             if not target.is_file() or not target.is_relative_to(root.resolve()):
                 broken.append(f"{page.relative_to(root)}: {href}")
-            else:
-                todo.append(target)
+                continue
+            if target not in ids and target.suffix == ".html":
+                ids[target] = read(target).ids
+            if url.fragment and unquote(url.fragment) not in ids.get(target, set()):
+                broken.append(f"{page.relative_to(root)}: {href} (no such fragment)")
+            todo.append(target)
     return seen, broken
