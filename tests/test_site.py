@@ -171,10 +171,10 @@ def test_game_pages_explain_like_explain(sample: tuple[Cli, dict[str, str], Path
             ours = explain_game(name, gid, short_id, key, status, facts, rows.get(key, {}),
                                 rules, tables.player_names(conn), tables.merges(conn))  # fmt: skip
             assert msgspec.to_builtins(ours) == msgspec.to_builtins(queries.explain(conn, gid))
-            page = (ladder_dir(out, name) / page_of(facts.get("event"), facts["date"]))
+            page = ladder_dir(out, name) / page_of(facts.get("event"), facts["date"])
             text = page.read_text("utf-8")
-            section = text[text.index(f'id="g-{gid}"'):]
-            section = section[:section.index("</section>\n</section>")]  # its tables' end
+            section = text[text.index(f'id="g-{gid}"') :]
+            section = section[: section.index("</section>\n</section>")]  # its tables' end
             for p in ours.players:
                 assert f"{p.before:g} → {p.after:g}" in section
                 for value_name in p.values:
