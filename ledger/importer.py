@@ -15,6 +15,7 @@ is read row by row from the file (``ledger.sheet``), never held whole.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import struct
 import tempfile
@@ -359,12 +360,12 @@ class EventSpill:
         stored = self.mapper.to_stored_event(event)
         topic = self.topics.setdefault(stored.topic, len(self.topics))
         state = bytes(stored.state)
-        self.file.write(
-            self._HEAD.pack(
-                stored.originator_id.bytes, stored.originator_version, topic, len(state)
-            )
-        )
-        self.file.write(state)
+        head = (stored.originator_id.bytes, stored.originator_version, topic, len(state))
+        try:
+            self.file.write(self._HEAD.pack(*head))
+            self.file.write(state)
+        except OSError as exc:
+            raise _refused(exc) from None
         self.count += 1
 
     def batches(self, first: Sequence[Any]) -> SpillBatches:
@@ -375,7 +376,10 @@ class EventSpill:
     def read(self) -> Iterator[tuple[list[StoredEvent], list[Any]]]:
         """The kept events in batches of ``BATCH``: stored, and decoded (the
         write index reads them)."""
-        self.file.flush()
+        try:
+            self.file.flush()
+        except OSError as exc:
+            raise _refused(exc) from None
         self.file.seek(0)
         read, size, unpack = self.file.read, self._HEAD.size, self._HEAD.unpack
         topics = list(self.topics)
@@ -397,7 +401,18 @@ class EventSpill:
             yield stored, [to_domain(s) for s in stored]
 
     def close(self) -> None:
-        self.file.close()
+        """Drop the file (its last writes may fail: they are not wanted)."""
+        with contextlib.suppress(OSError):
+            self.file.close()
+
+
+def _refused(exc: OSError) -> LedgerError:
+    """The temporary file of checked games could not be written."""
+    return LedgerError(
+        "the disk refused a write (full, over a size limit, or failing) while keeping the "
+        f"checked games in a temporary file ({exc.strerror or exc}): nothing of it was stored. "
+        "Free some space (or point TMPDIR to a disk with room) and run it again."
+    )
 
 
 class SpillBatches:
