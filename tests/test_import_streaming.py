@@ -26,6 +26,8 @@ from ledger.storage import resolve
 from tests.conftest import Cli
 from tests.test_import_csv import open_club, sheet
 
+pytestmark = pytest.mark.conformance
+
 HEADER = "ladder,date,event,round,table,side_a,side_b,result"
 PLAYERS = [f"Player {n}" for n in range(8)]
 
