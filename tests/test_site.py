@@ -147,8 +147,8 @@ def test_corrections_are_visible(sample: tuple[Cli, dict[str, str], Path]) -> No
     assert sum(p.count("corrected") for p in points) == len(corrected["players"])
     voided, _ = game_section(out, "Club", ids["voided"])
     assert "voided: this game changes no rating" in voided.read_text(encoding="utf-8")
-    # The page's audit download holds every line of its games' audit trails.
-    with (game.parent / f"{game.stem}.audit.csv").open(encoding="utf-8") as f:
+    # The ladder's audit download holds every line of its games' audit trails.
+    with (ladder_dir(out, "Club") / "games.audit.csv").open(encoding="utf-8") as f:
         lines = [r for r in csv.DictReader(f) if r["Game"] == ids["corrected"]]
     assert [r["Kind"] for r in lines] == ["game recorded", "game corrected"]
 

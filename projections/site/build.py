@@ -78,18 +78,12 @@ class DataTable(msgspec.Struct):
 
 
 # -- formatting ---------------------------------------------------------------------
-def _short(value: float, sign: str = "") -> str:
-    """Rounded to 4 decimals for people, as the CLI's tables show numbers
-    (the downloads and the sort keys keep the exact value)."""
-    return f"{value:{sign}.4f}".rstrip("0").rstrip(".")
-
-
 def num(value: float | None) -> Cell:
-    return Cell("" if value is None else _short(value), None, value)
+    return Cell(html.short(value), None, value)
 
 
 def signed(value: float | None) -> Cell:
-    return Cell("" if value is None else _short(value, "+"), None, value)
+    return Cell(html.short(value, "+"), None, value)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -145,7 +139,14 @@ class GamePage:
     """The games of one event (or one month outside events) as they are
     read: their table rows, sections, downloads and each player's total."""
 
-    def __init__(self, path: str, event: str | None, month: str) -> None:
+    def __init__(
+        self,
+        path: str,
+        event: str | None,
+        month: str,
+        changes: list[list[Any]],
+        audit: list[list[Any]],
+    ) -> None:
         self.path, self.event, self.month = path, event, month
         self.first: str | None = None
         self.last: str | None = None
@@ -153,8 +154,10 @@ class GamePage:
         self.games: list[list[Cell]] = []
         self.sections: list[str] = []
         self.totals: dict[str, float] = {}
-        self.changes: list[list[Any]] = []
-        self.audit: list[list[Any]] = []
+        # The ladder's downloads of every game's changes and audit lines
+        # (one pair of files for the ladder, not four files per page).
+        self.changes = changes
+        self.audit = audit
 
     @staticmethod
     def changes_columns(t: dict[str, str]) -> list[str]:
@@ -196,34 +199,19 @@ class GamePage:
             Cell(result), Cell(x.game, f"#g-{gid}", x.game),
         ])  # fmt: skip
         by_name = {names.get(pid, pid): pid for pid in rows}
-        player_rows = []
+        players = []
         for p in x.players:
             pid = by_name.get(p.player)
             row = rows.get(pid, {}) if pid else {}
-            player_rows.append([
-                Cell(p.side), Cell(p.player, f"../players/{pid}.html" if pid else None, p.player),
-                num(p.before), signed(p.change), num(p.after), num(row.get("k")),
-                num(row.get("p")), num(row.get("s")),
-            ])  # fmt: skip
-            self.changes.append([x.game, p.side, p.player, p.before, p.change, p.after,
-                                 row.get("k"), row.get("p"), row.get("s")])  # fmt: skip
-        players = _table(f"{gid}-players", t["players"], [
-            (t["side"], False), (t["name"], False), (t["before"], True), (t["change"], True),
-            (t["after"], True), ("K", True), ("P", True), ("S", True),
-        ], player_rows, "", optional=(2, 5, 6, 7))  # fmt: skip
-        audit_rows = []
-        for a in audit:
-            when = a[1][:19].replace("T", " ")
-            audit_rows.append([Cell(when), Cell(a[2]), Cell(a[3]), Cell(a[4]),
-                               Cell(a[5] or ""), Cell(a[6] or "")])  # fmt: skip
-            self.audit.append([x.game, when, a[2], a[3], a[4], a[5] or "", a[6] or ""])
-        audit_table = _table(f"{gid}-audit", t["audit"], [
-            (t["when"], False), (t["who"], False), (t["kind"], False), (t["what"], False),
-            (t["why"], False), (t["source"], False),
-        ], audit_rows, "", optional=(1, 5))  # fmt: skip
-        stem = self.path.rsplit("/", 1)[1].removesuffix(".html")
+            cells = (p.before, p.change, p.after, row.get("k"), row.get("p"), row.get("s"))
+            players.append((p.side, p.player, f"../players/{pid}.html" if pid else None, *cells))
+            self.changes.append([x.game, p.side, p.player, *cells])
+        lines = [
+            (a[1][:19].replace("T", " "), a[2], a[3], a[4], a[5] or "", a[6] or "") for a in audit
+        ]
+        self.audit.extend([x.game, *line] for line in lines)
         self.sections.append(
-            html.game_section(x, gid, t, players, audit_table, site.table, stem, "../index.html")
+            site.sections.render(x, gid, players, lines, "../games", "../index.html")
         )
 
 
@@ -260,6 +248,7 @@ class SiteBuilder:
         self.merges = tables.merges(conn)
         self.env = _environment()
         self.table = functools.partial(html.data_table, none=self.t["none"])
+        self.sections = html.GameSections(self.t)
         self.env.globals["data_table"] = self.table
         self.templates = {
             name: self.env.get_template(f"{name}.html")
@@ -405,6 +394,8 @@ class SiteBuilder:
         events: list[dict[str, Any]] = []
         months: list[dict[str, Any]] = []
         page: GamePage | None = None
+        changes: list[list[Any]] = []
+        lines: list[list[Any]] = []
         for gid, short_id, key, status, facts, rows in tables.games_by_page(
             self.conn, lid, self.cut
         ):
@@ -413,12 +404,14 @@ class SiteBuilder:
             if page is None or page.path != where:
                 if page is not None:
                     self._game_page(name, lslug, page, events, months)
-                page = GamePage(where, event, facts["date"][:7])
+                page = GamePage(where, event, facts["date"][:7], changes, lines)
             x = explain_game(name, gid, short_id, key, status, facts, rows, rules,
                              self.names, self.merges)  # fmt: skip
             page.add(self, gid, x, facts, rows, audit.get(gid, []))
         if page is not None:
             self._game_page(name, lslug, page, events, months)
+        self.writer.table(f"{lslug}/games.changes", GamePage.changes_columns(self.t), changes)
+        self.writer.table(f"{lslug}/games.audit", GamePage.audit_columns(self.t), lines)
         events.sort(key=lambda e: (e["first"], e["name"]))
         return events, months
 
@@ -447,8 +440,6 @@ class SiteBuilder:
         ], total_rows, f"{stem}.totals")  # fmt: skip
         prefix = f"{lslug}/{page.path.rsplit('/', 1)[0]}/"
         self.download(prefix, games, totals)
-        self.writer.table(prefix + f"{stem}.changes", page.changes_columns(t), page.changes)
-        self.writer.table(prefix + f"{stem}.audit", page.audit_columns(t), page.audit)
         heading = page.event or t["month_games"].format(month=page.month)
         self.render(
             f"{lslug}/{page.path}", "event", "../../", ladder=ladder, heading=heading,

@@ -11,7 +11,7 @@ charts stay in the templates.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -115,54 +115,119 @@ def _values(values: dict[str, Any]) -> str:
     return "".join(rows)
 
 
-def game_section(
-    x: Explanation,
-    gid: str,
-    t: dict[str, str],
-    players: DataTable,
-    audit: DataTable,
-    table: Callable[..., Markup],
-    downloads: str,
-    ladder_href: str,
-) -> str:
-    """One game's explanation and audit trail, as a section of its event's
-    (or month's) page whose ``id`` is the game's URL fragment."""
-    status = t[x.status] if x.status in ("corrected", "voided") else x.status
-    facts = [
-        f'<dt>{_e(t["ladder"])}</dt><dd><a href="{ladder_href}">{_e(x.ladder)}</a></dd>',
-        f"<dt>{_e(t['date'])}</dt><dd>{_e(x.date)}</dd>",
-    ]
-    if x.event:
-        rnd = f" · {_e(t['round'])} {_e(x.round)}" if x.round is not None else ""
-        facts.append(f"<dt>{_e(t['event'])}</dt><dd>{_e(x.event)}{rnd}</dd>")
-    facts += [
-        f'<dt>{_e(t["status"])}</dt><dd class="status-{_e(x.status)}">{_e(status)}</dd>',
-        f"<dt>{_e(t['family'])}</dt><dd>{_e(x.family)} <code>{_e(_json(x.params).decode())}"
-        "</code></dd>",
-        f"<dt>{_e(t['result'])}</dt><dd><code>{_e(_json(x.result).decode())}</code></dd>",
-    ]
-    if x.note:
-        facts.append(f"<dt>{_e(t['note'])}</dt><dd>{_e(x.note)}</dd>")
-    out = [
-        f'<section class="game" id="g-{_e(gid)}">\n'
-        f"<h2>{_e(t['game'])} {_e(x.game)}</h2>\n"
-        f'<dl class="facts">\n' + "\n".join(facts) + "\n</dl>\n",
-        table(players, heading="h3", download=f"{downloads}.changes"),
-    ]
-    if x.players:
-        out.append(f'<div class="values">\n<h3>{_e(t["values"])}</h3>\n')
-        for p in x.players:
-            who = t["explain_player"].format(player=p.player, side=p.side)
-            rows = _values(p.values)
-            out.append(
-                f"<details open>\n<summary>{_e(who)}: {p.before:g} → {p.after:g} "
-                f'({p.change:+g})</summary>\n<table class="values">\n{rows}</table>\n'
-                "</details>\n"
+def short(value: float | None, sign: str = "") -> str:
+    """Rounded to 4 decimals for people, as the CLI's tables show numbers
+    (the downloads and the sort keys keep the exact value)."""
+    if value is None:
+        return ""
+    return f"{value:{sign}.4f}".rstrip("0").rstrip(".")
+
+
+class GameSections:
+    """Writes game sections in one language: the headings and the tables'
+    heads are made once, each game is a few f-strings."""
+
+    PLAYER_COLUMNS = (("side", ""), ("name", ""), ("before", "n opt"), ("change", "n"),
+                      ("after", "n"), ("K", "n opt"), ("P", "n opt"), ("S", "n opt"))  # fmt: skip
+    AUDIT_COLUMNS = (("when", ""), ("who", "opt"), ("kind", ""), ("what", ""), ("why", ""),
+                     ("source", "opt"))  # fmt: skip
+
+    def __init__(self, t: dict[str, str]) -> None:
+        self.t = t
+        e = _e
+        self.labels = {k: e(t[k]) for k in (
+            "ladder", "date", "event", "round", "status", "family", "result", "note", "game",
+            "values", "players", "audit", "none", "corrected", "voided",
+        )}  # fmt: skip
+
+        def head(columns: tuple[tuple[str, str], ...]) -> str:
+            return "".join(
+                f'<th scope="col"{f" class={chr(34)}{c}{chr(34)}" if c else ""}>'
+                f"{e(t.get(k, k))}</th>"
+                for k, c in columns
             )
-        out.append("</div>\n")
-    out.append(table(audit, heading="h3", download=f"{downloads}.audit"))
-    out.append("</section>\n")
-    return "".join(out)
+
+        self.players_head = head(self.PLAYER_COLUMNS)
+        self.audit_head = head(self.AUDIT_COLUMNS)
+
+    def _table(self, tid: str, caption: str, stem: str, head: str, body: str) -> str:
+        table = (
+            f'<div class="scroll">\n<table id="{tid}" class="data">\n<thead><tr>{head}</tr>'
+            f"</thead>\n<tbody>\n{body}</tbody>\n</table>\n</div>\n"
+            if body else f'<p class="empty">{self.labels["none"]}</p>\n'
+        )  # fmt: skip
+        return (
+            f'<section class="table" aria-labelledby="{tid}-caption">\n<div class="table-head">'
+            f'\n<h3 id="{tid}-caption">{caption}</h3>\n<p class="downloads"><a href="{stem}.csv"'
+            f' download>CSV</a> <a href="{stem}.json" download>JSON</a></p>\n</div>\n{table}'
+            "</section>\n"
+        )
+
+    def render(
+        self,
+        x: Explanation,
+        gid: str,
+        players: list[tuple[Any, ...]],
+        audit: list[tuple[Any, ...]],
+        stem: str,
+        ladder_href: str,
+    ) -> str:
+        """One game's explanation and audit trail, as a section of its
+        event's (or month's) page whose ``id`` is the game's URL fragment.
+        ``players``: (side, name, player page or None, before, change, after,
+        K, P, S); ``audit``: (when, who, kind, what, why, source)."""
+        e, lab = _e, self.labels
+        status = lab[x.status] if x.status in ("corrected", "voided") else e(x.status)
+        event = ""
+        if x.event:
+            rnd = f" · {lab['round']} {e(x.round)}" if x.round is not None else ""
+            event = f"<dt>{lab['event']}</dt><dd>{e(x.event)}{rnd}</dd>\n"
+        note = f"<dt>{lab['note']}</dt><dd>{e(x.note)}</dd>\n" if x.note else ""
+        sid = e(gid)
+        rows = []
+        for side, name, href, before, change, after, k, p, s in players:
+            who = f'<a href="{href}">{e(name)}</a>' if href else e(name)
+            rows.append(
+                f'<tr><td>{e(side)}</td><td>{who}</td><td class="n opt">{short(before)}</td>'
+                f'<td class="n">{short(change, "+")}</td><td class="n">{short(after)}</td>'
+                f'<td class="n opt">{short(k)}</td><td class="n opt">{short(p)}</td>'
+                f'<td class="n opt">{short(s)}</td></tr>\n'
+            )
+        lines = "".join(
+            f'<tr><td>{e(when)}</td><td class="opt">{e(by)}</td><td>{e(kind)}</td>'
+            f'<td>{e(what)}</td><td>{e(why)}</td><td class="opt">{e(source)}</td></tr>\n'
+            for when, by, kind, what, why, source in audit
+        )
+        out = [
+            f'<section class="game" id="g-{sid}">\n<h2>{lab["game"]} {e(x.game)}</h2>\n'
+            f'<dl class="facts">\n<dt>{lab["ladder"]}</dt><dd><a href="{ladder_href}">'
+            f"{e(x.ladder)}</a></dd>\n<dt>{lab['date']}</dt><dd>{e(x.date)}</dd>\n{event}"
+            f'<dt>{lab["status"]}</dt><dd class="status-{e(x.status)}">{status}</dd>\n'
+            f"<dt>{lab['family']}</dt><dd>{e(x.family)} <code>{e(_json(x.params).decode())}"
+            f"</code></dd>\n<dt>{lab['result']}</dt><dd><code>{e(_json(x.result).decode())}"
+            f"</code></dd>\n{note}</dl>\n",
+            self._table(
+                f"{sid}-players",
+                lab["players"],
+                f"{stem}.changes",
+                self.players_head,
+                "".join(rows),
+            ),  # fmt: skip
+        ]
+        if x.players:
+            out.append(f'<div class="values">\n<h3>{lab["values"]}</h3>\n')
+            for p in x.players:
+                who = self.t["explain_player"].format(player=p.player, side=p.side)
+                out.append(
+                    f"<details open>\n<summary>{e(who)}: {p.before:g} → {p.after:g} "
+                    f'({p.change:+g})</summary>\n<table class="values">\n{_values(p.values)}'
+                    "</table>\n</details>\n"
+                )
+            out.append("</div>\n")
+        out.append(self._table(f"{sid}-audit", lab["audit"], f"{stem}.audit", self.audit_head,
+                               lines))  # fmt: skip
+        out.append("</section>\n")
+        return "".join(out)
 
 
 def history_points(points: Iterable[Point]) -> Markup:

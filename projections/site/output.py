@@ -37,6 +37,7 @@ class SiteWriter:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.seen: set[str] = set()
+        self.folders: set[Path] = set()
         self.pages = self.pages_written = self.files = self.files_written = 0
         self.previous = self._manifest()
 
@@ -61,8 +62,11 @@ class SiteWriter:
             if path.stat().st_size == len(data) and path.read_bytes() == data:
                 return False
         except FileNotFoundError:
-            path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(data)
+            if path.parent not in self.folders:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                self.folders.add(path.parent)
+        with open(path, "wb") as f:
+            f.write(data)
         self.pages_written += page
         self.files_written += not page
         return True
