@@ -36,6 +36,7 @@ from ledger.output import write_csv as write_csv_rows
 from projections import queries
 from projections.db import Database
 from projections.site import tables
+from projections.views import facts as kept_facts
 
 #: Effective-order keys start with a date: this sorts after every one of them.
 ALL = "9999-12-31\x7f"
@@ -60,7 +61,8 @@ class ExportReport(msgspec.Struct):
 
 
 class PlayerHistoryLine(msgspec.Struct):
-    """One line of a player's history, naming the player (``history LADDER``)."""
+    """One line of a player's history, naming the player (``history LADDER``):
+    ``queries.HistoryLine``'s fields after the player's name."""
 
     player: str
     date: str
@@ -68,7 +70,10 @@ class PlayerHistoryLine(msgspec.Struct):
     game: str | None
     event: str | None
     round: int | None
+    table: int | None
     opponents: str
+    result: str | None
+    margin: str | None
     s: float | None
     p: float | None
     k: float | None
@@ -116,15 +121,15 @@ def _game_rows(
     n_sides: int,
 ) -> Iterator[list[Any]]:
     decode = msgspec.json.Decoder(dict[str, Any]).decode
-    sources = tables.game_sources(conn, lid)
-    pending = next(sources, None)
-    for gid, short_id, status, facts_json, recorded_at, recorded_by in tables.games_by_short(
-        conn, lid
-    ):
-        # Both streams are in short-id order: advance the sources to this game.
-        while pending is not None and pending[0] < short_id:
-            pending = next(sources, None)
-        source = pending[1] if pending is not None and pending[0] == short_id else None
+    for (
+        gid,
+        short_id,
+        status,
+        facts_json,
+        recorded_at,
+        recorded_by,
+        source,
+    ) in tables.games_by_short(conn, lid):
         facts = decode(facts_json)
         sides = facts["sides"] + [[]] * (n_sides - len(facts["sides"]))
         result = facts["result"]
@@ -169,6 +174,8 @@ def all_histories(conn: Database, ladder: str) -> Iterator[PlayerHistoryLine]:
     who = tables.player_names(conn)
     for r in tables.history_rows(conn, lid, ALL, by_player=True):
         row = dict(zip(tables.HISTORY_COLUMNS, r, strict=True))
+        facts = kept_facts.read(row["facts"]) if row["facts"] is not None else None
+        result, margin = queries.outcome(facts, row["side"]) if facts else (None, None)
         yield PlayerHistoryLine(
             player=who.get(row["player"], row["player"]),
             date=row["date"],
@@ -176,7 +183,10 @@ def all_histories(conn: Database, ladder: str) -> Iterator[PlayerHistoryLine]:
             game=short(row["entry"]) if row["kind"] == "game" else None,
             event=row["event"],
             round=row["round"],
+            table=facts.table if facts is not None else None,
             opponents=", ".join(who.get(o, o) for o in row["opponents"].split(",") if o),
+            result=result,
+            margin=margin,
             s=row["s"],
             p=row["p"],
             k=row["k"],

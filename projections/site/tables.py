@@ -25,7 +25,7 @@ from projections.views import ladder_number
 HISTORY_COLUMNS = (
     "key", "entry", "kind", "player", "date", "event", "round", "side", "opponents",
     "s", "p", "k", "before", "change", "after", "games_before", "games_after", "note",
-    "status",
+    "status", "facts",
 )  # fmt: skip
 #: Rows a server-side cursor fetches at a time (PostgreSQL).
 STREAM_BATCH = 5_000
@@ -37,7 +37,7 @@ _HISTORY_SELECT = (
     "SELECT COALESCE(g.key, e.key) AS key, COALESCE(g.id, e.id) AS entry, h.kind, h.player, "
     "COALESCE(substr(g.key, 1, 10), e.date) AS date, g.event, g.round, h.side, h.seat, h.s, "
     "h.p, h.k, h.before, h.change, h.after, h.games_before, h.games_after, h.note, g.status, "
-    "h.pos, o.player AS opponent "
+    "h.pos, o.player AS opponent, g.facts "
     "FROM view_history_rows h "
     "LEFT JOIN view_games g ON h.kind = 'game' AND g.n = h.entry "
     "LEFT JOIN view_entries e ON h.kind <> 'game' AND e.n = h.entry "
@@ -92,7 +92,8 @@ def history_rows(conn: Database, ladder: str, cut: str, by_player: bool) -> Iter
     """Every history row of a ladder before ``cut`` (an effective-order key
     ending a day), with its game's status, ordered by player (by id) then
     key, or by key. ``opponents`` are the ids of the players on the other
-    sides. Streamed: a read holds one player's rows (by player) or one
+    sides; ``facts`` the game's kept facts as stored (None for other
+    entries). Streamed: a read holds one player's rows (by player) or one
     batch (by key), never the ladder."""
     n = _n(conn, ladder)
     upto = cut_pos(conn, n, cut)
@@ -127,13 +128,13 @@ def _with_opponents(rows: Iterable[Any], ids: dict[int, str]) -> Iterator[tuple]
         if (r[19], r[8], r[3]) != place:  # pos, seat, player
             if current is not None:
                 yield (*current[:3], ids[current[3]], *current[4:8], ",".join(opponents),
-                       *current[9:19])  # fmt: skip
+                       *current[9:19], current[21])  # fmt: skip
             current, place, opponents = r, (r[19], r[8], r[3]), []
         if r[20] is not None:
             opponents.append(ids[r[20]])
     if current is not None:
         yield (*current[:3], ids[current[3]], *current[4:8], ",".join(opponents),
-               *current[9:19])  # fmt: skip
+               *current[9:19], current[21])  # fmt: skip
 
 
 def games(conn: Database, ladder: str, cut: str) -> Iterator[tuple]:
@@ -264,34 +265,32 @@ def counts(conn: Database, ladder: str, cut: str) -> tuple[int, int]:
 
 
 def games_by_short(conn: Database, ladder: str) -> Iterator[tuple]:
-    """(id, short, status, facts JSON, recorded_at, recorded_by) of every game
-    of a ladder, voided ones too, in short-id order (the id's order), so an
-    export can merge it with ``game_sources`` while streaming."""
+    """(id, short, status, facts JSON, recorded_at, recorded_by, source) of
+    every game of a ladder, voided ones too, in id order; ``source`` is the
+    sheet's file:row it was recorded from (the latest, for a game recorded
+    again), or None. Streamed."""
+    n = _n(conn, ladder)
     ids = dict(conn.execute("SELECT n, id FROM view_players").fetchall())
+    # Records after a game's first are audited apart (a game recorded again: few).
+    again = dict(
+        conn.execute(
+            "SELECT g.id, MAX(a.source) FROM view_audit a JOIN view_games g ON g.n = a.subject "
+            "WHERE a.ladder=? AND a.kind='game recorded' AND a.source IS NOT NULL GROUP BY g.id",
+            (n,),
+        ).fetchall()
+    )
     encode = msgspec.json.Encoder().encode
-    for gid, key, status, event, rnd, facts, at, by in conn.execute(
-        "SELECT g.id, g.key, g.status, g.event, g.round, g.facts, r.recorded_at, r.recorded_by "
-        "FROM view_games g JOIN view_recordings r ON r.n = g.recording "
-        "WHERE g.ladder=? ORDER BY g.id",
-        (_n(conn, ladder),),
+    for gid, key, status, event, rnd, facts, at, by, file, row in stream(
+        conn,
+        "SELECT g.id, g.key, g.status, g.event, g.round, g.facts, r.recorded_at, "
+        "r.recorded_by, r.file, g.source_row FROM view_games g "
+        "JOIN view_recordings r ON r.n = g.recording WHERE g.ladder=? ORDER BY g.id",
+        (n,),
     ):
         stored = kept_facts.stored(kept_facts.read(facts), ladder, ids, key[:10], event, rnd)
-        yield gid, short(gid), status, encode(stored).decode(), at, by
-
-
-def game_sources(conn: Database, ladder: str) -> Iterator[tuple[str, str]]:
-    """(short id, source file:row) of every game of a ladder recorded from a
-    sheet, ordered by short id."""
-    n = _n(conn, ladder)
-    for gid, source in conn.execute(
-        "SELECT g.id, MAX(a.source) FROM (SELECT f.n AS subject, r.file || ':' || f.source_row "
-        "AS source FROM view_games f JOIN view_recordings r ON r.n = f.recording "
-        "WHERE f.ladder=? UNION ALL SELECT subject, source FROM view_audit WHERE ladder=? "
-        "AND kind='game recorded') a JOIN view_games g ON g.n = a.subject "
-        "WHERE a.source IS NOT NULL GROUP BY g.id ORDER BY g.id",
-        (n, n),
-    ):
-        yield short(gid), source
+        own = f"{file}:{row}" if file is not None and row is not None else None
+        source = max((s for s in (own, again.get(gid)) if s is not None), default=None)
+        yield gid, short(gid), status, encode(stored).decode(), at, by, source
 
 
 def result_and_attribute_keys(conn: Database, ladder: str) -> tuple[list[str], list[str], int]:
@@ -300,8 +299,8 @@ def result_and_attribute_keys(conn: Database, ladder: str) -> tuple[list[str], l
     results: dict[str, None] = {}
     attributes: dict[str, None] = {}
     sides = 2
-    for (facts,) in conn.execute(
-        "SELECT facts FROM view_games WHERE ladder=?", (_n(conn, ladder),)
+    for (facts,) in stream(
+        conn, "SELECT facts FROM view_games WHERE ladder=?", (_n(conn, ladder),)
     ):
         data = kept_facts.read(facts)
         results.update(dict.fromkeys(data.result))
@@ -313,7 +312,8 @@ def result_and_attribute_keys(conn: Database, ladder: str) -> tuple[list[str], l
 def ladder_players(conn: Database, ladder: str) -> Iterator[tuple]:
     """(id, name, rating, games, last_played, rated_since, registered_at) of
     every player in a ladder's standings, in name order."""
-    yield from conn.execute(
+    yield from stream(
+        conn,
         "SELECT p.id, p.name, s.rating, s.games, s.last_played, s.rated_since, "
         "p.registered_at FROM view_standings s LEFT JOIN view_players p ON p.n = s.player "
         "WHERE s.ladder=? ORDER BY p.key, p.id",
