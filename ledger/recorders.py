@@ -124,31 +124,31 @@ class SQLiteLedgerRecorder(SQLiteApplicationRecorder):
         return stored
 
     def _insert_rows(self, c: Any, stored_events: Sequence[StoredEvent]) -> list[int]:
-        """Insert events in one statement; their rowids (notification ids).
+        """Insert events; their rowids (notification ids).
 
-        The transaction holds SQLite's write lock, and a rowid table without
+        The first insert is the transaction's first statement: it takes
+        SQLite's write lock, waiting for another writer (a read first would
+        fail at once on a stale snapshot). A rowid table without
         AUTOINCREMENT numbers each new row one past its largest rowid, so the
-        rows take the numbers that follow the largest before the insert
-        (checked after it, never assumed)."""
+        rest follow the first one's in one statement (checked, never assumed)."""
+        rows = [
+            (
+                s.originator_id.hex if isinstance(s.originator_id, UUID) else s.originator_id,
+                s.originator_version,
+                s.topic,
+                s.state,
+            )
+            for s in stored_events
+        ]
+        c.execute(self.insert_events_statement, rows[0])
+        first = c.lastrowid
+        if len(rows) > 1:
+            c.executemany(self.insert_events_statement, rows[1:])
         c.execute(f"SELECT MAX(rowid) FROM {self.events_table_name}")
-        last = c.fetchone()[0] or 0
-        c.executemany(
-            self.insert_events_statement,
-            [
-                (
-                    s.originator_id.hex if isinstance(s.originator_id, UUID) else s.originator_id,
-                    s.originator_version,
-                    s.topic,
-                    s.state,
-                )
-                for s in stored_events
-            ],
-        )
-        c.execute(f"SELECT MAX(rowid) FROM {self.events_table_name}")
-        if c.fetchone()[0] != last + len(stored_events):
+        if c.fetchone()[0] != first + len(rows) - 1:
             # Never seen: refuse rather than chain links to the wrong rows.
             raise RuntimeError("stored events were not numbered in sequence")  # pragma: no cover
-        return list(range(last + 1, last + 1 + len(stored_events)))
+        return list(range(first, first + len(rows)))
 
     def _insert_events(self, c: Any, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Any:
         if not stored_events:
