@@ -18,6 +18,7 @@ import msgspec
 from ledger.output import write_csv
 
 MANIFEST = ".ledger-site"
+_encode = msgspec.json.Encoder().encode
 
 
 class BuildReport(msgspec.Struct):
@@ -78,7 +79,9 @@ class SiteWriter:
         write_csv(out, columns, rows)
         self.write(stem + ".csv", out.getvalue())
         records = [dict(zip(columns, row, strict=True)) for row in rows]
-        self.write(stem + ".json", msgspec.json.format(msgspec.json.encode(records)))
+        # One record a line: readable, and without a second (formatting) pass.
+        lines = b",\n".join(map(_encode, records))
+        self.write(stem + ".json", b"[\n" + lines + b"\n]\n" if records else b"[]\n")
 
     def finish(self) -> BuildReport:
         """Delete what the previous build wrote and this one did not; save

@@ -68,6 +68,7 @@ def page_kinds(out: Path) -> dict[str, Path]:
         "ladder": club / "index.html",
         "player": next(p for p in (club / "players").glob("*.html") if SCRIPT in _title(p)),
         "event": next((club / "events").glob("*.html")),
+        # Games outside events, on their month's page (each game a section).
         "game": max((club / "games").glob("*.html"), key=lambda p: p.stat().st_size),
     }
 
@@ -113,7 +114,11 @@ def test_no_link_leads_nowhere(site: tuple[Cli, Path, Path]) -> None:
         seen = dom(browser, out.parent, path).hrefs
         assert set(seen) == set(pages.read(path).hrefs), kind
         for href in seen:
-            assert (path.parent / href).resolve().is_file(), (kind, href)
+            file, _, fragment = href.partition("#")
+            target = (path.parent / file).resolve() if file else path
+            assert target.is_file(), (kind, href)
+            if fragment:  # a game's section on its event's or month's page
+                assert fragment in pages.read(target).ids, (kind, href)
 
 
 @pytest.mark.parametrize("width", sorted(WIDTHS))
