@@ -298,8 +298,11 @@ def import_sheet(
                 continue  # nothing will be appended: keep checking, store nothing
             if spill is None:
                 previewed.append(event)
-            else:
+                continue
+            try:
                 spill.write(event)
+            except Invalid as exc:  # a value that would not read back as written
+                errors.append(f"{path}: row {number}: {exc}")
         added = len(first_row)
         del first_row
         for name, numbers in unknown_ladders.items():
