@@ -153,6 +153,16 @@ def cli(backend: Callable[[str], Cli]) -> Cli:
 
 
 @pytest.fixture
+def battle_empire_club(cli: Cli) -> Cli:
+    """A Battle Empire ladder "Club" where Ann beat Bob on 2024-03-01."""
+    cli.ok("ladder", "open", "Club", "--family", "battle-empire")
+    cli.ok("player", "add", "Ann", "Bob")
+    cli.ok("record", "Club", "--date", "2024-03-01", "--side", "Ann", "--side", "Bob",
+           "--result", "a", "--margin", "decisive")  # fmt: skip
+    return cli
+
+
+@pytest.fixture
 def make_cli(backend: Callable[[str], Cli]) -> Callable[[str], Cli]:
     """Several independent ledgers in one test (e.g. to compare orders)."""
     return backend

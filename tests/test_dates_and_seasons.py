@@ -14,12 +14,8 @@ pytestmark = pytest.mark.conformance
 
 
 @pytest.fixture
-def club(cli: Cli) -> Cli:
-    cli.ok("ladder", "open", "Club", "--family", "battle-empire")
-    cli.ok("player", "add", "Ann", "Bob")
-    cli.ok("record", "Club", "--date", "2024-03-01", "--side", "Ann", "--side", "Bob",
-           "--result", "a", "--margin", "decisive")  # fmt: skip
-    return cli
+def club(battle_empire_club: Cli) -> Cli:
+    return battle_empire_club
 
 
 @pytest.mark.parametrize(

@@ -26,12 +26,8 @@ def printed_id(output: str, kind: str) -> str:
 
 
 @pytest.fixture
-def club(cli: Cli) -> Cli:
-    cli.ok("ladder", "open", "Club", "--family", "battle-empire")
-    cli.ok("player", "add", "Ann", "Bob")
-    cli.ok("record", "Club", "--date", "2024-03-01", "--side", "Ann", "--side", "Bob",
-           "--result", "a", "--margin", "decisive")  # fmt: skip
-    return cli
+def club(battle_empire_club: Cli) -> Cli:
+    return battle_empire_club
 
 
 def play_2026(cli: Cli) -> None:
