@@ -26,8 +26,15 @@ $(BENCH_STAMP): $(STAMP)
 	$(BIN)/pip install --quiet -e '.[dev,bench]'
 	touch $(BENCH_STAMP)
 
+SITE_BENCH_ARGS ?= --games 100000
+TEAMS_BENCH_ARGS ?=
+
+# The engine's targets (issue 12), the site build against a rebuild (13),
+# team balancing solve times (14): each prints its figures and baseline.
 bench: $(BENCH_STAMP)
 	$(BIN)/python bench/bench.py $(BENCH_ARGS)
+	$(BIN)/python bench/site.py $(SITE_BENCH_ARGS)
+	$(BIN)/python bench/teams.py $(TEAMS_BENCH_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
