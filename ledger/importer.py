@@ -10,7 +10,9 @@ stood before a correction (``ledger.game_identities``), is skipped with a
 warning saying when, by whom and why, never added back unless asked
 (``again``). Which result columns a sheet may hold comes from the families of
 the ladders it names, so a community's own family brings its own. A CSV sheet
-is read row by row from the file (``ledger.sheet``), never held whole.
+is read row by row from the file (``ledger.sheet``), never held whole, and
+the checked games wait for the append in their stored form in a temporary
+file (``EventSpill``), so an import takes the same memory at any size.
 """
 
 from __future__ import annotations
