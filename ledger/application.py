@@ -53,18 +53,23 @@ class MsgspecMapper(Mapper):
     """
 
     def to_stored_event(self, domain_event: Any) -> StoredEvent:
+        return StoredEvent(
+            originator_id=domain_event.originator_id,
+            originator_version=domain_event.originator_version,
+            topic=domain_event.TOPIC,
+            state=self.stored_state(domain_event),
+        )
+
+    def stored_state(self, domain_event: Any) -> bytes:
+        """The ``state`` an event is stored with (an import keeps only this
+        until it appends)."""
         state = ev.encode(domain_event)
         _reads_back(domain_event, state)
         if self.compressor:
             state = self.compressor.compress(state)
         if self.cipher:
             state = self.cipher.encrypt(state)
-        return StoredEvent(
-            originator_id=domain_event.originator_id,
-            originator_version=domain_event.originator_version,
-            topic=domain_event.TOPIC,
-            state=state,
-        )
+        return state
 
     def to_domain_event(self, stored_event: StoredEvent) -> Any:
         state = stored_event.state

@@ -30,7 +30,7 @@ import msgspec
 from eventsourcing.persistence import StoredEvent
 
 from ledger import events as ev
-from ledger.application import now
+from ledger.application import MsgspecMapper, now
 from ledger.commands import Commands, DuplicateGame
 from ledger.errors import Invalid, LedgerError
 from ledger.game_identities import GameIdentities, corrected, explain
@@ -353,7 +353,7 @@ class EventSpill:
     BATCH = 5000
     _HEAD = struct.Struct("<16sQHI")  # originator id, version, topic, state length
 
-    def __init__(self, mapper: Any) -> None:
+    def __init__(self, mapper: MsgspecMapper) -> None:
         self.mapper = mapper
         self.file = tempfile.TemporaryFile(prefix="ledger-import-")  # noqa: SIM115 - see close
         self.topics: dict[str, int] = {}
@@ -362,10 +362,9 @@ class EventSpill:
     def write(self, event: Any) -> None:
         """Map an event for the store (refused if it would not read back)
         and keep it."""
-        stored = self.mapper.to_stored_event(event)
-        topic = self.topics.setdefault(stored.topic, len(self.topics))
-        state = bytes(stored.state)
-        head = (stored.originator_id.bytes, stored.originator_version, topic, len(state))
+        state = self.mapper.stored_state(event)
+        topic = self.topics.setdefault(event.TOPIC, len(self.topics))
+        head = (event.originator_id.bytes, event.originator_version, topic, len(state))
         try:
             self.file.write(self._HEAD.pack(*head))
             self.file.write(state)
