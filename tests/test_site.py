@@ -251,3 +251,25 @@ def test_refusals(sample: tuple[Cli, dict[str, str], Path], tmp_path: Path) -> N
     a_file = tmp_path / "file.txt"
     a_file.write_text("x")
     assert cli.fails("site", "build", str(a_file))
+
+
+def test_a_helper_process_builds_the_same_site(
+    sample: tuple[Cli, dict[str, str], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Big ladders write their player pages in a forked helper: the site is
+    the same, and the counts of what was written add up."""
+    from projections.site import parallel
+
+    cli, _, out = sample
+    forked: list[int] = []
+    start = parallel.start
+    monkeypatch.setattr(parallel, "MIN_ROWS", 0)
+    monkeypatch.setattr(parallel, "start", lambda *a, **k: forked.append(1) or start(*a, **k))
+    said = cli.ok("site", "build", str(tmp_path / "forked"))
+    assert forked and written(said) == len(list(out.rglob("*.html")))
+    assert tree(tmp_path / "forked") == tree(out)
+    # Again with nothing new: nothing written, and the manifest keeps every file.
+    again = cli.ok("site", "build", str(tmp_path / "forked"))
+    assert written(again) == 0, again
+    manifest = (tmp_path / "forked" / ".ledger-site").read_text().splitlines()
+    assert sorted(manifest) == sorted(tree(out))

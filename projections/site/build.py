@@ -46,7 +46,7 @@ from ledger.identity import short
 from projections import queries
 from projections.db import Database
 from projections.families.base import PlayerState
-from projections.site import charts, html, tables
+from projections.site import charts, html, parallel, tables
 from projections.site.explain import LadderRules, explain_game, final
 from projections.site.output import BuildReport, SiteWriter
 from projections.site.text import LANGS, WORDS
@@ -287,9 +287,20 @@ class SiteBuilder:
         rules = LadderRules(tables.rulesets(self.conn, lid))
         last_date, last_event = tables.last_result(self.conn, lid, self.cut)
         n_players, n_games = tables.counts(self.conn, lid, self.cut)
-        events, months = self._game_pages(name, lid, lslug, rules)
         period = self._period(last_date, last_event)
-        per_player = self._players(name, lid, lslug, rules, period)
+        # The player pages on a second core while this process writes the
+        # event and month pages (the two passes share nothing but the
+        # output folder, where they write different files).
+        helper = parallel.start(
+            self.conn, lambda conn: self._players_in(conn, name, lid, lslug, rules, period),
+            rows=2 * n_games,
+        )  # fmt: skip
+        events, months = self._game_pages(name, lid, lslug, rules)
+        if helper is not None:
+            per_player, seen, counts = helper.join()
+            self.writer.merge(seen, counts)
+        else:
+            per_player = self._players(name, lid, lslug, rules, period)
 
         standing_rows = queries.standings(self.conn, name, self.as_of, self.lang)
         by_name = {self.names.get(pid, pid): pid for pid in per_player}
@@ -469,6 +480,22 @@ class SiteBuilder:
             changes[pid] = _period_change(player_rows, period)
             self._player_page(name, lslug, pid, player_rows, rules)
         return changes
+
+    def _players_in(
+        self,
+        conn: Database,
+        name: str,
+        lid: str,
+        lslug: str,
+        rules: LadderRules,
+        period: tuple[str, str],
+    ) -> tuple[dict[str, float], set[str], tuple[int, int, int, int]]:
+        """``_players`` in a helper process on its own connection: the
+        changes, and what it wrote for the parent's writer to take over."""
+        self.conn = conn
+        self.writer = self.writer.fresh()
+        changes = self._players(name, lid, lslug, rules, period)
+        return changes, self.writer.seen, self.writer.counts()
 
     def _player_page(
         self,

@@ -72,6 +72,28 @@ class SiteWriter:
         self.files_written += not page
         return True
 
+    def fresh(self) -> SiteWriter:
+        """A writer of the same folder with nothing written yet (a helper
+        process's), its files to be merged back with ``merge``."""
+        writer = SiteWriter.__new__(SiteWriter)
+        writer.root, writer.previous = self.root, self.previous
+        writer.seen, writer.folders = set(), set(self.folders)
+        writer.pages = writer.pages_written = writer.files = writer.files_written = 0
+        return writer
+
+    def counts(self) -> tuple[int, int, int, int]:
+        return self.pages, self.pages_written, self.files, self.files_written
+
+    def merge(self, seen: set[str], counts: tuple[int, int, int, int]) -> None:
+        """Take over what a helper's writer (``fresh``) wrote."""
+        if seen & self.seen:
+            raise ValueError(f"the site writes {sorted(seen & self.seen)[0]} twice")
+        self.seen |= seen
+        self.pages += counts[0]
+        self.pages_written += counts[1]
+        self.files += counts[2]
+        self.files_written += counts[3]
+
     def table(self, stem: str, columns: list[str], rows: list[list[Any]]) -> None:
         """A table's downloads: ``stem.csv`` (spreadsheet-safe) and ``stem.json``
         (a list of records with the same columns)."""
