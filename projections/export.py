@@ -31,7 +31,7 @@ import msgspec
 
 from ledger.errors import Invalid
 from ledger.identity import short
-from ledger.output import neutralise
+from ledger.output import neutralise, render
 from ledger.output import write_csv as write_csv_rows
 from projections import queries
 from projections.db import Database
@@ -41,6 +41,8 @@ from projections.views import facts as kept_facts
 #: Effective-order keys start with a date: this sorts after every one of them.
 ALL = "9999-12-31\x7f"
 FORMATS = ("csv", "json", "xlsx")
+#: History lines rendered at a time by ``write_history``.
+HISTORY_BATCH = 5_000
 #: Rows per XLSX sheet (Excel's limit, less the header); longer tables go on.
 XLSX_ROWS = 1_048_575
 
@@ -195,6 +197,38 @@ def all_histories(conn: Database, ladder: str) -> Iterator[PlayerHistoryLine]:
             change=row["change"],
             note=row["note"],
         )
+
+
+def write_history(lines: Iterable[PlayerHistoryLine], fmt: str, out: IO[str]) -> int:
+    """``history LADDER`` as csv or json text on ``out``, the same text
+    ``ledger.output.render`` gives for the whole list, written a batch of
+    lines at a time (bounded memory at any ladder size). Returns the lines."""
+    if fmt not in ("csv", "json"):
+        raise Invalid(f"streamed history is csv or json, not {fmt!r}")
+    n = 0
+    batch: list[PlayerHistoryLine] = []
+    if fmt == "json":
+        out.write("[")
+
+    def flush() -> None:
+        if fmt == "csv":
+            text = render(batch, "csv", kind=PlayerHistoryLine)
+            out.write((text if n == len(batch) else text.split("\n", 1)[1]) + "\n")
+        else:
+            body = render(batch, "json")[1:-1].strip("\n")  # the records, without [ ]
+            out.write(("\n" if n == len(batch) else ",\n") + body)
+
+    for line in lines:
+        batch.append(line)
+        n += 1
+        if len(batch) == HISTORY_BATCH:
+            flush()
+            batch = []
+    if batch or (n == 0 and fmt == "csv"):
+        flush()
+    if fmt == "json":
+        out.write("\n]\n" if n else "]\n")
+    return n
 
 
 # -- writers ----------------------------------------------------------------------

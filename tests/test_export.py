@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from openpyxl import load_workbook
 
-from projections import queries, views
+from projections import export, queries, views
 from projections.db import SQLiteDatabase
 from projections.export import all_histories
 from tests.browser.sample import FORMULA, LINK, PLAYERS, SCRIPT, make_sample
@@ -128,3 +128,28 @@ def test_history_without_a_player_lists_every_players_history(cli: Cli) -> None:
         for name in ("Ann", "Bob", "Cat")
         for line in cli.json("history", "Night", name)
     ]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+def test_history_streamed_in_batches_reads_as_the_whole(
+    cli: Cli, fmt: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``write_history`` (what ``history LADDER`` can stream) gives the rows
+    ``history LADDER`` prints, whatever the batch size."""
+    import io
+
+    whole = cli.ok("history", "Club", "--format", fmt)
+    conn = views.connect(SQLiteDatabase(cli.db))
+    for batch in (1, 4, 1000):
+        monkeypatch.setattr(export, "HISTORY_BATCH", batch)
+        out = io.StringIO()
+        n = export.write_history(all_histories(conn, "Club"), fmt, out)
+        if fmt == "json":
+            assert json.loads(out.getvalue()) == json.loads(whole)
+            assert n == len(json.loads(whole)) > 10
+        else:
+            assert out.getvalue().strip() == whole.strip()
+            assert n == len(whole.strip().splitlines()) - 1
+    empty = io.StringIO()
+    assert export.write_history(iter(()), "json", empty) == 0
+    assert json.loads(empty.getvalue()) == []
