@@ -313,8 +313,8 @@ def test_standings_export_round_trip(tmp_path: Path) -> None:
 
 def test_history_and_audit_exports_keep_their_columns(tmp_path: Path) -> None:
     history = [
-        HistoryLine("2025-03-02", "game", "3fa2b1c0", "BE-LYON", 1, "Anne Martin",
-                    1.25, 0.5, 60.0, 1000.0, 1045.0, 45.0, ""),
+        HistoryLine("2025-03-02", "game", "3fa2b1c0", "BE-LYON", 1, 4, "Anne Martin",
+                    "won", "decisive", 1.25, 0.5, 60.0, 1000.0, 1045.0, 45.0, ""),
     ]  # fmt: skip
     audit = [
         AuditLine(1, "2025-03-02T10:00:00+00:00", "referee", "GameRecorded", "Club",
@@ -325,7 +325,9 @@ def test_history_and_audit_exports_keep_their_columns(tmp_path: Path) -> None:
 
     ws = openpyxl.load_workbook(tmp_path / "history.xlsx").active
     assert [c.value for c in ws[1]] == list(HistoryLine.__struct_fields__)
-    assert [c.value for c in ws[2]][4:] == [1, "Anne Martin", 1.25, 0.5, 60, 1000, 1045, 45, None]
+    assert [c.value for c in ws[2]][4:] == [
+        1, 4, "Anne Martin", "won", "decisive", 1.25, 0.5, 60, 1000, 1045, 45, None
+    ]  # fmt: skip
     assert ws.title == "History list"  # Excel refuses a sheet named "History"
     ws = openpyxl.load_workbook(tmp_path / "audit.xlsx").active
     assert ws.title == "Club audit 2025 26"  # no []:*?/\\ in a sheet name
