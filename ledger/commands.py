@@ -26,6 +26,7 @@ from ledger.application import LedgerApplication, now
 from ledger.errors import Conflict, Invalid, NotFound
 from ledger.game_identities import explain, retired_game
 from ledger.game_input import (
+    GameChecks,
     GameInput,
     PlayerBook,
     build_facts,
@@ -321,7 +322,7 @@ class Commands:
         raise Conflict("too many games share this identity: give them --table numbers")
 
     def check_game(
-        self, ladder: LadderState, facts: ev.GameFacts, checks: Any = None
+        self, ladder: LadderState, facts: ev.GameFacts, checks: GameChecks | None = None
     ) -> ev.GameFacts:
         """Validate a whole game with its family: result, attributes, and a
         trial rating from initial states, so a game the family cannot rate is
