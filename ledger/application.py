@@ -28,7 +28,7 @@ from eventsourcing.persistence import (
 from eventsourcing.utils import get_topic
 
 from ledger import events as ev
-from ledger import write_index
+from ledger import refs, write_index
 from ledger.errors import Conflict, Invalid, NotFound
 from ledger.identity import ladder_id, name_key, short
 from ledger.pager import pages
@@ -264,21 +264,8 @@ class LedgerApplication(Application):
 
     def game_by_ref(self, ref: str) -> GameState:
         """A game by its id or any unambiguous prefix of it (as printed)."""
-        text = ref.strip().lower().replace("-", "")
-        if not text or len(text) > 32 or any(c not in "0123456789abcdef" for c in text):
-            raise Invalid(f"{ref!r} is not a game id (the hexadecimal id shown by record)")
-        low, high = self.recorder.game_prefix_bounds(text)
-        rows = self.recorder.query(
-            "SELECT originator_id FROM stored_events WHERE originator_id >= ? "
-            "AND originator_id <= ? AND originator_version = 1 AND topic = ? LIMIT 2",
-            (low, high, ev.GameRecorded.TOPIC),
-        )
-        if not rows:
-            raise NotFound(f"unknown game {ref!r} (see 'ledger audit' or 'ledger history')")
-        if len(rows) > 1:
-            raise Invalid(f"game id {ref!r} is ambiguous: give more of its digits")
-        found = rows[0][0]
-        return self.game(found if isinstance(found, UUID) else UUID(found))
+        _, gid = refs.find(self, ref, {ev.GameRecorded.TOPIC: "game"})
+        return self.game(gid)
 
     def known_game_ids(self) -> set[int]:
         """Every game id ever recorded, as a number (``UUID.int``: a million
