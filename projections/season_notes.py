@@ -1,16 +1,37 @@
-"""Notes for a referee: a game that lands inside a season already closed.
+"""Notes for a referee: games that land inside a season already closed.
 
 A late result (or a correction that moves a game's date) inside a closed
 season changes who sat the season out, so the ladder's replay runs the
 close again with it (RULES.md, "Season close"). The command that recorded
-the game says so; the views, brought up to date, tell which seasons.
+the games says so; the views, brought up to date, tell which seasons.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import msgspec
+
+
+def _closed_seasons(conn: Any, ladder: int | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(ladder, season) of every season close in force (of one ladder);
+    the season's data with its ladder's name."""
+    sql = (
+        "SELECT e.ladder, l.name, e.data FROM view_entries e JOIN view_ladders l "
+        "ON l.n = e.ladder WHERE e.kind = 'season'"
+    )
+    rows = conn.execute(sql + " AND e.ladder = ? ORDER BY e.key", (ladder,)) if ladder else \
+        conn.execute(sql + " ORDER BY e.ladder, e.key")  # fmt: skip
+    for number, name, data in rows:
+        yield number, {**msgspec.json.decode(data), "ladder": name}
+
+
+def _inside(season: dict[str, Any], what: str) -> str:
+    return (
+        f"{what} inside season {season['label']!r} of {season['ladder']!r} "
+        f"({season['start']} to {season['end']}), already closed: the close was replayed with "
+    )
 
 
 def replayed_closes(conn: Any, game: str) -> list[str]:
@@ -24,16 +45,31 @@ def replayed_closes(conn: Any, game: str) -> list[str]:
     if found is None:
         return []
     ladder, played = found
+    return [
+        _inside(season, f"the game of {played} is") + "it"
+        for _, season in _closed_seasons(conn, ladder)
+        if season["start"] <= played <= season["end"]
+    ]
+
+
+def replayed_closes_of_import(conn: Any, file: str) -> list[str]:
+    """One note per closed season that games of the latest import of
+    ``file`` fall inside, with how many."""
+    (recording,) = conn.execute(
+        "SELECT MAX(n) FROM view_recordings WHERE file = ?", (file,)
+    ).fetchone()
+    if recording is None:
+        return []
     notes = []
-    for (data,) in conn.execute(
-        "SELECT data FROM view_entries WHERE ladder = ? AND kind = 'season' ORDER BY key",
-        (ladder,),
-    ):
-        season = msgspec.json.decode(data)
-        if season["start"] <= played <= season["end"]:
-            notes.append(
-                f"the game of {played} is inside season {season['label']!r} "
-                f"({season['start']} to {season['end']}), already closed: the close "
-                "was replayed with it"
+    for ladder, season in _closed_seasons(conn):
+        (count,) = conn.execute(
+            "SELECT COUNT(*) FROM view_games WHERE ladder = ? AND key >= ? AND key < ? "
+            "AND recording = ? AND status <> 'voided'",
+            (ladder, season["start"], season["end"] + "~", recording),
+        ).fetchone()
+        if count:
+            games = (
+                "1 game of this import is" if count == 1 else f"{count} games of this import are"
             )
+            notes.append(_inside(season, games) + ("it" if count == 1 else "them"))
     return notes

@@ -5,6 +5,7 @@ mistyped into the future, a moment at the end of the calendar."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
 
@@ -79,7 +80,7 @@ def test_a_game_inside_a_closed_season_says_the_close_is_replayed(club: Cli) -> 
     game = ("record", "Club", "--side", "Ann", "--side", "Bob", "--result", "a",
             "--margin", "marginal")  # fmt: skip
     note = (
-        "note: the game of 2025-05-04 is inside season '2025' (2025-01-01 to 2025-12-31), "
+        "note: the game of 2025-05-04 is inside season '2025' of 'Club' (2025-01-01 to 2025-12-31), "
         "already closed: the close was replayed with it"
     )
     late = club.ok(*game, "--date", "2025-05-04")
@@ -89,3 +90,21 @@ def test_a_game_inside_a_closed_season_says_the_close_is_replayed(club: Cli) -> 
     short_id = later.split()[-1].rstrip(".")
     moved = club.ok("correct", short_id, "--date", "2025-05-04", "--reason", "misdated")
     assert moved.splitlines()[1:] == [note]
+
+
+def test_an_import_inside_a_closed_season_says_how_many_games_replay_it(
+    club: Cli, tmp_path: Path
+) -> None:
+    club.ok("season", "close", "Club", "2025", "--from", "2025-01-01", "--to", "2025-12-31")
+    path = tmp_path / "late.csv"
+    path.write_text(
+        "ladder,date,side_a,side_b,result,margin\n"
+        "Club,2025-03-01,Ann,Bob,a,marginal\n"
+        "Club,2025-04-01,Bob,Ann,a,decisive\n"
+        "Club,2026-01-03,Ann,Bob,b,marginal\n",
+        encoding="utf-8",
+    )
+    assert club.json("import", str(path))["warnings"] == [
+        f"{path}: 2 games of this import are inside season '2025' of 'Club' (2025-01-01 to "
+        "2025-12-31), already closed: the close was replayed with them"
+    ]

@@ -23,7 +23,7 @@ from ledger.identity import short
 from ledger.importer import import_sheet
 from ledger.output import render
 from projections.preview import preview_warnings
-from projections.season_notes import replayed_closes
+from projections.season_notes import replayed_closes, replayed_closes_of_import
 
 
 def game_options(required: bool) -> Any:
@@ -188,6 +188,8 @@ def import_(
         report.warnings += preview_warnings(led.app.recorder, plan.events, plan.label)
     else:
         led.caught_up()
+        notes = replayed_closes_of_import(led.conn, plan.label)
+        report.warnings += [f"{plan.label}: {note}" for note in notes]
     if fmt != "table":
         click.echo(render(report, fmt))
         return
