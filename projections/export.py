@@ -4,7 +4,7 @@
 the views (one streaming SELECT each), so an export of a million games holds
 one row at a time, not the ladder:
 
-- ``games``: one row per game, voided ones too, in short-id order: ids,
+- ``games``: one row per game, voided ones too, in effective order: ids,
   date, event, round, table, sequence, status, one column per side (names,
   ``;`` between team members, and the player ids the same way), one
   ``result_*`` column per result field, one ``attr_*`` column per attribute,

@@ -266,7 +266,9 @@ def counts(conn: Database, ladder: str, cut: str) -> tuple[int, int]:
 
 def games_by_short(conn: Database, ladder: str) -> Iterator[tuple]:
     """(id, short, status, facts JSON, recorded_at, recorded_by, source) of
-    every game of a ladder, voided ones too, in id order; ``source`` is the
+    every game of a ladder, voided ones too, in effective order (along the
+    games' (ladder, key) index: ordering by id would sort the whole ladder
+    in SQLite's memory); ``source`` is the
     sheet's file:row it was recorded from (the latest, for a game recorded
     again), or None. Streamed."""
     n = _n(conn, ladder)
@@ -284,7 +286,7 @@ def games_by_short(conn: Database, ladder: str) -> Iterator[tuple]:
         conn,
         "SELECT g.id, g.key, g.status, g.event, g.round, g.facts, r.recorded_at, "
         "r.recorded_by, r.file, g.source_row FROM view_games g "
-        "JOIN view_recordings r ON r.n = g.recording WHERE g.ladder=? ORDER BY g.id",
+        "JOIN view_recordings r ON r.n = g.recording WHERE g.ladder=? ORDER BY g.key",
         (n,),
     ):
         stored = kept_facts.stored(kept_facts.read(facts), ladder, ids, key[:10], event, rnd)
