@@ -26,7 +26,7 @@ $(BENCH_STAMP): $(STAMP)
 	$(BIN)/pip install --quiet -e '.[dev,bench]'
 	touch $(BENCH_STAMP)
 
-SITE_BENCH_ARGS ?= --games 100000
+SITE_BENCH_ARGS ?= --games 100000 --players 1000
 TEAMS_BENCH_ARGS ?=
 
 # The engine's targets (issue 12), the site build against a rebuild (13),

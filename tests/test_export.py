@@ -134,12 +134,15 @@ def test_history_without_a_player_lists_every_players_history(cli: Cli) -> None:
 def test_history_streamed_in_batches_reads_as_the_whole(
     cli: Cli, fmt: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``write_history`` (what ``history LADDER`` can stream) gives the rows
-    ``history LADDER`` prints, whatever the batch size."""
+    """``write_history`` (what ``history LADDER`` streams) gives the text
+    ``render`` gives for the whole list, whatever the batch size."""
     import io
 
-    whole = cli.ok("history", "Club", "--format", fmt)
+    from ledger.output import render
+
     conn = views.connect(SQLiteDatabase(cli.db))
+    whole = render(list(all_histories(conn, "Club")), fmt, "", kind=export.PlayerHistoryLine)
+    assert cli.ok("history", "Club", "--format", fmt).strip() == whole.strip()
     for batch in (1, 4, 1000):
         monkeypatch.setattr(export, "HISTORY_BATCH", batch)
         out = io.StringIO()

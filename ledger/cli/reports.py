@@ -76,8 +76,17 @@ def history(
         from projections import export as export_mod
 
         ladder_name = queries.ladder_row(led.conn, ladder_name)["name"]
-        rows = list(export_mod.all_histories(led.conn, ladder_name))
-        emit(rows, fmt, f"Every player in {ladder_name}", export_mod.PlayerHistoryLine, output)
+        lines = export_mod.all_histories(led.conn, ladder_name)
+        if fmt in ("csv", "json"):  # streamed: bounded memory at any ladder size
+            if output is None:
+                export_mod.write_history(lines, fmt, sys.stdout)
+            else:
+                with output.open("w", encoding="utf-8", newline="") as f:
+                    n = export_mod.write_history(lines, fmt, f)
+                click.echo(f"Wrote {n} rows to {output}.")
+            return
+        title = f"Every player in {ladder_name}"
+        emit(list(lines), fmt, title, export_mod.PlayerHistoryLine, output)
         return
     rows = queries.history(led.conn, ladder_name, player_name)
     who = queries.player_name(led.conn, queries.player_by_name(led.conn, player_name))
