@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 from collections.abc import Callable, Iterable, Sequence
 from typing import IO, Any
 
@@ -14,6 +15,9 @@ FORMATS = ("table", "json", "csv")
 
 #: What a spreadsheet reads as the start of a formula (or of a DDE payload).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+_STARTS = frozenset(FORMULA_STARTS)
+#: Rows ``write_csv`` neutralises and writes at a time.
+_BATCH = 2048
 
 
 def neutralise(value: Any) -> Any:
@@ -35,20 +39,39 @@ def write_csv(
     spreadsheet opens safely: every text cell neutralised (``neutralise``),
     numbers left numbers. ``cell`` turns other values (numbers, None, lists)
     into what is written. Returns the number of rows written."""
-    writer = csv.writer(out, lineterminator="\n")
-    # Python 3.11's writer quotes a cell holding "\n" but not one holding
-    # "\r", which readers take for a row end: such rows quote every text cell.
-    careful = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
     if columns is not None:
-        writer.writerow([neutralise(c) for c in columns])
-    n = 0
-    for row in rows:
-        cells = [neutralise(v) if isinstance(v, str) or cell is None else cell(v) for v in row]
-        if any(isinstance(c, str) and "\r" in c for c in cells):
-            careful.writerow(cells)
+        csv.writer(out, lineterminator="\n").writerow([neutralise(c) for c in columns])
+    # A batch of rows at a time (bounded memory), each cell neutralised
+    # inline (a function call a cell was most of a big export's time).
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    starts, n, rows = _STARTS, 0, iter(rows)
+    while batch := list(itertools.islice(rows, _BATCH)):
+        if cell is None:
+            cells = [[("'" + v if v[:1] in starts else v) if isinstance(v, str) else v
+                      for v in row] for row in batch]  # fmt: skip
         else:
-            writer.writerow(cells)
-        n += 1
+            cells = [[("'" + v if v[:1] in starts else v) if isinstance(v, str) else cell(v)
+                      for v in row] for row in batch]  # fmt: skip
+        buffer.seek(0)
+        buffer.truncate()
+        writer.writerows(cells)
+        text = buffer.getvalue()
+        if "\r" in text:
+            # Python 3.11's writer quotes a cell holding "\n" but not one
+            # holding "\r", which readers take for a row end: such rows quote
+            # every text cell (the writer adds no "\r" of its own, so a batch
+            # without one has no such cell).
+            plain = csv.writer(out, lineterminator="\n")
+            careful = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
+            for row in cells:
+                if any(isinstance(c, str) and "\r" in c for c in row):
+                    careful.writerow(row)
+                else:
+                    plain.writerow(row)
+        else:
+            out.write(text)
+        n += len(batch)
     return n
 
 

@@ -69,3 +69,32 @@ def test_teams_csv_neutralises_names(cli: Cli, tmp_path: Path) -> None:
     camps = rows(out.read_text(encoding="utf-8"))
     assert {r["player"] for r in camps} == {"'=1+1", "'+SUM(A1)", "'@cmd", "Bob"}
     assert all(float(r["rating"]) > 0 and float(r["side_rating"]) > 0 for r in camps)
+
+
+def _one_row_at_a_time(columns: list[str], rows: list[list[object]]) -> str:
+    """The CSV ``write_csv`` wrote before it worked in batches: a row at a
+    time, a row holding a carriage return quoted in full."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    careful = csv.writer(out, lineterminator="\n", quoting=csv.QUOTE_NONNUMERIC)
+    writer.writerow([neutralise(c) for c in columns])
+    for row in rows:
+        cells = [neutralise(v) for v in row]
+        if any(isinstance(c, str) and "\r" in c for c in cells):
+            careful.writerow(cells)
+        else:
+            writer.writerow(cells)
+    return out.getvalue()
+
+
+def test_batched_writer_writes_what_a_row_at_a_time_wrote() -> None:
+    from ledger import output
+
+    cells = ["Ann", "=1+1", "", "-3", "a,b", 'q"q', "x\ny", "\rcmd", "x\ry", -12.5, 0.1, 7, None]
+    rows = [[cells[(i * 7 + j) % len(cells)] for j in range(4)] for i in range(5000)]
+    clean = [row for row in rows if not any(isinstance(c, str) and "\r" in c for c in row)]
+    for table in (rows, clean, rows[:3], []):
+        out = io.StringIO()
+        assert output.write_csv(out, ["a", "=b", "c", "d"], iter(table)) == len(table)
+        assert out.getvalue() == _one_row_at_a_time(["a", "=b", "c", "d"], table)
+    assert len(rows) > output._BATCH  # more than one batch, some with a CR, some without

@@ -78,12 +78,22 @@ class DataTable(msgspec.Struct):
 
 
 # -- formatting ---------------------------------------------------------------------
+_new = tuple.__new__  # a Cell without NamedTuple's Python-level __new__ (millions are made)
+_EMPTY = Cell("")
+
+
 def num(value: float | None) -> Cell:
-    return Cell(html.short(value), None, value)
+    """A number's cell: ``html.short`` text, the exact value to sort by."""
+    if value is None:
+        return _EMPTY
+    return _new(Cell, (f"{value:.4f}".rstrip("0").rstrip("."), None, value))
 
 
 def signed(value: float | None) -> Cell:
-    return Cell(html.short(value, "+"), None, value)
+    """``num`` with a sign."""
+    if value is None:
+        return _EMPTY
+    return _new(Cell, (f"{value:+.4f}".rstrip("0").rstrip("."), None, value))
 
 
 @functools.lru_cache(maxsize=4096)

@@ -49,7 +49,13 @@ def _body(tbl: DataTable) -> str:
     for row in tbl.rows:
         cells = ["<tr>"]
         for td, (text, href, sort) in zip(opens, row, strict=True):
-            v = ">" if sort is None else f' data-v="{e(sort)}">'
+            # A number's text needs no escaping (most sort keys are numbers).
+            if sort is None:
+                v = ">"
+            elif sort.__class__ is float or sort.__class__ is int:
+                v = f' data-v="{sort}">'
+            else:
+                v = f' data-v="{e(sort)}">'
             if href:
                 cells.append(f'{td}{v}<a href="{e(href)}">{e(text)}</a></td>')
             else:
@@ -98,10 +104,35 @@ def data_table(
 
 
 _KEYS: dict[str, str] = {}
+#: (value names, value types) -> the rows of a player's values as one format
+#: string: a family gives every game the same few shapes.
+_SHAPES: dict[tuple[tuple[str, ...], tuple[type, ...]], str | None] = {}
+#: Types whose text needs no escaping, and how ``_values`` shows each.
+_PLAIN = {float: "{:.6g}", int: "{}", bool: "{}"}
+
+
+def _shape(names: tuple[str, ...], types: tuple[type, ...]) -> str | None:
+    """The format string of values of these names and types, or None when a
+    value's text must be escaped (a string)."""
+    if not all(t in _PLAIN for t in types):
+        return None
+    return "".join(
+        f'<tr><th scope="row">{_e(k).replace("{", "{{").replace("}", "}}")}</th>'
+        f"<td>{_PLAIN[t]}</td></tr>\n"
+        for k, t in zip(names, types, strict=True)
+    )
 
 
 def _values(values: dict[str, Any]) -> str:
     """A player's computed values as table rows (floats to 6 significant digits)."""
+    shape = (tuple(values), tuple(v.__class__ for v in values.values()))
+    fmt = _SHAPES.get(shape, "")
+    if fmt == "":
+        fmt = _shape(*shape)
+        if len(_SHAPES) < 10_000:
+            _SHAPES[shape] = fmt
+    if fmt is not None:
+        return fmt.format(*values.values())
     e, keys = _e, _KEYS
     rows = []
     for k, v in values.items():
@@ -187,11 +218,17 @@ class GameSections:
         rows = []
         for side, name, href, before, change, after, k, p, s in players:
             who = f'<a href="{href}">{e(name)}</a>' if href else e(name)
+            # ``short`` inline (six numbers a player, a million a big ladder)
+            b, a, k_, p_, s_ = [
+                "" if v is None else f"{v:.4f}".rstrip("0").rstrip(".")
+                for v in (before, after, k, p, s)
+            ]
+            c = "" if change is None else f"{change:+.4f}".rstrip("0").rstrip(".")
             rows.append(
-                f'<tr><td>{e(side)}</td><td>{who}</td><td class="n opt">{short(before)}</td>'
-                f'<td class="n">{short(change, "+")}</td><td class="n">{short(after)}</td>'
-                f'<td class="n opt">{short(k)}</td><td class="n opt">{short(p)}</td>'
-                f'<td class="n opt">{short(s)}</td></tr>\n'
+                f'<tr><td>{e(side)}</td><td>{who}</td><td class="n opt">{b}</td>'
+                f'<td class="n">{c}</td><td class="n">{a}</td>'
+                f'<td class="n opt">{k_}</td><td class="n opt">{p_}</td>'
+                f'<td class="n opt">{s_}</td></tr>\n'
             )
         lines = "".join(
             f'<tr><td>{e(when)}</td><td class="opt">{e(by)}</td><td>{e(kind)}</td>'
