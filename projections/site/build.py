@@ -260,6 +260,7 @@ class SiteBuilder:
         self.table = functools.partial(html.data_table, none=self.t["none"])
         self.sections = html.GameSections(self.t)
         self.env.globals["data_table"] = self.table
+        self.env.globals["history_bands"] = html.history_bands
         self.templates = {
             name: self.env.get_template(f"{name}.html")
             for name in ("index", "ladder", "player", "event")

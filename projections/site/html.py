@@ -25,7 +25,7 @@ except ImportError:  # pragma: no cover - the pure-Python markupsafe
 if TYPE_CHECKING:
     from projections.queries import Explanation
     from projections.site.build import DataTable
-    from projections.site.charts import Point
+    from projections.site.charts import Chart, Point
 
 _json = msgspec.json.Encoder().encode
 
@@ -282,6 +282,20 @@ def history_points(points: Iterable[Point]) -> Markup:
             out.append(f'<circle class="pt {e(p.kind)}" cx="{p.x:g}" cy="{p.y:g}" r="{r:g}">'
                        f"<title>{e(p.label)}</title></circle>\n")  # fmt: skip
     return Markup("".join(out))
+
+
+def history_bands(chart: Chart) -> Markup:
+    """The rating-history chart's event bands (a player's events can be
+    hundreds: a loop in the template cost more than the rest of the chart)."""
+    e = _e
+    top, height = chart.top, chart.height - chart.top - chart.bottom
+    return Markup(
+        "".join(
+            f'<rect class="band" x="{b.x}" y="{top}" width="{b.width}" height="{height}">'
+            f"<title>{e(b.label)}</title></rect>\n"
+            for b in chart.bands
+        )
+    )
 
 
 def join(parts: Iterable[str]) -> Markup:
