@@ -4,7 +4,6 @@ clear layers)."""
 
 from __future__ import annotations
 
-import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -180,18 +179,11 @@ def test_an_import_numbers_rows_in_sheet_order(cli: Cli, tmp_path: Path) -> None
 
 # -- integrity at append time --------------------------------------------------------------
 def test_every_event_is_chained_when_appended(cli: Cli) -> None:
-    if cli.postgres:
-        pytest.skip("SQLite file inspected directly")
     cli.ok("ladder", "open", "Club", "--family", "elo")
     cli.ok("player", "add", "Ann", "Bob")
-    with sqlite3.connect(cli.db) as db:
-        events = db.execute("SELECT COUNT(*) FROM stored_events").fetchone()[0]
-        links = db.execute("SELECT COUNT(*) FROM ledger_chain").fetchone()[0]
-        views = db.execute(
-            "SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'view_%'"
-        ).fetchone()[0]
-    assert events == links == 4
-    assert views > 0
+    links = cli.sql("SELECT COUNT(*) FROM ledger_chain")[0][0]
+    assert cli.event_count() == links == 4
+    assert cli.sql("SELECT COUNT(*) FROM view_players")[0][0] == 2  # and the views caught up
 
 
 # -- versioned maths -----------------------------------------------------------------------
