@@ -75,4 +75,4 @@ def template(
         raise Invalid("--date and --event go with --camps")
     write_template(output, family, params=params, ladder=ladder, games=games)
     what = f"{len(games)} game(s) between {len(camps)} camps" if games else "an example row"
-    click.echo(f"Wrote a {family} result sheet to {output} ({what}).")
+    click.echo(f"Wrote the {family} result sheet to {output} ({what}).")
