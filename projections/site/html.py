@@ -44,6 +44,8 @@ def _e(value: Any) -> str:
 def _body(tbl: DataTable) -> str:
     """The rows of a table: one ``<tr>`` a line."""
     e = _e
+    # markupsafe's C escaping called directly on a str (millions of cells).
+    esc = _escape_inner or _e
     opens = [f"<td{c}" for c in tbl.classes]
     lines = []
     for row in tbl.rows:
@@ -56,10 +58,11 @@ def _body(tbl: DataTable) -> str:
                 v = f' data-v="{sort}">'
             else:
                 v = f' data-v="{e(sort)}">'
+            shown = esc(text) if text.__class__ is str else e(text)
             if href:
-                cells.append(f'{td}{v}<a href="{e(href)}">{e(text)}</a></td>')
+                cells.append(f'{td}{v}<a href="{e(href)}">{shown}</a></td>')
             else:
-                cells.append(f"{td}{v}{e(text)}</td>")
+                cells.append(f"{td}{v}{shown}</td>")
         cells.append("</tr>\n")
         lines.append("".join(cells))
     return "".join(lines)
@@ -103,6 +106,8 @@ def data_table(
     return Markup("".join(out))
 
 
+#: Values told apart by (type, value): a result made of these is cached.
+_SCALARS = frozenset((str, int, float, bool, type(None)))
 _KEYS: dict[str, str] = {}
 #: (value names, value types) -> the rows of a player's values as one format
 #: string: a family gives every game the same few shapes.
@@ -125,7 +130,7 @@ def _shape(names: tuple[str, ...], types: tuple[type, ...]) -> str | None:
 
 def _values(values: dict[str, Any]) -> str:
     """A player's computed values as table rows (floats to 6 significant digits)."""
-    shape = (tuple(values), tuple(v.__class__ for v in values.values()))
+    shape = (tuple(values), tuple(map(type, values.values())))
     fmt = _SHAPES.get(shape, "")
     if fmt == "":
         fmt = _shape(*shape)
@@ -165,6 +170,8 @@ class GameSections:
 
     def __init__(self, t: dict[str, str]) -> None:
         self.t = t
+        self._params_of: dict[int, tuple[dict[str, Any], str]] = {}
+        self._results: dict[tuple[tuple[str, type, Any], ...], str] = {}
         e = _e
         self.labels = {k: e(t[k]) for k in (
             "ladder", "date", "event", "round", "status", "family", "result", "note", "game",
@@ -180,6 +187,27 @@ class GameSections:
 
         self.players_head = head(self.PLAYER_COLUMNS)
         self.audit_head = head(self.AUDIT_COLUMNS)
+
+    def _params(self, params: dict[str, Any]) -> str:
+        """A ruleset's parameters as escaped JSON: every game of a ruleset
+        holds the same dict, encoded once."""
+        held = self._params_of.get(id(params))
+        if held is None or held[0] is not params:
+            held = self._params_of[id(params)] = (params, _e(_json(params).decode()))
+        return held[1]
+
+    def _result(self, result: dict[str, Any]) -> str:
+        """A game's result as escaped JSON (a ladder's results have few
+        distinct values: each encoded once)."""
+        key = tuple((k, v.__class__, v) for k, v in result.items())
+        if not all(kind in _SCALARS for _, kind, _ in key):  # 1 and 1.0 hash alike
+            return _e(_json(result).decode())
+        text = self._results.get(key)
+        if text is None:
+            text = _e(_json(result).decode())
+            if len(self._results) < 10_000:
+                self._results[key] = text
+        return text
 
     def _table(self, tid: str, caption: str, stem: str, head: str, body: str) -> str:
         table = (
@@ -240,8 +268,8 @@ class GameSections:
             f'<dl class="facts">\n<dt>{lab["ladder"]}</dt><dd><a href="{ladder_href}">'
             f"{e(x.ladder)}</a></dd>\n<dt>{lab['date']}</dt><dd>{e(x.date)}</dd>\n{event}"
             f'<dt>{lab["status"]}</dt><dd class="status-{e(x.status)}">{status}</dd>\n'
-            f"<dt>{lab['family']}</dt><dd>{e(x.family)} <code>{e(_json(x.params).decode())}"
-            f"</code></dd>\n<dt>{lab['result']}</dt><dd><code>{e(_json(x.result).decode())}"
+            f"<dt>{lab['family']}</dt><dd>{e(x.family)} <code>{self._params(x.params)}"
+            f"</code></dd>\n<dt>{lab['result']}</dt><dd><code>{self._result(x.result)}"
             f"</code></dd>\n{note}</dl>\n",
             self._table(
                 f"{sid}-players",
