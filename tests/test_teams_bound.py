@@ -14,7 +14,8 @@ import projections.teams as teams
 import projections.teams_cover as teams_cover
 from projections.teams import Entrant, _Problem, balance, camp_sizes, check_constraints
 from projections.teams_bound import gap_ruled_out
-from tests.test_teams_solver import MEAN, SUM, brute_force, grade, instance
+from tests.test_teams_solver import MEAN, SUM, brute_force, instance
+from tests.test_teams_solver import club as bench_roster
 
 
 def problem(people: list[Entrant], camps: int, aggregate: str, options: dict) -> _Problem:
@@ -48,16 +49,6 @@ def test_the_relaxation_never_rules_out_a_gap_a_split_has() -> None:
     # Not a proof of tightness, but the relaxation must be worth running.
     assert checked >= 10
     assert exact >= checked * 0.7
-
-
-def bench_roster(n: int, seed: int) -> list[Entrant]:
-    """bench/teams.py's rosters: ratings ~N(1000, 180), whole points."""
-    rng = random.Random(seed)
-    out = []
-    for i in range(n):
-        rating = max(500, min(1700, round(rng.gauss(1000, 180))))
-        out.append(Entrant(f"P{i}", f"p{i:03d}", rating, grade(rating)))
-    return out
 
 
 @pytest.fixture
