@@ -34,7 +34,7 @@ from collections.abc import Iterator
 from datetime import date
 from importlib import resources
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import jinja2
 import msgspec
@@ -48,33 +48,12 @@ from projections.db import Database
 from projections.families.base import PlayerState
 from projections.site import charts, html, parallel, tables
 from projections.site.explain import LadderRules, explain_game, final
+from projections.site.html import Cell, DataTable
 from projections.site.output import BuildReport, SiteWriter
 from projections.site.text import LANGS, WORDS
 
 #: Effective-order keys start with a date: this sorts after every one of them.
 ALL = "9999-12-31\x7f"
-
-
-class Cell(NamedTuple):
-    """A table cell: what it shows, where it links, how it sorts."""
-
-    text: str
-    href: str | None = None
-    sort: float | str | None = None
-
-
-class DataTable(msgspec.Struct):
-    """A table as a page shows it, and as its downloads hold it."""
-
-    id: str
-    caption: str
-    columns: list[str]
-    numeric: list[bool]
-    optional: list[bool]  # hidden on a phone's narrow screen (still in the downloads)
-    classes: list[Markup]  # each column's class attribute, made once (not per cell)
-    rows: list[list[Cell]]
-    raw: list[list[Any]]
-    download: str  # file stem relative to the page, e.g. "standings"
 
 
 # -- formatting ---------------------------------------------------------------------

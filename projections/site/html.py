@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import msgspec
 from markupsafe import Markup, escape
@@ -24,10 +24,31 @@ except ImportError:  # pragma: no cover - the pure-Python markupsafe
 
 if TYPE_CHECKING:
     from projections.queries import Explanation
-    from projections.site.build import DataTable
     from projections.site.charts import Chart, Point
 
 _json = msgspec.json.Encoder().encode
+
+
+class Cell(NamedTuple):
+    """A table cell: what it shows, where it links, how it sorts."""
+
+    text: str
+    href: str | None = None
+    sort: float | str | None = None
+
+
+class DataTable(msgspec.Struct):
+    """A table as a page shows it, and as its downloads hold it."""
+
+    id: str
+    caption: str
+    columns: list[str]
+    numeric: list[bool]
+    optional: list[bool]  # hidden on a phone's narrow screen (still in the downloads)
+    classes: list[Markup]  # each column's class attribute, made once (not per cell)
+    rows: list[list[Cell]]
+    raw: list[list[Any]]
+    download: str  # file stem relative to the page, e.g. "standings"
 
 
 _SPECIAL = re.compile(r"[&<>\"']")
