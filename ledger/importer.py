@@ -43,7 +43,7 @@ from ledger.sheet import (
     SIDE_COLUMNS,
     Sheet,
     check_columns,
-    load,
+    read_csv,
 )
 from ledger.state import LadderState
 from projections.families.base import FamilyError
@@ -172,6 +172,18 @@ def result_columns(ladders: Iterable[LadderState]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(f for cls in classes for f in cls.result_fields))
 
 
+def load_sheet(path: Path, sheet: str | None = None) -> Sheet:
+    """A result sheet from a CSV file (``ledger.sheet``) or an Excel
+    workbook (``ledger.workbook``), by extension."""
+    if path.suffix.lower() in (".xlsx", ".xlsm"):
+        from ledger.workbook import load_sheet as load_workbook_sheet  # openpyxl: when needed
+
+        return load_workbook_sheet(path, sheet)
+    if sheet is not None:
+        raise Invalid(f"{path}: --sheet applies to Excel workbooks (.xlsx) only")
+    return read_csv(path)
+
+
 def import_sheet(
     commands: Commands,
     path: Path,
@@ -199,7 +211,7 @@ def import_sheet(
     the events in a dry run only (the CLI previews them on the views).
     """
     app = commands.app
-    sheet = load(path, sheet_name)
+    sheet = load_sheet(path, sheet_name)
     ladders = _ladders(commands, sheet, ladder)
     known_ladders = [state for state in ladders.values() if state is not None]
     columns = result_columns(known_ladders)

@@ -313,14 +313,3 @@ def _separator_hint(form: CsvFormat, cells: list[str]) -> str:
     if form.delimiter == ";" and any("," in c for c in cells):
         return ""
     return f" (cells are separated by {form.delimiter!r}, as in the header)"
-
-
-def load(path: Path, sheet: str | None = None) -> Sheet:
-    """A result sheet from a CSV file or an Excel workbook (by extension)."""
-    if path.suffix.lower() in (".xlsx", ".xlsm"):
-        from ledger.workbook import load_sheet
-
-        return load_sheet(path, sheet)
-    if sheet is not None:
-        raise Invalid(f"{path}: --sheet applies to Excel workbooks (.xlsx) only")
-    return read_csv(path)
