@@ -64,10 +64,13 @@ def follow(
     on_batch: Callable[[int], None] | None = None,
     stop: threading.Event | None = None,
     on_warning: Callable[[str], None] | None = None,
+    on_start: Callable[[], None] | None = None,
 ) -> int:
     """Catch up every ``interval`` seconds until SIGINT/SIGTERM (or ``stop``);
     returns the number of events applied. ``on_warning`` hears each warning
-    of a catch-up (a ladder that cannot be replayed, other maths versions)."""
+    of a catch-up (a ladder that cannot be replayed, other maths versions);
+    ``on_start`` is called once the signals are caught, so whoever announces
+    "following" never does so while a Ctrl-C would still abort."""
     stop = stop or threading.Event()
     previous = {}
     if threading.current_thread() is threading.main_thread():
@@ -75,6 +78,8 @@ def follow(
             previous[sig] = signal.signal(sig, lambda *_: stop.set())
     total = 0
     try:
+        if on_start is not None:
+            on_start()
         while not stop.is_set():
             report = views.catch_up_report(db, recorder)
             applied = report.applied

@@ -42,12 +42,14 @@ def project(led: Ledger, follow: bool, interval: float) -> None:
         led.conn, led.storage.target if led.storage.kind == "sqlite" else None
     )
     lock.acquire()
-    click.echo(f"Following {led.storage.kind} views (Ctrl-C to stop)...", err=True)
     try:
         total = service.follow(
             led.conn, led.app.recorder, interval,
             on_batch=lambda n: click.echo(f"applied {n} events", err=True),
             on_warning=lambda w: click.echo(f"Warning: {w}", err=True),
+            on_start=lambda: click.echo(
+                f"Following {led.storage.kind} views (Ctrl-C to stop)...", err=True
+            ),
         )  # fmt: skip
     finally:
         lock.release()
