@@ -1,7 +1,7 @@
 """Site build time against a rebuild of the same ledger (issue 13's target:
 ``site build`` <= 3x ``rebuild`` at 100k games, 1,000 players).
 
-    python bench/site.py [--games 100000] [--players 1000] [--family elo] [--keep DIR]
+    python bench/site.py [--games 100000] [--players 1000] [--family elo] [--keep DIR] [--reuse]
 
 Generates the benchmark ladder (``python -m fixtures.generate``, as
 bench/bench.py does), imports it into a fresh SQLite ledger, then times in
@@ -52,27 +52,40 @@ def timed(args: list[str]) -> tuple[Took, str]:
     return took, done.stdout.strip()
 
 
+def _import(args: argparse.Namespace, sheet: Path, db: Path, cli: list[str]) -> None:
+    """Generate the benchmark ladder and import it into a fresh ledger."""
+    subprocess.run(
+        [sys.executable, "-m", "fixtures.generate", "--games", str(args.games),
+         "--players", str(args.players), "--family", args.family, "--ladder", "Bench",
+         "--out", str(sheet)], cwd=ROOT, check=True, capture_output=True,
+    )  # fmt: skip
+    db.unlink(missing_ok=True)
+    timed([*cli, "ladder", "open", "Bench", "--family", args.family])
+    took, _ = timed([*cli, "import", str(sheet)])
+    print(f"import: {took.wall:.1f} s ({args.games} games, {args.players} players)")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, default=100_000)
     parser.add_argument("--players", type=int, default=1_000)
     parser.add_argument("--family", default="elo")
     parser.add_argument("--keep", type=Path, default=None, help="Keep the ledger and site here.")
+    parser.add_argument("--reuse", action="store_true",
+                        help="With --keep: time the ledger kept there by an earlier run "
+                        "(no generating, no import).")  # fmt: skip
     args = parser.parse_args()
+    if args.reuse and args.keep is None:
+        parser.error("--reuse needs --keep DIR")
     work = args.keep or Path(tempfile.mkdtemp(prefix="bench-site-"))
     work.mkdir(parents=True, exist_ok=True)
     sheet, db, site = work / "games.csv", work / "ledger.db", work / "site"
     try:
-        subprocess.run(
-            [sys.executable, "-m", "fixtures.generate", "--games", str(args.games),
-             "--players", str(args.players), "--family", args.family, "--ladder", "Bench",
-             "--out", str(sheet)], cwd=ROOT, check=True, capture_output=True,
-        )  # fmt: skip
-        db.unlink(missing_ok=True)
         cli = [*LEDGER, "--db", str(db), "--by", "bench"]
-        timed([*cli, "ladder", "open", "Bench", "--family", args.family])
-        took, _ = timed([*cli, "import", str(sheet)])
-        print(f"import: {took.wall:.1f} s ({args.games} games, {args.players} players)")
+        if args.reuse and db.exists():
+            print(f"reusing {db}")
+        else:
+            _import(args, sheet, db, cli)
         rebuild, _ = timed([*cli, "rebuild"])
         shutil.rmtree(site, ignore_errors=True)
         first, said = timed([*cli, "site", "build", str(site)])

@@ -4,16 +4,16 @@ links resolve, and a second build rewrites only what changed."""
 from __future__ import annotations
 
 import csv
+import html
 import json
 import re
 from pathlib import Path
 
-import msgspec
 import pytest
 
 from projections import queries, views
 from projections.db import SQLiteDatabase
-from projections.site.build import page_of, slug
+from projections.site.build import slug
 from tests.browser import pages
 from tests.browser.sample import FORMULA, LINK, PLAYERS, SCRIPT, make_sample
 from tests.conftest import Cli
@@ -147,40 +147,97 @@ def test_corrections_are_visible(sample: tuple[Cli, dict[str, str], Path]) -> No
     assert sum(p.count("corrected") for p in points) == len(corrected["players"])
     voided, _ = game_section(out, "Club", ids["voided"])
     assert "voided: this game changes no rating" in voided.read_text(encoding="utf-8")
-    # The ladder's audit download holds every line of its games' audit trails.
-    with (ladder_dir(out, "Club") / "games.audit.csv").open(encoding="utf-8") as f:
+    # The page's audit download (linked beside the trail) holds its games' lines.
+    assert f'href="{game.stem}.audit.csv"' in text
+    with (game.parent / f"{game.stem}.audit.csv").open(encoding="utf-8") as f:
         lines = [r for r in csv.DictReader(f) if r["Game"] == ids["corrected"]]
     assert [r["Kind"] for r in lines] == ["game recorded", "game corrected"]
 
 
-def test_game_pages_explain_like_explain(sample: tuple[Cli, dict[str, str], Path]) -> None:
-    """The site's one-pass explanation equals ``queries.explain`` for every game."""
+def _short(value: float) -> str:
+    """A number as the site's tables show it (4 decimals, no trailing zeros)."""
+    return f"{value:.4f}".rstrip("0").rstrip(".")
+
+
+def test_game_sections_show_the_numbers_explain_shows(
+    sample: tuple[Cli, dict[str, str], Path],
+) -> None:
+    """A game's section is its stored rows, not the family run again: for
+    every game, the same before, change, after, K, P and S as
+    ``ledger explain --format json``, the same status, date and note."""
+    cli, _, out = sample
+    checked = 0
+    for ladder in ("Club", "Battle Empire"):
+        for page in ladder_dir(out, ladder).rglob("*.html"):
+            text = page.read_text("utf-8")
+            for gid in re.findall(r'<section class="game" id="g-([^"]+)"', text):
+                explained = cli.json("explain", gid)
+                section = text[text.index(f'id="g-{gid}"') :]
+                section = section[: section.index("</section>\n</section>")]
+                assert f"<h2>Game {explained['game']}</h2>" in section
+                assert f"<dd>{explained['date']}</dd>" in section
+                assert f'class="status-{explained["status"]}"' in section
+                assert explained["family"] in section
+                if explained.get("note"):
+                    assert explained["note"] in section
+                rows = pages.read(page).tables.get(f"{gid}-players", [])  # none when voided
+                expected = []
+                for p in explained["players"]:
+                    k, p_, s = (p["values"].get(v) for v in ("K", "P", "S"))
+                    expected.append([
+                        p["side"], p["player"], _short(p["before"]),
+                        f"{p['change']:+.4f}".rstrip("0").rstrip("."), _short(p["after"]),
+                        *("" if v is None else _short(v) for v in (k, p_, s)),
+                    ])  # fmt: skip
+                assert rows == expected, gid
+                checked += 1
+    assert checked == 7 + 2
+
+
+def test_audit_trails_are_the_audit_lines(sample: tuple[Cli, dict[str, str], Path]) -> None:
+    """Every game's trail on the site (and in the ladder's download) is its
+    lines of ``queries.audit_lines``, read in one query per ladder."""
     cli, _, out = sample
     conn = views.connect(SQLiteDatabase(cli.db))
-    from projections.site import tables
-    from projections.site.explain import LadderRules, explain_game
-
-    for name, lid in tables.ladder_ids(conn).items():
-        rules = LadderRules(tables.rulesets(conn, lid))
-        rows: dict[str, dict[str, dict]] = {}
-        for r in tables.history_rows(conn, lid, "9999", by_player=False):
-            row = dict(zip(tables.HISTORY_COLUMNS, r, strict=True))
-            rows.setdefault(row["key"], {})[row["player"]] = row
-        checked = 0
-        for gid, short_id, key, status, facts, _, _ in tables.games(conn, lid, "9999"):
-            ours = explain_game(name, gid, short_id, key, status, facts, rows.get(key, {}),
-                                rules, tables.player_names(conn), tables.merges(conn))  # fmt: skip
-            assert msgspec.to_builtins(ours) == msgspec.to_builtins(queries.explain(conn, gid))
-            page = ladder_dir(out, name) / page_of(facts.get("event"), facts["date"])
-            text = page.read_text("utf-8")
-            section = text[text.index(f'id="g-{gid}"') :]
-            section = section[: section.index("</section>\n</section>")]  # its tables' end
-            for p in ours.players:
-                assert f"{p.before:g} → {p.after:g}" in section
-                for value_name in p.values:
-                    assert value_name in section
-            checked += 1
-        assert checked > 0
+    games = dict(conn.execute("SELECT n, id FROM view_games").fetchall())
+    seq_game = dict(conn.execute(
+        "SELECT seq, subject FROM view_audit WHERE kind LIKE 'game %'").fetchall())  # fmt: skip
+    expected: dict[str, list[list[str]]] = {}
+    for line in queries.audit_lines(conn, "a.kind LIKE 'game %'"):
+        gid = games[seq_game.get(line.seq, line.seq)]
+        expected.setdefault(gid, []).append([
+            line.recorded_at[:19].replace("T", " "), line.by, line.kind, line.summary,
+            line.reason or "", line.source or "",
+        ])  # fmt: skip
+    seen = 0
+    for ladder in ("Club", "Battle Empire"):
+        for page in ladder_dir(out, ladder).rglob("*.html"):
+            read = pages.read(page)
+            found = re.findall(r'<section class="game" id="g-([^"]+)"', page.read_text())
+            text = page.read_text()
+            for gid in found:
+                if len(expected[gid]) > 1:  # corrected, voided: the trail as a table
+                    assert read.tables[f"{gid}-audit"] == expected[gid], gid
+                else:  # recorded once: when, who and where, in the game's facts
+                    assert f"{gid}-audit" not in read.tables
+                    when, by, _, _, why, source = expected[gid][0]
+                    section = text[text.index(f'id="g-{gid}"') :]
+                    line = section[section.index("<dt>Recorded</dt><dd>") :].split("</dd>")[0]
+                    assert html.unescape(line) == "<dt>Recorded</dt><dd>" + " · ".join(
+                        v for v in (when, by, source, why) if v
+                    )
+                seen += 1
+            if not found:
+                continue
+            # The page's download: the same lines, spreadsheet-safe.
+            with (page.parent / f"{page.stem}.audit.csv").open(encoding="utf-8") as f:
+                downloaded = [[r[c] for c in ("Game", "When", "Who", "Kind", "What", "Why",
+                                              "Source")] for r in csv.DictReader(f)]  # fmt: skip
+            assert downloaded == [
+                [gid.replace("-", "")[:8], *(v if not v.startswith("=") else "'" + v for v in e)]
+                for gid in found for e in expected[gid]
+            ]  # fmt: skip
+    assert seen == 7 + 2 and any(len(lines) > 1 for lines in expected.values())
 
 
 def test_second_build_rewrites_only_what_changed(
@@ -273,3 +330,29 @@ def test_a_helper_process_builds_the_same_site(
     assert written(again) == 0, again
     manifest = (tmp_path / "forked" / ".ledger-site").read_text().splitlines()
     assert sorted(manifest) == sorted(tree(out))
+
+
+def test_site_csv_is_write_csv() -> None:
+    """The site's CSV writer (a cell at a time, texts cached) writes what
+    ``ledger.output.write_csv`` writes: formulas neutralised, quoting, numbers."""
+    import io
+    import random
+
+    from ledger.output import write_csv
+    from projections.site.output import csv_text
+
+    rnd = random.Random(13)
+    texts = [FORMULA, LINK, SCRIPT, "a,b", 'say "hi"', "two\nlines", "", "-5", "+1", "@x",
+             "\tx", "plain", "Éric", " spaced "]  # fmt: skip
+    values = [*texts, None, 0, -3, 1.5, -0.25, 1e-05, 1e16, 2.0, True]
+    for n_columns in (1, 2, 5):
+        rows = [[rnd.choice(values) for _ in range(n_columns)] for _ in range(300)]
+        columns = [f"c{i}" for i in range(n_columns - 1)] + ["=sum"]
+        out = io.StringIO()
+        write_csv(out, columns, rows)
+        assert csv_text(columns, rows) == out.getvalue()
+    careful = [["a\rb", 1], ["x", 2]]
+    out = io.StringIO()
+    write_csv(out, ["a", "b"], careful)
+    assert csv_text(["a", "b"], careful) == out.getvalue()
+    assert "'=1+1" in csv_text(["a", "b"], [[FORMULA, 1]])

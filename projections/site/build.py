@@ -1,14 +1,18 @@
 """Build the static site: gather each ladder from the views, render its pages.
 
-One ladder is read in two streaming passes over its history: by event
-(event pages, which hold their games) and by player (player pages, grade
-histories and the standings' recent change). Pages link to each other by
-relative paths, so the site works opened from disk or from any web server.
+One ladder is read in two streaming passes over its history: in effective
+order (event and month pages, which hold their games: ``game_page``) and by
+player (player pages, grade histories and the standings' recent change:
+``player``). A big ladder's pages are built in two halves at once (a
+stretch of its games' pages and every other player page each; ``parallel``).
+Pages link to each other by relative paths, so the site works opened from
+disk or from any web server.
 
 A game has no page of its own (100,000 games would be 100,000 files to
-render, compare and serve): its explanation and audit trail are a section of
-its event's page, or of its month's page for a game outside events, and its
-stable address is that page with the game's id as fragment
+render, compare and serve): its explanation (its stored rows: before, change,
+after, K, P, S, the numbers ``ledger explain`` shows) and audit trail are a
+section of its event's page, or of its month's page for a game outside
+events, and its stable address is that page with the game's id as fragment
 (``events/EVENT.html#g-GAME-ID``), which the player pages link to.
 
 Layout under the output directory::
@@ -21,18 +25,22 @@ Layout under the output directory::
                                        each game's explanation and audit trail
     LADDER/games/YYYY-MM.html          the same for a month's games outside events
 
-and beside every table its rows as ``.csv`` and ``.json``.
+and beside every table its rows as ``.csv`` and ``.json`` (an event or
+month page's games' changes and audit lines as ``EVENT.changes.*`` and
+``EVENT.audit.*``).
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
+import itertools
 import re
 import unicodedata
 from collections.abc import Iterator
 from datetime import date
 from importlib import resources
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -42,15 +50,18 @@ from markupsafe import Markup
 
 from ledger import chain
 from ledger.errors import Invalid
-from ledger.identity import short
 from projections import queries
 from projections.db import Database
-from projections.families.base import PlayerState
-from projections.site import charts, html, parallel, tables
-from projections.site.explain import LadderRules, explain_game, final
+from projections.site import charts, games, html, parallel, tables
+from projections.site.audit import later_lines
+from projections.site.explain import LadderRules, final
+from projections.site.game_page import GameContext, GamePage
 from projections.site.html import Cell, DataTable
-from projections.site.output import BuildReport, SiteWriter
+from projections.site.output import BuildReport, CsvCells, SiteWriter
+from projections.site.player import PlayerRows
 from projections.site.text import LANGS, WORDS
+from projections.views import facts as kept_facts
+from projections.views import ladder_number
 
 #: Effective-order keys start with a date: this sorts after every one of them.
 ALL = "9999-12-31\x7f"
@@ -108,11 +119,17 @@ def _table(
     rows: list[list[Cell]],
     stem: str,
     optional: tuple[int, ...] = (),
+    written: tuple[str, list[list[Any]], Any] | None = None,
 ) -> DataTable:
     """A table from (heading, numeric) columns; ``optional`` column numbers
-    are left out on narrow screens."""
-    raw = [[c.sort if c.sort is not None and not isinstance(c.sort, str) else c.text
-            for c in row] for row in rows]  # fmt: skip
+    are left out on narrow screens. ``written``: the rows as markup and as
+    download rows and their CSV lines (``SiteWriter.table``), written by
+    the caller (``rows`` then empty)."""
+    if written is None:
+        raw = [[c.sort if c.sort is not None and not isinstance(c.sort, str) else c.text
+                for c in row] for row in rows]  # fmt: skip
+    else:
+        raw = written[1]
     numeric = [n for _, n in columns]
     optional_ = [i in optional for i in range(len(columns))]
     classes = []
@@ -120,88 +137,18 @@ def _table(
         names = " ".join(c for c, on in (("n", n), ("opt", o)) if on)
         classes.append(Markup(f' class="{names}"' if names else ""))
     return DataTable(
-        id_, caption, [c for c, _ in columns], numeric, optional_, classes, rows, raw, stem
+        id_,
+        caption,
+        [c for c, _ in columns],
+        numeric,
+        optional_,
+        classes,
+        rows,
+        raw,
+        stem,
+        None if written is None else written[0],
+        None if written is None else written[2],
     )
-
-
-class GamePage:
-    """The games of one event (or one month outside events) as they are
-    read: their table rows, sections, downloads and each player's total."""
-
-    def __init__(
-        self,
-        path: str,
-        event: str | None,
-        month: str,
-        changes: list[list[Any]],
-        audit: list[list[Any]],
-    ) -> None:
-        self.path, self.event, self.month = path, event, month
-        self.first: str | None = None
-        self.last: str | None = None
-        self.rated = 0
-        self.games: list[list[Cell]] = []
-        self.sections: list[str] = []
-        self.totals: dict[str, float] = {}
-        # The ladder's downloads of every game's changes and audit lines
-        # (one pair of files for the ladder, not four files per page).
-        self.changes = changes
-        self.audit = audit
-
-    @staticmethod
-    def changes_columns(t: dict[str, str]) -> list[str]:
-        return [t["game"], t["side"], t["name"], t["before"], t["change"], t["after"],
-                "K", "P", "S"]  # fmt: skip
-
-    @staticmethod
-    def audit_columns(t: dict[str, str]) -> list[str]:
-        return [t["game"], t["when"], t["who"], t["kind"], t["what"], t["why"], t["source"]]
-
-    def add(
-        self,
-        site: SiteBuilder,
-        gid: str,
-        x: queries.Explanation,
-        facts: dict[str, Any],
-        rows: dict[str, dict[str, Any]],
-        audit: list[tuple],
-    ) -> None:
-        """One game: its row in the games table, its section, its rows in
-        the page's downloads and its changes in the players' totals."""
-        t, names = site.t, site.names
-        day = facts["date"]
-        voided = x.status == "voided"
-        if not voided:
-            self.rated += 1
-            self.first = min(self.first or day, day)
-            self.last = max(self.last or day, day)
-            for pid, row in rows.items():
-                self.totals[pid] = self.totals.get(pid, 0.0) + row["change"]
-        merges = site.merges
-        sides = " — ".join(" & ".join(names.get(final(merges, p), p) for p in side)
-                           for side in facts["sides"])  # fmt: skip
-        result = " ".join(f"{v}" for v in facts["result"].values() if v is not None)
-        if voided:
-            result += f" ({t['voided']})"
-        self.games.append([
-            Cell(day), num(facts.get("round")), num(facts.get("table")), Cell(sides),
-            Cell(result), Cell(x.game, f"#g-{gid}", x.game),
-        ])  # fmt: skip
-        by_name = {names.get(pid, pid): pid for pid in rows}
-        players = []
-        for p in x.players:
-            pid = by_name.get(p.player)
-            row = rows.get(pid, {}) if pid else {}
-            cells = (p.before, p.change, p.after, row.get("k"), row.get("p"), row.get("s"))
-            players.append((p.side, p.player, f"../players/{pid}.html" if pid else None, *cells))
-            self.changes.append([x.game, p.side, p.player, *cells])
-        lines = [
-            (a[1][:19].replace("T", " "), a[2], a[3], a[4], a[5] or "", a[6] or "") for a in audit
-        ]
-        self.audit.extend([x.game, *line] for line in lines)
-        self.sections.append(
-            site.sections.render(x, gid, players, lines, "../games", "../index.html")
-        )
 
 
 # -- the builder ----------------------------------------------------------------------
@@ -235,6 +182,15 @@ class SiteBuilder:
             self.ladders = known
         self.names = tables.player_names(conn)
         self.merges = tables.merges(conn)
+        numbers = {n: (pid, name) for n, pid, name in conn.execute(
+            "SELECT n, id, name FROM view_players").fetchall()}  # fmt: skip
+        #: Player id by view number; names by number (audit summaries) and
+        #: the name a game's side shows (merges followed).
+        self.ids = {n: pid for n, (pid, _) in numbers.items()}
+        self.who = {n: name for n, (_, name) in numbers.items()}
+        self.label = {
+            n: self.names.get(final(self.merges, pid), pid) for n, (pid, _) in numbers.items()
+        }
         self.env = _environment()
         self.table = functools.partial(html.data_table, none=self.t["none"])
         self.sections = html.GameSections(self.t)
@@ -255,7 +211,7 @@ class SiteBuilder:
 
     def download(self, prefix: str, *tables_: DataTable) -> None:
         for tbl in tables_:
-            self.writer.table(prefix + tbl.download, tbl.columns, tbl.raw)
+            self.writer.table(prefix + tbl.download, tbl.columns, tbl.raw, tbl.csv_lines)
 
     def build(self) -> BuildReport:
         self._static()
@@ -278,19 +234,23 @@ class SiteBuilder:
         last_date, last_event = tables.last_result(self.conn, lid, self.cut)
         n_players, n_games = tables.counts(self.conn, lid, self.cut)
         period = self._period(last_date, last_event)
-        # The player pages on a second core while this process writes the
-        # event and month pages (the two passes share nothing but the
-        # output folder, where they write different files).
+        # Two halves of the pages (every other event or month page, every
+        # other player page), one on a second core: the halves share nothing
+        # but the output folder, where they write different files.
         helper = parallel.start(
-            self.conn, lambda conn: self._players_in(conn, name, lid, lslug, rules, period),
+            self.conn, lambda conn: self._half_in(conn, name, lid, lslug, rules, period, 1),
             rows=2 * n_games,
         )  # fmt: skip
-        events, months = self._game_pages(name, lid, lslug, rules)
+        halves = 1 if helper is None else 2
+        per_player, events, months = self._half(name, lid, lslug, rules, period, 0, halves)
         if helper is not None:
-            per_player, seen, counts = helper.join()
+            other, other_events, other_months, seen, counts = helper.join()
             self.writer.merge(seen, counts)
-        else:
-            per_player = self._players(name, lid, lslug, rules, period)
+            per_player.update(other)
+            events += other_events
+            months += other_months
+        months.sort(key=lambda m: m["month"])
+        events.sort(key=lambda e: (e["first"], e["name"]))
 
         standing_rows = queries.standings(self.conn, name, self.as_of, self.lang)
         by_name = {self.names.get(pid, pid): pid for pid in per_player}
@@ -386,34 +346,78 @@ class SiteBuilder:
         return "month", (self.as_of or date.today()).isoformat()[:8] + "01"
 
     # -- pass 1: event and month pages, each with its games ---------------------------
+    def _half(
+        self,
+        name: str,
+        lid: str,
+        lslug: str,
+        rules: LadderRules,
+        period: tuple[str, str],
+        half: int,
+        halves: int,
+    ) -> tuple[dict[str, float], list[dict[str, Any]], list[dict[str, Any]]]:
+        """One of ``halves`` parts of a ladder's game and player pages: the
+        players' changes over ``period`` and the pages' summaries."""
+        events, months = self._game_pages(name, lid, lslug, rules, half, halves)
+        return self._players(name, lid, lslug, rules, period, half, halves), events, months
+
+    def _half_in(
+        self,
+        conn: Database,
+        name: str,
+        lid: str,
+        lslug: str,
+        rules: LadderRules,
+        period: tuple[str, str],
+        half: int,
+    ) -> tuple[Any, ...]:
+        """``_half`` in a helper process on its own connection, and what it
+        wrote for the parent's writer to take over."""
+        self.conn = conn
+        self.writer = self.writer.fresh()
+        done = self._half(name, lid, lslug, rules, period, half, 2)
+        return (*done, self.writer.seen, self.writer.counts())
+
     def _game_pages(
-        self, name: str, lid: str, lslug: str, rules: LadderRules
+        self, name: str, lid: str, lslug: str, rules: LadderRules, half: int, halves: int
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        """Render every event page and every month page (games outside
-        events); returns the summaries of both for the ladder's tables."""
-        audit = tables.game_audit(self.conn, lid)
+        """Render every ``halves``-th event page and month page (games
+        outside events), from the ``half``-th; returns the summaries of both
+        for the ladder's tables."""
+        n = ladder_number(self.conn, lid)
+        n = -1 if n is None else n
+        upto = queries.cut_pos(self.conn, n, self.cut)
+        context = GameContext(self.t, self.sections, rules, name, self.ids, self.names,
+                              self.label, self.who)  # fmt: skip
+        later = later_lines(self.conn, n, self.who)
+        spans = games.pages(self.conn, n, self.cut)
+        # This half's pages: a stretch of the ladder's games, read alone.
+        shared = games.share(spans, half, halves)
+        mine = {page_of(event, month) for event, month in shared}
+        if shared:
+            first = min(spans[page][0] for page in shared)
+            last = max(spans[page][1] for page in shared)
+            since = (first, queries.cut_pos(self.conn, n, first))
+            upto = min(upto, queries.cut_pos(self.conn, n, last, through=True))
+        else:
+            since = ("\x7f", upto)
         events: list[dict[str, Any]] = []
         months: list[dict[str, Any]] = []
-        page: GamePage | None = None
-        changes: list[list[Any]] = []
-        lines: list[list[Any]] = []
-        for gid, short_id, key, status, facts, rows in tables.games_by_page(
-            self.conn, lid, self.cut
-        ):
-            event = facts.get("event")
-            where = page_of(event, facts["date"])
-            if page is None or page.path != where:
-                if page is not None:
-                    self._game_page(name, lslug, page, events, months)
-                page = GamePage(where, event, facts["date"][:7], changes, lines)
-            x = explain_game(name, gid, short_id, key, status, facts, rows, rules,
-                             self.names, self.merges)  # fmt: skip
-            page.add(self, gid, x, facts, rows, audit.get(gid, []))
-        if page is not None:
-            self._game_page(name, lslug, page, events, months)
-        self.writer.table(f"{lslug}/games.changes", GamePage.changes_columns(self.t), changes)
-        self.writer.table(f"{lslug}/games.audit", GamePage.audit_columns(self.t), lines)
-        events.sort(key=lambda e: (e["first"], e["name"]))
+        pages: dict[str, GamePage] = {}
+        read = kept_facts.read
+        for g in games.ladder_games(self.conn, n, self.cut, upto, since):
+            where = page_of(g.event, g.key)
+            if where not in mine:
+                continue
+            page = pages.get(where)
+            if page is None:
+                page = pages[where] = GamePage(where, g.event, g.key[:7])
+            page.add(context, g, read(g.facts), later.get(g.n, ()))
+            # A page is written once its last game is in (pages one at a time in memory).
+            if g.key == spans.get((g.event, "" if g.event else g.key[:7]), ("", ""))[1]:
+                self._game_page(name, lslug, pages.pop(where), events, months, context.csv)
+        for page in pages.values():
+            self._game_page(name, lslug, page, events, months, context.csv)
         return events, months
 
     def _game_page(
@@ -423,13 +427,15 @@ class SiteBuilder:
         page: GamePage,
         events: list[dict[str, Any]],
         months: list[dict[str, Any]],
+        csv: CsvCells,
     ) -> None:
         t = self.t
         stem = page.path.rsplit("/", 1)[1].removesuffix(".html")
         games = _table("games", t["games"], [
             (t["date"], False), (t["round"], True), (t["table"], True), (t["players"], False),
             (t["result"], False), (t["game"], False),
-        ], page.games, f"{stem}.games", optional=(1, 2))  # fmt: skip
+        ], [], f"{stem}.games", optional=(1, 2),
+           written=("".join(page.body), page.raw, (page.lines, csv)))  # fmt: skip
         total_rows = [
             [Cell(self.names.get(pid, pid), f"../players/{pid}.html", self.names.get(pid, pid)),
              signed(total)]
@@ -441,11 +447,15 @@ class SiteBuilder:
         ], total_rows, f"{stem}.totals")  # fmt: skip
         prefix = f"{lslug}/{page.path.rsplit('/', 1)[0]}/"
         self.download(prefix, games, totals)
+        self.writer.table(f"{prefix}{stem}.changes", GamePage.changes_columns(t), page.changes,
+                          (page.changes_lines, csv))  # fmt: skip
+        self.writer.table(f"{prefix}{stem}.audit", GamePage.audit_columns(t), page.audit,
+                          (page.audit_lines, csv))  # fmt: skip
         heading = page.event or t["month_games"].format(month=page.month)
         self.render(
             f"{lslug}/{page.path}", "event", "../../", ladder=ladder, heading=heading,
             first=page.first or "", last=page.last or "", games=games, totals=totals,
-            sections=html.join(page.sections),
+            sections=html.join(page.sections), stem=stem,
         )  # fmt: skip
         summary = {
             "name": heading, "href": page.path, "first": page.first or "",
@@ -462,80 +472,43 @@ class SiteBuilder:
         lslug: str,
         rules: LadderRules,
         period: tuple[str, str],
+        half: int = 0,
+        halves: int = 1,
     ) -> dict[str, float]:
-        """Render every player page; returns each player's change over ``period``."""
+        """Render every ``halves``-th player page (by id), from the
+        ``half``-th; returns each one's change over ``period``."""
         changes: dict[str, float] = {}
-        rows = tables.history_rows(self.conn, lid, self.cut, by_player=True)
+        self.player_rows = PlayerRows(self.t, self.lang, self.names, rules, page_of, slug)
+        rows = tables.history_rows(self.conn, lid, self.cut, by_player=True,
+                                   part=(half, halves))  # fmt: skip
         for pid, player_rows in _by_player(rows):
             changes[pid] = _period_change(player_rows, period)
             self._player_page(name, lslug, pid, player_rows, rules)
         return changes
-
-    def _players_in(
-        self,
-        conn: Database,
-        name: str,
-        lid: str,
-        lslug: str,
-        rules: LadderRules,
-        period: tuple[str, str],
-    ) -> tuple[dict[str, float], set[str], tuple[int, int, int, int]]:
-        """``_players`` in a helper process on its own connection: the
-        changes, and what it wrote for the parent's writer to take over."""
-        self.conn = conn
-        self.writer = self.writer.fresh()
-        changes = self._players(name, lid, lslug, rules, period)
-        return changes, self.writer.seen, self.writer.counts()
 
     def _player_page(
         self,
         ladder: str,
         lslug: str,
         pid: str,
-        rows: list[dict[str, Any]],
+        rows: list[tuple],
         rules: LadderRules,
     ) -> None:
         t = self.t
         who = self.names.get(pid, pid)
-        kinds = {"adjust": t["adjust"], "season": t["season_close"], "event": t["event_close"]}
-        entries, game_rows, grade_rows = [], [], []
-        grade = None
-        spans: dict[str, list[date]] = {}
-        for r in rows:
-            on = date.fromisoformat(r["date"])
-            is_game = r["kind"] == "game"
-            corrected = r["status"] == "corrected"
-            kind = ("corrected" if corrected else "game") if is_game else "other"
-            what = (
-                (r["event"] or t["game"]) + (f" ({t['corrected']})" if corrected else "")
-                if is_game else kinds.get(r["kind"], r["kind"])
-            )  # fmt: skip
-            entries.append((on, r["after"], kind,
-                            f"{r['date']}: {r['after']:g} ({r['change']:+g}) {what}"))  # fmt: skip
-            if is_game and r["event"]:
-                span = spans.setdefault(r["event"], [on, on])
-                span[0], span[1] = min(span[0], on), max(span[1], on)
-            family = rules.family_at(r["key"])
-            now = family.grade(PlayerState(rating=r["after"], games=r["games_after"]), self.lang)
-            if now != grade and now is not None:
-                grade_rows.append([Cell(r["date"]), Cell(now), num(r["after"])])
-            grade = now
-            opponents = ", ".join(self.names.get(o, o) for o in r["opponents"].split(",") if o)
-            game_href = f"../{page_of(r['event'], r['date'])}#g-{r['entry']}" if is_game else None
-            game_rows.append([
-                Cell(r["date"], game_href, r["key"]),  # on a phone, the date links the game
-                Cell(r["event"] or "", f"../events/{slug(r['event'])}.html" if r["event"] else None),
-                Cell(opponents if is_game else (r["note"] or kinds.get(r["kind"], r["kind"]))),
-                Cell(_result(r["s"], t) if is_game else kinds.get(r["kind"], r["kind"])),
-                num(r["k"]), num(r["p"]), signed(r["change"]), num(r["after"]),
-                Cell(short(r["entry"]) + (f" ({t['corrected']})" if corrected else ""),
-                     game_href, r["key"]) if is_game else Cell(""),
-            ])  # fmt: skip
+        done = self.player_rows.rows(rows)
+        entries, grade_rows, grade, spans = (
+            done["entries"],
+            done["grades"],
+            done["grade"],
+            done["spans"],
+        )
         games = _table("games", t["games_of"].format(player=who), [
             (t["date"], False), (t["event"], False), (t["opponents"], False),
             (t["result"], False), ("K", True), ("P", True), (t["change"], True),
             (t["after"], True), (t["game"], False),
-        ], game_rows, f"{pid}.games", optional=(1, 4, 5, 8))  # fmt: skip
+        ], [], f"{pid}.games", optional=(1, 4, 5, 8),
+           written=(done["body"], done["raw"], (done["lines"], self.player_rows.csv)))  # fmt: skip
         grades = _table("grades", t["grade_history"], [
             (t["date"], False), (t["grade"], False), (t["rating"], True),
         ], grade_rows, f"{pid}.grades")  # fmt: skip
@@ -565,46 +538,20 @@ def _result(s: float | None, t: dict[str, str]) -> str:
     return f"{word} (S {s:g})"
 
 
-def _rows(raw: Iterator[tuple]) -> Iterator[dict[str, Any]]:
-    for r in raw:
-        yield dict(zip(tables.HISTORY_COLUMNS, r, strict=True))
-
-
-def _grouped(raw: Iterator[tuple]) -> Iterator[tuple[str, dict[str, dict[str, Any]]]]:
-    """History rows in key order, grouped: (key, {player: row})."""
-    key, group = None, {}
-    for row in _rows(raw):
-        if row["key"] != key:
-            if key is not None:
-                yield key, group
-            key, group = row["key"], {}
-        group[row["player"]] = row
-    if key is not None:
-        yield key, group
-
-
-def _by_player(raw: Iterator[tuple]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+def _by_player(raw: Iterator[tuple]) -> Iterator[tuple[str, list[tuple]]]:
     """History rows in (player, key) order, grouped by player."""
-    pid, group = None, []
-    for row in _rows(raw):
-        if row["player"] != pid:
-            if pid is not None:
-                yield pid, group
-            pid, group = row["player"], []
-        group.append(row)
-    if pid is not None:
-        yield pid, group
+    return ((pid, list(group)) for pid, group in itertools.groupby(raw, itemgetter(3)))
 
 
-def _period_change(rows: list[dict[str, Any]], period: tuple[str, str]) -> float:
+def _period_change(rows: list[tuple], period: tuple[str, str]) -> float:
     """A player's change over the standings' period: their games at the
     ladder's last event, or every entry since the first of its last month."""
     kind, value = period
-    if kind == "event":
-        return sum(r["change"] for r in rows if r["kind"] == "game" and r["event"] == value)
-    before = [r for r in rows if r["date"] < value]
-    start = before[-1]["after"] if before else rows[0]["before"]
-    return rows[-1]["after"] - start
+    if kind == "event":  # (kind, event, change)
+        return sum(r[13] for r in rows if r[2] == "game" and r[5] == value)
+    before = [r for r in rows if r[4] < value]  # (date)
+    start = before[-1][14] if before else rows[0][12]  # (after, before)
+    return rows[-1][14] - start
 
 
 def build_site(

@@ -1,10 +1,8 @@
-"""``queries.explain`` for every game of a ladder in one pass.
+"""A ladder's rulesets, for the site: the one in force at a game, and its family.
 
-``queries.explain`` answers one game (it looks up the ruleset, the names and
-the history rows each time); a site explains every game, so this keeps the
-ladder's rulesets, loaded families and names once and takes each game's
-history rows from the caller's streaming read. Its answers are the same as
-``queries.explain``'s (tests/test_site.py compares them game by game).
+The site shows each game's stored rows (``projections.site.games``); what it
+needs of the rules is which ruleset was in force (its family, its effective
+date) and whether that family rates a tournament's games together.
 """
 
 from __future__ import annotations
@@ -12,8 +10,8 @@ from __future__ import annotations
 import bisect
 from typing import Any
 
+from projections.families.base import Family
 from projections.families.registry import load_family
-from projections.queries import Explanation, explanation
 
 
 class LadderRules:
@@ -37,6 +35,11 @@ class LadderRules:
             self._families[i] = load_family(self.data[i]["family"], self.data[i]["params"])
         return self._families[i]
 
+    def graded(self) -> bool:
+        """Whether any of the ladder's rulesets gives grades (a family that
+        does not keeps ``Family.grade``, which gives none)."""
+        return any(type(self.family_at(key)).grade is not Family.grade for key in self.keys)
+
 
 def final(merges: dict[str, str], pid: str) -> str:
     """The player a merged player now is (following merges, cycle-safe)."""
@@ -45,23 +48,3 @@ def final(merges: dict[str, str], pid: str) -> str:
         seen.add(pid)
         pid = merges[pid]
     return pid
-
-
-def explain_game(
-    ladder_name: str,
-    game_id: str,
-    short_id: str,
-    key: str,
-    status: str,
-    facts: dict[str, Any],
-    rows: dict[str, dict[str, Any]],
-    rules: LadderRules,
-    names: dict[str, str],
-    merges: dict[str, str],
-) -> Explanation:
-    """The explanation of one game from its history ``rows`` (by player id)."""
-    family = rules.family_at(key) if status != "voided" else None
-    sides = tuple(tuple(final(merges, p) for p in side) for side in facts["sides"])
-    return explanation(
-        ladder_name, game_id, short_id, status, facts, rules.at(key), family, sides, rows, names
-    )

@@ -23,7 +23,6 @@ except ImportError:  # pragma: no cover - the pure-Python markupsafe
     _escape_inner = None
 
 if TYPE_CHECKING:
-    from projections.queries import Explanation
     from projections.site.charts import Chart, Point
 
 _json = msgspec.json.Encoder().encode
@@ -49,6 +48,12 @@ class DataTable(msgspec.Struct):
     rows: list[list[Cell]]
     raw: list[list[Any]]
     download: str  # file stem relative to the page, e.g. "standings"
+    #: The rows as markup already written (a big table's, a row at a time)
+    #: instead of ``rows``, which is then empty.
+    body: str | None = None
+    #: The rows' CSV lines and the ``output.CsvCells`` that wrote their
+    #: texts, when the caller wrote them too (else None).
+    csv_lines: Any = None
 
 
 _SPECIAL = re.compile(r"[&<>\"']")
@@ -60,6 +65,10 @@ def _e(value: Any) -> str:
     if _escape_inner is not None:
         return _escape_inner(text)
     return text if _SPECIAL.search(text) is None else str(escape(text))
+
+
+#: ``value`` as HTML text (``markupsafe.escape``'s, as a str).
+escape_text = _e
 
 
 def _body(tbl: DataTable) -> str:
@@ -111,7 +120,7 @@ def data_table(
             f'<a href="{_e(stem)}.json" download>JSON</a></p>\n'
         )
     out.append("</div>\n")
-    if tbl.rows:
+    if tbl.rows or tbl.body:
         head = "".join(
             f'<th scope="col"{cls}>{_e(col)}</th>'
             for col, cls in zip(tbl.columns, tbl.classes, strict=True)
@@ -119,7 +128,7 @@ def data_table(
         out.append(
             f'<div class="scroll">\n<table id="{_e(tbl.id)}" class="data"'
             f"{' data-filter' if filter else ''} data-sortable>\n"
-            f"<thead><tr>{head}</tr></thead>\n<tbody>\n{_body(tbl)}</tbody>\n</table>\n</div>\n"
+            f"<thead><tr>{head}</tr></thead>\n<tbody>\n{_body(tbl) if tbl.body is None else tbl.body}</tbody>\n</table>\n</div>\n"
         )
     else:
         out.append(f'<p class="empty">{_e(none)}</p>\n')
@@ -129,47 +138,6 @@ def data_table(
 
 #: Values told apart by (type, value): a result made of these is cached.
 _SCALARS = frozenset((str, int, float, bool, type(None)))
-_KEYS: dict[str, str] = {}
-#: (value names, value types) -> the rows of a player's values as one format
-#: string: a family gives every game the same few shapes.
-_SHAPES: dict[tuple[tuple[str, ...], tuple[type, ...]], str | None] = {}
-#: Types whose text needs no escaping, and how ``_values`` shows each.
-_PLAIN = {float: "{:.6g}", int: "{}", bool: "{}"}
-
-
-def _shape(names: tuple[str, ...], types: tuple[type, ...]) -> str | None:
-    """The format string of values of these names and types, or None when a
-    value's text must be escaped (a string)."""
-    if not all(t in _PLAIN for t in types):
-        return None
-    return "".join(
-        f'<tr><th scope="row">{_e(k).replace("{", "{{").replace("}", "}}")}</th>'
-        f"<td>{_PLAIN[t]}</td></tr>\n"
-        for k, t in zip(names, types, strict=True)
-    )
-
-
-def _values(values: dict[str, Any]) -> str:
-    """A player's computed values as table rows (floats to 6 significant digits)."""
-    shape = (tuple(values), tuple(map(type, values.values())))
-    fmt = _SHAPES.get(shape, "")
-    if fmt == "":
-        fmt = _shape(*shape)
-        if len(_SHAPES) < 10_000:
-            _SHAPES[shape] = fmt
-    if fmt is not None:
-        return fmt.format(*values.values())
-    e, keys = _e, _KEYS
-    rows = []
-    for k, v in values.items():
-        th = keys.get(k)
-        if th is None:  # a family's value names are few: each escaped once
-            th = f'<tr><th scope="row">{e(k)}</th><td>'
-            if len(keys) < 10_000:
-                keys[k] = th
-        rows.append(f"{th}{v:.6g}</td></tr>\n" if isinstance(v, float)
-                    else f"{th}{e(v)}</td></tr>\n")  # fmt: skip
-    return "".join(rows)
 
 
 def short(value: float | None, sign: str = "") -> str:
@@ -191,12 +159,12 @@ class GameSections:
 
     def __init__(self, t: dict[str, str]) -> None:
         self.t = t
-        self._params_of: dict[int, tuple[dict[str, Any], str]] = {}
+        self._families: dict[tuple[str, str], str] = {}
         self._results: dict[tuple[tuple[str, type, Any], ...], str] = {}
         e = _e
         self.labels = {k: e(t[k]) for k in (
             "ladder", "date", "event", "round", "status", "family", "result", "note", "game",
-            "values", "players", "audit", "none", "corrected", "voided",
+            "players", "audit", "none", "corrected", "voided", "recorded",
         )}  # fmt: skip
 
         def head(columns: tuple[tuple[str, str], ...]) -> str:
@@ -209,15 +177,19 @@ class GameSections:
         self.players_head = head(self.PLAYER_COLUMNS)
         self.audit_head = head(self.AUDIT_COLUMNS)
 
-    def _params(self, params: dict[str, Any]) -> str:
-        """A ruleset's parameters as escaped JSON: every game of a ruleset
-        holds the same dict, encoded once."""
-        held = self._params_of.get(id(params))
-        if held is None or held[0] is not params:
-            held = self._params_of[id(params)] = (params, _e(_json(params).decode()))
-        return held[1]
+    def family(self, family: str, effective: str) -> str:
+        """A game's family and the ruleset in force, linking the ladder's
+        ruleset history (where its parameters are): one text a ruleset."""
+        held = self._families.get((family, effective))
+        if held is None:
+            when = self.t["from_start"] if effective == "0001-01-01" else effective
+            held = self._families[(family, effective)] = (
+                f'{_e(family)} (<a href="../index.html#rules-caption">{_e(self.t["rules"])}'
+                f"</a>: {_e(when)})"
+            )
+        return held
 
-    def _result(self, result: dict[str, Any]) -> str:
+    def result(self, result: dict[str, Any]) -> str:
         """A game's result as escaped JSON (a ladder's results have few
         distinct values: each encoded once)."""
         key = tuple((k, v.__class__, v) for k, v in result.items())
@@ -230,7 +202,7 @@ class GameSections:
                 self._results[key] = text
         return text
 
-    def _table(self, tid: str, caption: str, stem: str, head: str, body: str) -> str:
+    def table(self, tid: str, caption: str, stem: str, head: str, body: str) -> str:
         table = (
             f'<div class="scroll">\n<table id="{tid}" class="data">\n<thead><tr>{head}</tr>'
             f"</thead>\n<tbody>\n{body}</tbody>\n</table>\n</div>\n"
@@ -242,78 +214,6 @@ class GameSections:
             f' download>CSV</a> <a href="{stem}.json" download>JSON</a></p>\n</div>\n{table}'
             "</section>\n"
         )
-
-    def render(
-        self,
-        x: Explanation,
-        gid: str,
-        players: list[tuple[Any, ...]],
-        audit: list[tuple[Any, ...]],
-        stem: str,
-        ladder_href: str,
-    ) -> str:
-        """One game's explanation and audit trail, as a section of its
-        event's (or month's) page whose ``id`` is the game's URL fragment.
-        ``players``: (side, name, player page or None, before, change, after,
-        K, P, S); ``audit``: (when, who, kind, what, why, source)."""
-        e, lab = _e, self.labels
-        status = lab[x.status] if x.status in ("corrected", "voided") else e(x.status)
-        event = ""
-        if x.event:
-            rnd = f" · {lab['round']} {e(x.round)}" if x.round is not None else ""
-            event = f"<dt>{lab['event']}</dt><dd>{e(x.event)}{rnd}</dd>\n"
-        note = f"<dt>{lab['note']}</dt><dd>{e(x.note)}</dd>\n" if x.note else ""
-        sid = e(gid)
-        rows = []
-        for side, name, href, before, change, after, k, p, s in players:
-            who = f'<a href="{href}">{e(name)}</a>' if href else e(name)
-            # ``short`` inline (six numbers a player, a million a big ladder)
-            b, a, k_, p_, s_ = [
-                "" if v is None else f"{v:.4f}".rstrip("0").rstrip(".")
-                for v in (before, after, k, p, s)
-            ]
-            c = "" if change is None else f"{change:+.4f}".rstrip("0").rstrip(".")
-            rows.append(
-                f'<tr><td>{e(side)}</td><td>{who}</td><td class="n opt">{b}</td>'
-                f'<td class="n">{c}</td><td class="n">{a}</td>'
-                f'<td class="n opt">{k_}</td><td class="n opt">{p_}</td>'
-                f'<td class="n opt">{s_}</td></tr>\n'
-            )
-        lines = "".join(
-            f'<tr><td>{e(when)}</td><td class="opt">{e(by)}</td><td>{e(kind)}</td>'
-            f'<td>{e(what)}</td><td>{e(why)}</td><td class="opt">{e(source)}</td></tr>\n'
-            for when, by, kind, what, why, source in audit
-        )
-        out = [
-            f'<section class="game" id="g-{sid}">\n<h2>{lab["game"]} {e(x.game)}</h2>\n'
-            f'<dl class="facts">\n<dt>{lab["ladder"]}</dt><dd><a href="{ladder_href}">'
-            f"{e(x.ladder)}</a></dd>\n<dt>{lab['date']}</dt><dd>{e(x.date)}</dd>\n{event}"
-            f'<dt>{lab["status"]}</dt><dd class="status-{e(x.status)}">{status}</dd>\n'
-            f"<dt>{lab['family']}</dt><dd>{e(x.family)} <code>{self._params(x.params)}"
-            f"</code></dd>\n<dt>{lab['result']}</dt><dd><code>{self._result(x.result)}"
-            f"</code></dd>\n{note}</dl>\n",
-            self._table(
-                f"{sid}-players",
-                lab["players"],
-                f"{stem}.changes",
-                self.players_head,
-                "".join(rows),
-            ),  # fmt: skip
-        ]
-        if x.players:
-            out.append(f'<div class="values">\n<h3>{lab["values"]}</h3>\n')
-            for p in x.players:
-                who = self.t["explain_player"].format(player=p.player, side=p.side)
-                out.append(
-                    f"<details open>\n<summary>{e(who)}: {p.before:g} → {p.after:g} "
-                    f'({p.change:+g})</summary>\n<table class="values">\n{_values(p.values)}'
-                    "</table>\n</details>\n"
-                )
-            out.append("</div>\n")
-        out.append(self._table(f"{sid}-audit", lab["audit"], f"{stem}.audit", self.audit_head,
-                               lines))  # fmt: skip
-        out.append("</section>\n")
-        return "".join(out)
 
 
 def history_points(points: Iterable[Point]) -> Markup:

@@ -16,7 +16,7 @@ from typing import Any
 
 import msgspec
 
-from ledger.output import write_csv
+from ledger.output import FORMULA_STARTS, write_csv
 
 MANIFEST = ".ledger-site"
 _encode_lines = msgspec.json.Encoder().encode_lines
@@ -46,6 +46,90 @@ def json_records(columns: list[str], rows: list[list[Any]]) -> bytes:
         lines = _encode_lines([record(*row) for row in rows])
     # Encoded JSON holds no raw line break: each one ends a record.
     return b"[\n" + lines[:-1].replace(b"\n", b",\n") + b"\n]\n"
+
+
+_STARTS = frozenset(FORMULA_STARTS)
+
+
+class _NeedsCareful(Exception):
+    """A text cell holds a carriage return: ``write_csv`` knows how to write it."""
+
+
+def _csv_cell(text: str) -> str:
+    """A text cell as ``write_csv`` writes it: neutralised, then quoted when
+    it holds a comma, a quote or a line break."""
+    if "\r" in text:
+        raise _NeedsCareful
+    if text[:1] in _STARTS:
+        text = "'" + text
+    if '"' in text or "," in text or "\n" in text:
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+class CsvCells:
+    """Text cells as ``write_csv`` writes them, each distinct text worked
+    out once: for callers writing a big table's CSV lines themselves."""
+
+    def __init__(self) -> None:
+        self.known: dict[str, str] = {}
+        #: A text held a carriage return: the table's lines are not to be
+        #: used (``SiteWriter.table`` writes it from its rows instead).
+        self.careful = False
+
+    def __call__(self, text: str) -> str:
+        cell = self.known.get(text)
+        if cell is None:
+            cell = self.one(text)
+            if len(self.known) < 200_000:
+                self.known[text] = cell
+        return cell
+
+    def one(self, text: str) -> str:
+        """A text seen once (not kept)."""
+        try:
+            return _csv_cell(text)
+        except _NeedsCareful:
+            self.careful = True
+            return text
+
+
+def csv_text(columns: list[str], rows: list[list[Any]]) -> str:
+    """The rows as ``ledger.output.write_csv`` writes them (the same text),
+    written a cell at a time: each distinct text neutralised and quoted once
+    (a site's tables repeat the same names, events and words), numbers
+    with ``str`` as the csv module does."""
+    if len(columns) < 2:  # a row of one empty cell is quoted: write_csv knows
+        out = io.StringIO()
+        write_csv(out, columns, rows)
+        return out.getvalue()
+    texts: dict[str, str] = {}
+    try:
+        lines = [",".join(_csv_cell(c) for c in columns)]
+        for row in rows:
+            cells = []
+            for v in row:
+                cls = v.__class__
+                if cls is float or cls is int:
+                    cells.append(str(v))
+                elif cls is str:
+                    c = texts.get(v)
+                    if c is None:
+                        c = texts[v] = _csv_cell(v)
+                    cells.append(c)
+                elif v is None:
+                    cells.append("")
+                elif isinstance(v, str):
+                    cells.append(_csv_cell(v))
+                else:
+                    cells.append(str(v))
+            lines.append(",".join(cells))
+    except _NeedsCareful:
+        out = io.StringIO()
+        write_csv(out, columns, rows)
+        return out.getvalue()
+    lines.append("")
+    return "\n".join(lines)
 
 
 class BuildReport(msgspec.Struct):
@@ -121,12 +205,22 @@ class SiteWriter:
         self.files += counts[2]
         self.files_written += counts[3]
 
-    def table(self, stem: str, columns: list[str], rows: list[list[Any]]) -> None:
+    def table(
+        self,
+        stem: str,
+        columns: list[str],
+        rows: list[list[Any]],
+        lines: tuple[list[str], CsvCells] | None = None,
+    ) -> None:
         """A table's downloads: ``stem.csv`` (spreadsheet-safe) and ``stem.json``
-        (a list of records with the same columns)."""
-        out = io.StringIO()
-        write_csv(out, columns, rows)
-        self.write(stem + ".csv", out.getvalue())
+        (a list of records with the same columns). ``lines``: the rows' CSV
+        lines as the caller wrote them (with ``CsvCells``), or None."""
+        if lines is not None and not lines[1].careful:
+            header = ",".join(_csv_cell(c) for c in columns)
+            text = "\n".join([header, *lines[0], ""])
+        else:
+            text = csv_text(columns, rows)
+        self.write(stem + ".csv", text)
         self.write(stem + ".json", json_records(columns, rows))
 
     def finish(self) -> BuildReport:

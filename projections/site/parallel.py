@@ -1,7 +1,7 @@
 """Half of a site build in a forked helper process, on a second core.
 
-A site build of a big ladder is CPU-bound Python: the player pages and the
-event pages are written by two processes at once. Only on SQLite (the child
+A site build of a big ladder is CPU-bound Python: its pages are written in
+two halves by two processes at once (``SiteBuilder._half``). Only on SQLite (the child
 opens its own connection to the same file: a connection must never cross a
 fork) and where ``os.fork`` exists; elsewhere ``start`` returns None and the
 caller does the work itself.

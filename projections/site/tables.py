@@ -17,7 +17,7 @@ import msgspec
 
 from ledger.identity import short
 from projections.db import Database
-from projections.queries import audit_lines, cut_pos
+from projections.queries import cut_pos
 from projections.views import facts as kept_facts
 from projections.views import ladder_number
 
@@ -54,7 +54,13 @@ def stream(conn: Database, sql: str, params: Sequence[Any] = ()) -> Iterator[Any
     the autocommit transaction, so other queries may run while it is read).
     Close the generator (or read it to the end) to free the server's cursor."""
     if conn.kind != "postgres":
-        yield from conn.execute(sql, params)
+        # Plain tuples (callers index them): no ``sqlite3.Row`` a row.
+        cursor = conn.conn.cursor()
+        cursor.row_factory = None
+        try:
+            yield from cursor.execute(sql, params)
+        finally:
+            cursor.close()
         return
     cursor = conn.conn.cursor(name=f"ledger_stream_{next(_names)}", withhold=True)
     cursor.itersize = STREAM_BATCH
@@ -88,13 +94,20 @@ def merges(conn: Database) -> dict[str, str]:
     )
 
 
-def history_rows(conn: Database, ladder: str, cut: str, by_player: bool) -> Iterator[tuple]:
+def history_rows(
+    conn: Database,
+    ladder: str,
+    cut: str,
+    by_player: bool,
+    part: tuple[int, int] = (0, 1),
+) -> Iterator[tuple]:
     """Every history row of a ladder before ``cut`` (an effective-order key
     ending a day), with its game's status, ordered by player (by id) then
     key, or by key. ``opponents`` are the ids of the players on the other
     sides; ``facts`` the game's kept facts as stored (None for other
     entries). Streamed: a read holds one player's rows (by player) or one
-    batch (by key), never the ladder."""
+    batch (by key), never the ladder. ``part`` (by player): (i, n), every
+    n-th player in id order from the i-th."""
     n = _n(conn, ladder)
     upto = cut_pos(conn, n, cut)
     ids = dict(conn.execute("SELECT n, id FROM view_players").fetchall())
@@ -113,10 +126,8 @@ def history_rows(conn: Database, ladder: str, cut: str, by_player: bool) -> Iter
         "WHERE h.ladder=? AND h.pos IN (SELECT pos FROM view_history_rows WHERE ladder=? "
         "AND player=? AND pos<=?) AND h.player=? "
     )
-    for player in sorted(players, key=ids.__getitem__):
-        rows = conn.execute(
-            _HISTORY_SELECT + where + order, (n, n, player, upto, player)
-        ).fetchall()
+    for player in sorted(players, key=ids.__getitem__)[part[0] :: part[1]]:
+        rows = stream(conn, _HISTORY_SELECT + where + order, (n, n, player, upto, player))
         yield from _with_opponents(rows, ids)
 
 
@@ -149,73 +160,6 @@ def games(conn: Database, ladder: str, cut: str) -> Iterator[tuple]:
     ):
         stored = kept_facts.stored(kept_facts.read(facts), ladder, ids, key[:10], event, rnd)
         yield gid, short(gid), key, status, stored, at, by
-
-
-#: Columns of a player's row in a game (``games_by_page``).
-GAME_ROW_COLUMNS = ("s", "p", "k", "before", "change", "after", "games_before")
-
-
-def games_by_page(conn: Database, ladder: str, cut: str) -> Iterator[tuple]:
-    """(id, short, key, status, facts dict, {player id: row}) of every game
-    of a ladder before ``cut`` in the order of the site's game pages: the
-    games of each event (by event name, then in effective order), then the
-    games outside events in effective order (so by month). Voided games are
-    in their places with no rows; a game not yet replayed (no rows) is left
-    out. Streamed: holds one game's rows at a time."""
-    n = _n(conn, ladder)
-    ids = dict(conn.execute("SELECT n, id FROM view_players").fetchall())
-    game = (
-        "g.id, g.key, g.status, g.event, g.round, g.facts, "
-        "CASE WHEN g.event IS NULL THEN 1 ELSE 0 END AS loose, "
-    )
-    rows = stream(
-        conn,
-        f"SELECT {game} h.seat, h.player, h.s, h.p, h.k, h.before, h.change, h.after, "
-        "h.games_before FROM view_history_rows h JOIN view_games g ON g.n = h.entry "
-        "WHERE h.ladder=? AND h.kind='game' AND h.pos<=? "
-        f"UNION ALL SELECT {game} NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL "
-        "FROM view_games g WHERE g.ladder=? AND g.status='voided' AND g.key<? "
-        "ORDER BY loose, event, key, seat",
-        (n, cut_pos(conn, n, cut), n, cut),
-    )
-    current, players = None, {}
-    for r in rows:
-        if current is None or r[0] != current[0]:
-            if current is not None:
-                yield _game(current, ladder, ids, players)
-            current, players = r, {}
-        if r[8] is not None:
-            players[ids[r[8]]] = dict(zip(GAME_ROW_COLUMNS, r[9:], strict=True))
-    if current is not None:
-        yield _game(current, ladder, ids, players)
-
-
-def _game(r: Any, ladder: str, ids: dict[int, str], players: dict[str, Any]) -> tuple:
-    gid, key, status, event, rnd, facts = r[:6]
-    stored = kept_facts.stored(kept_facts.read(facts), ladder, ids, key[:10], event, rnd)
-    return gid, short(gid), key, status, stored, players
-
-
-def game_audit(conn: Database, ladder: str) -> dict[str, list[tuple]]:
-    """Game id -> its audit lines (seq, recorded at, by, kind, summary,
-    reason, source) in recording order."""
-    n = _n(conn, ladder)
-    # The first record of a game is audited on its row (its number is its seq).
-    game_of = dict(conn.execute("SELECT n, id FROM view_games WHERE ladder=?", (n,)).fetchall())
-    game_of.update(
-        conn.execute(
-            "SELECT a.seq, g.id FROM view_audit a JOIN view_games g ON g.n = a.subject "
-            "WHERE a.ladder=? AND a.kind LIKE 'game %'",
-            (n,),
-        ).fetchall()
-    )
-    out: dict[str, list[tuple]] = {}
-    for line in audit_lines(conn, "a.ladder=? AND a.kind LIKE 'game %'", (n,)):
-        out.setdefault(game_of[line.seq], []).append(
-            (line.seq, line.recorded_at, line.by, line.kind, line.summary, line.reason,
-             line.source)
-        )  # fmt: skip
-    return out
 
 
 def rulesets(conn: Database, ladder: str) -> list[tuple[str, dict[str, Any]]]:

@@ -25,7 +25,8 @@ _EN = {
     "table": "Table", "side": "Side", "status": "Status", "note": "Note",
     "total_change": "Total change", "events": "Events", "audit": "Audit trail",
     "when": "When", "who": "Who", "why": "Why", "what": "What", "source": "Source",
-    "values": "Every value of the computation", "explain_player": "{player} (side {side})",
+    "explain_hint": "Each game below shows the ratings before and after it and the K, P "
+    "and S it was rated with; every intermediate value of a game's computation: ",
     "legend_game": "rated game", "legend_corrected": "corrected game",
     "legend_other": "adjustment or season close", "legend_event": "event",
     "chart_desc": "{n} entries from {first} ({r0}) to {last} ({r1}); lowest {lo}, highest {hi}.",
@@ -61,7 +62,8 @@ _FR = {
     "round": "Ronde", "table": "Table", "side": "Camp", "status": "État", "note": "Note",
     "total_change": "Évolution totale", "events": "Tournois", "audit": "Journal d'audit",
     "when": "Quand", "who": "Qui", "why": "Pourquoi", "what": "Quoi", "source": "Source",
-    "values": "Toutes les valeurs du calcul", "explain_player": "{player} (camp {side})",
+    "explain_hint": "Chaque partie ci-dessous montre les cotes avant et après, et les K, P "
+    "et S de son calcul ; toutes les valeurs intermédiaires d'une partie : ",
     "legend_game": "partie classée", "legend_corrected": "partie corrigée",
     "legend_other": "ajustement ou clôture de saison", "legend_event": "tournoi",
     "chart_desc": "{n} entrées du {first} ({r0}) au {last} ({r1}) ; minimum {lo}, maximum {hi}.",

@@ -1,0 +1,44 @@
+"""A ladder's game audit trails for the site, read in one query.
+
+``queries.audit_lines`` answers any filter over the whole audit (each line a
+struct, each game summary written from facts decoded again); a site shows
+every game's trail, so this reads the lines after games' first records
+(corrections, voids, records again: few) in one query per ladder; each
+game's first line is written from the facts the site's game pass has
+already decoded (``game_page``). The lines are the same as ``queries.audit_lines``'s
+(tests/test_site.py compares them).
+
+Reads ``view_audit`` (seq, recorded_at, recorded_by, kind, ladder, subject,
+summary, facts, reason, source) and ``view_games`` (n, ladder, id, key, event,
+round, facts) of the games those lines name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from projections.db import Database
+from projections.queries import game_summary
+
+#: An audit line as the site shows it: (seq, recorded at, by, kind, what, why, source).
+Line = tuple[int, str, str, str, str, str | None, str | None]
+
+
+def later_lines(conn: Database, ladder: int, who: Mapping[int, str]) -> dict[int, list[Line]]:
+    """Game number -> the audit lines of a ladder's games after their first
+    record, in recording order; ``who``: player names by view number."""
+    out: dict[int, list[Line]] = {}
+    for r in conn.execute(
+        "SELECT a.seq, a.recorded_at, a.recorded_by, a.kind, a.subject, a.summary, a.facts, "
+        "a.reason, a.source, g.id AS game, g.facts AS game_facts, g.key AS game_key, "
+        "g.event AS game_event, g.round AS game_round FROM view_audit a "
+        "LEFT JOIN view_games g ON g.n = a.subject "
+        "WHERE a.ladder=? AND a.kind LIKE 'game %' ORDER BY a.seq",
+        (ladder,),
+    ):
+        what = r["summary"] if r["summary"] is not None else game_summary(r, who)
+        out.setdefault(r["subject"], []).append(
+            (r["seq"], r["recorded_at"], r["recorded_by"], r["kind"], what, r["reason"],
+             r["source"])
+        )  # fmt: skip
+    return out

@@ -1,0 +1,122 @@
+"""A ladder's games with their players' rating rows, for the site's game pages.
+
+One streaming read along ``view_history_rows``' primary key (no sort: the
+rows come in effective order), each game's row of ``view_games`` and its
+recording joined; voided games (no rows) are read apart and merged in by
+key. A game's explanation on the site is these stored rows (before, change,
+after, K, P, S: the numbers ``ledger explain`` shows), not the family run
+again.
+
+Columns read: ``view_history_rows`` (ladder, pos, seat, entry, kind, player,
+side, s, p, k, before, change, after), ``view_games`` (n, id, ladder, key,
+status, event, round, facts, first_facts, reason, source_row, recording),
+``view_recordings`` (n, recorded_at, recorded_by, file).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from projections.db import Database
+from projections.site.tables import stream
+
+
+class Game(NamedTuple):
+    """One game as the site's game pages read it; ``rows``: its players'
+    (player number, side, S, P, K, before, change, after), in seat order."""
+
+    n: int
+    id: str
+    key: str
+    status: str
+    event: str | None
+    round: int | None
+    facts: str
+    first_facts: str | None
+    reason: str | None
+    source_row: int | None
+    recorded_at: str
+    recorded_by: str
+    file: str | None
+    rows: list[tuple]
+
+
+_GAME = (
+    "g.n, g.id, g.key, g.status, g.event, g.round, g.facts, g.first_facts, g.reason, "
+    "g.source_row, r.recorded_at, r.recorded_by, r.file"
+)
+
+
+def ladder_games(
+    conn: Database,
+    ladder: int,
+    cut: str,
+    upto: int,
+    since: tuple[str, int] = ("", 0),
+) -> Iterator[Game]:
+    """Every game of ladder number ``ladder`` before ``cut`` (an effective
+    key) in effective order, voided ones too; ``upto``: the last history
+    place before ``cut``; ``since``: (key, place) of the first game wanted
+    and the last history place before it. A game not yet replayed (no rows)
+    is left out. Streamed: holds one game's rows at a time."""
+    voided = [
+        Game(*r, [])
+        for r in conn.execute(
+            f"SELECT {_GAME} FROM view_games g JOIN view_recordings r ON r.n = g.recording "
+            "WHERE g.ladder=? AND g.status='voided' AND g.key>=? AND g.key<? ORDER BY g.key",
+            (ladder, since[0], cut),
+        ).fetchall()
+    ]
+    v = 0
+    current: Game | None = None
+    for r in stream(
+        conn,
+        f"SELECT {_GAME}, h.player, h.side, h.s, h.p, h.k, h.before, h.change, h.after "
+        "FROM view_history_rows h JOIN view_games g ON g.n = h.entry "
+        "JOIN view_recordings r ON r.n = g.recording "
+        "WHERE h.ladder=? AND h.pos>? AND h.pos<=? AND h.kind='game' ORDER BY h.pos, h.seat",
+        (ladder, since[1], upto),
+    ):
+        if current is None or r[0] != current.n:
+            if current is not None:
+                yield current
+            key = r[2]
+            while v < len(voided) and voided[v].key < key:
+                yield voided[v]
+                v += 1
+            current = Game(*r[:13], [])
+        current.rows.append(r[13:])
+    if current is not None:
+        yield current
+    yield from voided[v:]
+
+
+def pages(conn: Database, ladder: int, cut: str) -> dict[tuple[str | None, str], tuple]:
+    """(event, month) -> (first key, last key, games) of each event's games
+    (month "") and of each month's games outside events: where a page
+    starts and is complete, and how big it is."""
+    return {
+        (event, month): (first, last, count)
+        for event, month, first, last, count in conn.execute(
+            "SELECT event, CASE WHEN event IS NULL THEN substr(key, 1, 7) ELSE '' END, "
+            "MIN(key), MAX(key), COUNT(*) FROM view_games WHERE ladder=? AND key<? GROUP BY 1, 2",
+            (ladder, cut),
+        )
+    }
+
+
+def share(
+    spans: dict[tuple[str | None, str], tuple], part: int, parts: int
+) -> list[tuple[str | None, str]]:
+    """The pages of the ``part``-th of ``parts`` shares of about as many
+    games each, pages taken in the order they start (so a share reads one
+    stretch of the ladder's effective order)."""
+    order = sorted(spans, key=lambda page: (spans[page][0], page[0] or "", page[1]))
+    total = sum(spans[page][2] for page in order) or 1
+    mine, before = [], 0
+    for page in order:
+        if min(parts - 1, before * parts // total) == part:
+            mine.append(page)
+        before += spans[page][2]
+    return mine
