@@ -13,6 +13,7 @@ import getpass
 import os
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
+from functools import cache
 from typing import Any, ClassVar
 from uuid import UUID
 
@@ -93,7 +94,8 @@ def _reads_back(event: Any, state: bytes) -> None:
     read is ever stored. Input is checked first, with clearer messages
     (``ledger.bounds``); this is the last guard, for every event."""
     try:
-        same = ev.decode(event.TOPIC, state) == event
+        # Just encoded in this code's shape: its class's decoder, no upcast.
+        same = _decoder(type(event)).decode(state) == event
     except (msgspec.ValidationError, msgspec.DecodeError):
         same = False
     if not same:
@@ -102,6 +104,13 @@ def _reads_back(event: Any, state: bytes) -> None:
             "read back as written (a number that is not finite, or out of range?); "
             "nothing was recorded"
         )
+
+
+@cache
+def _decoder(cls: type) -> msgspec.json.Decoder[Any]:
+    """One JSON decoder per event class (the read-back guard runs on every
+    event an import appends)."""
+    return msgspec.json.Decoder(cls)
 
 
 class NullTranscoder(Transcoder):
@@ -157,15 +166,22 @@ class LedgerApplication(Application):
         except IntegrityError as exc:
             raise Conflict(_conflict_message(str(exc))) from None
 
-    def append_batches(self, batches: Iterable[tuple[Sequence[StoredEvent], Sequence[Any]]]) -> int:
-        """Append batches of events already mapped for the store (each with
-        its decoded events, which the write index reads) in one transaction:
-        all or none, never holding more than a batch. ``batches`` may be read
-        again from its start (a PostgreSQL connection lost on the way); how
-        many events were stored. A duplicate id or a taken name is a Conflict."""
+    def append_batches(
+        self,
+        batches: Iterable[tuple[Sequence[tuple[str, int, str, bytes]], Sequence[Any]]],
+        rounds: dict[str, int] | None = None,
+    ) -> int:
+        """Append batches of events already mapped for the store, as rows
+        (``recorders.EventRow``), each with the decoded events among them
+        that the write index reads, in one transaction: all or none, never
+        holding more than a batch. ``rounds`` gives the last order-of-play
+        number of each round the batches fill (an import numbers its games
+        itself). ``batches`` may be read again from its start (a PostgreSQL
+        connection lost on the way); how many events were stored. A
+        duplicate id or a taken name is a Conflict."""
         self.ensure_index()
         try:
-            return int(self.recorder.insert_batches(batches))
+            return int(self.recorder.insert_batches(batches, rounds))
         except IntegrityError as exc:
             raise Conflict(_conflict_message(str(exc))) from None
 

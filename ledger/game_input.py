@@ -8,6 +8,7 @@ game is read and checked the same way whichever way it arrives.
 from __future__ import annotations
 
 from datetime import date
+from functools import lru_cache
 from typing import Any
 from uuid import UUID
 
@@ -50,17 +51,34 @@ def parse_date(text: str | date, field: str = "date") -> date:
     if isinstance(text, date):
         return text
     try:
-        if len(text.strip()) != 10:
-            raise ValueError
-        return date.fromisoformat(text.strip())
+        return _iso_date(text)
     except ValueError:
         raise FieldError(field, f"{field}: {text!r} is not a date in ISO form YYYY-MM-DD") from None
+
+
+@lru_cache(maxsize=8192)
+def _iso_date(text: str) -> date:
+    """``text`` as a date (read once per text: an import's games share few
+    dates); ValueError when it is not ``YYYY-MM-DD``."""
+    if len(text.strip()) != 10:
+        raise ValueError
+    return date.fromisoformat(text.strip())
+
+
+#: The largest round or table number, as text of plain digits is checked
+#: against it without a float's detour (``parse_int``'s fast path).
+_ORDER_HIGH = int(bounds.ORDER.high)
 
 
 def parse_int(text: str | int | None, field: str) -> int | None:
     """A round or table number (empty: none), within ``bounds.ORDER``."""
     if text is None or text == "":
         return None
+    if type(text) is str and text.isascii() and text.isdigit():
+        # Plain digits (nearly every sheet cell): no sign, space or float.
+        value = int(text)
+        if value <= _ORDER_HIGH:
+            return value
     try:
         value = int(str(text).strip())
     except ValueError:
@@ -81,6 +99,9 @@ class PlayerBook:
     """Name-to-id lookups against the write index, remembering players that
     an import or ``--add-players`` will register with the game."""
 
+    #: Names as written remembered at most (beyond, forgotten and found again).
+    LIMIT = 100_000
+
     def __init__(self, app: LedgerApplication, add_players: bool) -> None:
         self.app = app
         self.add_players = add_players
@@ -88,17 +109,21 @@ class PlayerBook:
         self.first_row: dict[str, int] = {}  # name key -> sheet row that named them
         self.row = 0  # the sheet row being read, for new players' source
         self._cache: dict[str, UUID] = {}  # name key -> player id
+        self._written: dict[str, UUID] = {}  # name as written -> player id
 
     def new_ids(self) -> dict[str, UUID]:
         """The id each new player will be registered under, by name key."""
         return {key: self._cache[key] for key in self.new}
 
     def resolve(self, name: str, field: str) -> UUID:
+        found = self._written.get(name)
+        if found is not None:
+            return found
         key = name_key(name)
         if not key:
             raise FieldError(field, f"{field}: empty player name")
         if key in self._cache:
-            return self._cache[key]
+            return self._remember(name, self._cache[key])
         try:
             pid = self.app.player_by_name(name)
         except NotFound:
@@ -115,6 +140,14 @@ class PlayerBook:
             self.first_row.setdefault(key, self.row)
             pid = new_player_id(self.app, name)
         self._cache[key] = pid
+        return self._remember(name, pid)
+
+    def _remember(self, written: str, pid: UUID) -> UUID:
+        """Find ``written`` (a name exactly as written) at once next time:
+        a sheet names its players again and again."""
+        if len(self._written) >= self.LIMIT:
+            self._written.clear()
+        self._written[written] = pid
         return pid
 
 
@@ -125,6 +158,10 @@ def new_player_id(app: LedgerApplication, name: str) -> UUID:
     while app.exists(player_id(name, attempt)):
         attempt += 1
     return player_id(name, attempt)
+
+
+#: The field of each side, by its number (``side_a``...).
+SIDE_FIELDS = tuple(f"side_{chr(ord('a') + n)}" for n in range(26))
 
 
 def build_facts(
@@ -141,19 +178,20 @@ def build_facts(
     if len(game.sides) < 2:
         raise FieldError("side", "a game needs at least two sides")
     sides = []
-    seen: dict[UUID, str] = {}  # player id -> the name that named them first
+    seen: dict[int, str] = {}  # player id (as a number) -> the name that named them first
     for number, side in enumerate(game.sides):
-        field = f"side_{chr(ord('a') + number)}"
+        field = SIDE_FIELDS[number] if number < len(SIDE_FIELDS) else f"side_{chr(97 + number)}"
         if not side:
             raise FieldError(field, f"{field}: no player")
         ids = []
         for name in side:
             pid = book.resolve(name, field)
-            if pid in seen:
+            if pid.int in seen:
                 # The same name twice, or two names of one (merged) player.
-                same = "" if name_key(seen[pid]) == name_key(name) else f" (as {seen[pid]!r})"
+                first = seen[pid.int]
+                same = "" if name_key(first) == name_key(name) else f" (as {first!r})"
                 raise FieldError("side", f"player {name!r} appears twice in one game{same}")
-            seen[pid] = name
+            seen[pid.int] = name
             ids.append(pid)
         sides.append(ids)
     result = dict(game.result)
@@ -165,7 +203,9 @@ def build_facts(
         if not numbers:
             raise FieldError("quit", f"quit: {quit_value!r} is not a player of this game")
         result["quit"] = numbers[0]
-    attributes = {k: parse_number(v, k) for k, v in game.attributes.items()}
+    attributes = (
+        {k: parse_number(v, k) for k, v in game.attributes.items()} if game.attributes else {}
+    )
     return ev.GameFacts(
         ladder=ladder.id,
         date=on,
@@ -196,13 +236,14 @@ class GameChecks:
     LIMIT = 50_000
 
     def __init__(self) -> None:
-        self._families: dict[tuple[UUID, date], Family] = {}
+        self._families: dict[tuple[int, date], Family] = {}
         self._cells: dict[tuple[int, str, str], Any] = {}
-        self._results: dict[tuple[Any, ...], dict[str, Any]] = {}
+        # key -> (normalised result, whether it holds lists to copy)
+        self._results: dict[tuple[Any, ...], tuple[dict[str, Any], bool]] = {}
 
     def family(self, ladder: LadderState, on: date) -> Family:
         """``ladder.family_on(on)``, found once per ladder and date."""
-        key = (ladder.id, on)
+        key = (ladder.id.int, on)  # an int hashes in C, a UUID in Python
         found = self._families.get(key)
         if found is None:
             if len(self._families) >= self.LIMIT:
@@ -229,12 +270,14 @@ class GameChecks:
         if type(family) not in _PURE_CHECKS:
             return None
         result = tuple(facts.result.items())
-        if not all(type(v) is str for _, v in result):
-            # 1, 1.0 and True are equal keys but may not check alike.
-            result = tuple((k, type(v), _frozen(v)) for k, v in result)
+        for _, value in result:
+            if type(value) is not str:
+                # 1, 1.0 and True are equal keys but may not check alike.
+                result = tuple((k, type(v), _frozen(v)) for k, v in result)
+                break
         key = (
             id(family),
-            tuple([len(side) for side in facts.sides]),
+            tuple(map(len, facts.sides)),
             facts.neutral,
             result,
             tuple(facts.attributes.items()) if facts.attributes else (),
@@ -252,7 +295,10 @@ class GameChecks:
         found = self._results.get(key)
         if found is None:
             return None
-        return {k: list(v) if isinstance(v, list) else v for k, v in found.items()}
+        result, has_lists = found
+        if not has_lists:
+            return dict(result)
+        return {k: list(v) if isinstance(v, list) else v for k, v in result.items()}
 
     def remember(self, key: tuple[Any, ...] | None, result: dict[str, Any]) -> None:
         """Remember the normalised result a check gave for ``key``."""
@@ -260,7 +306,8 @@ class GameChecks:
             return
         if len(self._results) >= self.LIMIT:
             self._results.clear()
-        self._results[key] = {k: list(v) if isinstance(v, list) else v for k, v in result.items()}
+        kept = {k: list(v) if isinstance(v, list) else v for k, v in result.items()}
+        self._results[key] = (kept, any(isinstance(v, list) for v in kept.values()))
 
 
 def _frozen(value: Any) -> Any:

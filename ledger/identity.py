@@ -7,17 +7,23 @@ creating a duplicate, and two ledgers holding the same facts share ids.
 
 from __future__ import annotations
 
-import hashlib
 import unicodedata
 from datetime import date
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 from uuid import UUID, uuid5
 
 NAMESPACE = UUID("6f1c1a52-3f7e-5a43-9a57-1e5b0f6c2d10")
-#: uuid5's hash with the namespace already fed in (an import names a million
-#: games: ``uuid5`` rebuilds this for each).
-_NAMESPACE_SHA1 = hashlib.sha1(NAMESPACE.bytes, usedforsecurity=False)
+
+
+@cache
+def _namespace_sha1() -> Any:
+    """uuid5's hash with the namespace already fed in (an import names a
+    million games: ``uuid5`` rebuilds this for each). Made on first use: a
+    query matching a name loads no hashing library."""
+    import hashlib
+
+    return hashlib.sha1(NAMESPACE.bytes, usedforsecurity=False)
 
 
 @lru_cache(maxsize=65536)
@@ -63,7 +69,7 @@ def game_id(identity: str, attempt: int = 0) -> UUID:
 
 def _uuid5(name: str) -> UUID:
     """``uuid5(NAMESPACE, name)``, from the namespace's hash state."""
-    h = _NAMESPACE_SHA1.copy()
+    h = _namespace_sha1().copy()
     h.update(name.encode())
     return UUID(bytes=h.digest()[:16], version=5)
 

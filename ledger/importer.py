@@ -18,16 +18,17 @@ file (``EventSpill``), so an import takes the same memory at any size.
 from __future__ import annotations
 
 import contextlib
+import gc
 import re
 import struct
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 from uuid import UUID
 
 import msgspec
-from eventsourcing.persistence import StoredEvent
 
 from ledger import events as ev
 from ledger.application import MsgspecMapper, now
@@ -37,6 +38,7 @@ from ledger.game_identities import GameIdentities, corrected, explain
 from ledger.game_input import GameChecks, GameInput, PlayerBook, build_facts, parse_date
 from ledger.identity import game_identity, short
 from ledger.matching import NameIndex
+from ledger.recorders import EventRow, event_rows
 from ledger.sheet import (
     ATTRIBUTE_PREFIX,
     PLAYER_SEPARATOR,
@@ -113,8 +115,15 @@ def _one_line(cell: str, column: str, what: str) -> str:
 
 def _side(cell: str, column: str) -> list[str]:
     """A side cell's player names (team members separated by ';')."""
+    return list(_side_names(cell, column))
+
+
+@lru_cache(maxsize=65536)
+def _side_names(cell: str, column: str) -> tuple[str, ...]:
+    """``_side``, read once per cell text (a sheet names its sides again and
+    again; a refused cell is not remembered and is refused each time)."""
     _one_line(cell, column, "a player's name (team members are separated by ';')")
-    return [n.strip() for n in cell.split(PLAYER_SEPARATOR) if n.strip()]
+    return tuple(n.strip() for n in cell.split(PLAYER_SEPARATOR) if n.strip())
 
 
 def _attribute(text: str, layout: Layout) -> str:
@@ -126,29 +135,41 @@ def _attribute(text: str, layout: Layout) -> str:
 
 def row_input(row: dict[str, str], layout: Layout) -> GameInput:
     """A sheet row as a GameInput (still unchecked)."""
+    get = row.get
     sides = []
     for column in layout.sides:
-        cell = (row.get(column) or "").strip()
-        if cell:
+        cell = get(column)
+        if cell and (cell := cell.strip()):
             sides.append(_side(cell, column))
-    neutral = (row.get("neutral") or "").strip().lower()
-    if neutral not in TRUE and neutral not in FALSE:
+    cell = get("neutral")
+    neutral = cell.strip().lower() if cell else ""
+    if neutral and neutral not in TRUE and neutral not in FALSE:
         raise Invalid(f"neutral: {row['neutral']!r} is not yes or no", field="neutral")
-    _one_line(row.get("event") or "", "event", "an event id")
+    event = get("event")
+    if event:
+        _one_line(event, "event", "an event id")
+    ladder = get("ladder")
+    result = {}
+    for column in layout.results:
+        cell = get(column)
+        if cell and cell.strip():
+            result[column] = cell
     return GameInput(
-        ladder=_one_line((row.get("ladder") or "").strip(), "ladder", "a ladder's name"),
-        date=(row.get("date") or "").strip(),
+        ladder=_one_line(ladder.strip(), "ladder", "a ladder's name") if ladder else "",
+        date=(get("date") or "").strip(),
         sides=sides,
-        result={c: row[c] for c in layout.results if (row.get(c) or "").strip()},
-        event=row.get("event"),
-        round=row.get("round"),
-        table=row.get("table"),
+        result=result,
+        event=event,
+        round=get("round"),
+        table=get("table"),
         neutral=neutral in TRUE,
         attributes={
             c[len(ATTRIBUTE_PREFIX) :]: _attribute(row[c], layout)
             for c in layout.attributes
-            if (row.get(c) or "").strip()
-        },
+            if (get(c) or "").strip()
+        }
+        if layout.attributes
+        else {},
     )
 
 
@@ -210,6 +231,34 @@ def import_sheet(
     appended in batches inside one transaction. ``ImportPlan.events`` holds
     the events in a dry run only (the CLI previews them on the views).
     """
+    with _paused_gc():
+        return _import_sheet(commands, path, dry_run, ladder, sheet_name, strict, progress, again)
+
+
+@contextlib.contextmanager
+def _paused_gc() -> Iterator[None]:
+    """No cyclic garbage collection while a sheet is checked and appended:
+    its rows make no cycles, and with a million games' ids and caches held
+    each full collection would walk them all again."""
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _import_sheet(
+    commands: Commands,
+    path: Path,
+    dry_run: bool,
+    ladder: str | None,
+    sheet_name: str | None,
+    strict: bool,
+    progress: Callable[[int, int], None] | None,
+    again: bool,
+) -> ImportPlan:
     app = commands.app
     sheet = load_sheet(path, sheet_name)
     ladders = _ladders(commands, sheet, ladder)
@@ -339,7 +388,9 @@ def import_sheet(
             for key, pid in book.new_ids().items()
         ]
         if spill is not None:
-            app.append_batches(spill.batches(registrations))
+            # Each round's last number as handed out here: the write index
+            # takes it as is, never decoding the games again.
+            app.append_batches(spill.batches(registrations), rounds=sequences)
     finally:
         if spill is not None:
             spill.close()
@@ -375,11 +426,14 @@ class EventSpill:
         """Map an event for the store (refused if it would not read back)
         and keep it."""
         state = self.mapper.stored_state(event)
-        topic = self.topics.setdefault(event.TOPIC, len(self.topics))
-        head = (event.originator_id.bytes, event.originator_version, topic, len(state))
+        topic = self.topics.get(event.TOPIC)
+        if topic is None:
+            topic = self.topics[event.TOPIC] = len(self.topics)
+        raw_id = event.originator_id.int.to_bytes(16, "big")  # UUID.bytes, without a call
         try:
-            self.file.write(self._HEAD.pack(*head))
-            self.file.write(state)
+            self.file.write(
+                self._HEAD.pack(raw_id, event.originator_version, topic, len(state)) + state
+            )
         except OSError as exc:
             raise _refused(exc) from None
         self.count += 1
@@ -389,9 +443,10 @@ class EventSpill:
         events, in batches."""
         return SpillBatches(self, first)
 
-    def read(self) -> Iterator[tuple[list[StoredEvent], list[Any]]]:
-        """The kept events in batches of ``BATCH``: stored, and decoded (the
-        write index reads them)."""
+    def read(self) -> Iterator[tuple[list[EventRow], list[Any]]]:
+        """The kept events in batches of ``BATCH``, as rows of the events
+        table, with no decoded event (the write index takes the games'
+        rounds from the import, ``rounds`` of ``append_batches``)."""
         try:
             self.file.flush()
         except OSError as exc:
@@ -399,22 +454,14 @@ class EventSpill:
         self.file.seek(0)
         read, size, unpack = self.file.read, self._HEAD.size, self._HEAD.unpack
         topics = list(self.topics)
-        to_domain = self.mapper.to_domain_event
         left = self.count
         while left:
-            stored = []
+            rows = []
             for _ in range(min(left, self.BATCH)):
                 raw_id, version, topic, length = unpack(read(size))
-                stored.append(
-                    StoredEvent(
-                        originator_id=UUID(bytes=raw_id),
-                        originator_version=version,
-                        topic=topics[topic],
-                        state=read(length),
-                    )
-                )
-            left -= len(stored)
-            yield stored, [to_domain(s) for s in stored]
+                rows.append((raw_id.hex(), version, topics[topic], read(length)))
+            left -= len(rows)
+            yield rows, []
 
     def close(self) -> None:
         """Drop the file (its last writes may fail: they are not wanted)."""
@@ -439,9 +486,10 @@ class SpillBatches:
     def __init__(self, spill: EventSpill, first: Sequence[Any]) -> None:
         self.spill, self.first = spill, first
 
-    def __iter__(self) -> Iterator[tuple[list[StoredEvent], list[Any]]]:
+    def __iter__(self) -> Iterator[tuple[list[EventRow], list[Any]]]:
         if self.first:
-            yield [self.spill.mapper.to_stored_event(e) for e in self.first], list(self.first)
+            stored = [self.spill.mapper.to_stored_event(e) for e in self.first]
+            yield event_rows(stored), list(self.first)
         yield from self.spill.read()
 
 

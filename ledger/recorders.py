@@ -48,9 +48,14 @@ APPEND_ONLY = "ledger_append_only"
 #: the events' key index of about 1.5M games (filled only as needed).
 IMPORT_CACHE_KIB = 128 * 1024
 
-#: Stored events with the decoded events the write index reads (see
-#: ``_domain``), appended together.
-Batch = tuple[Sequence[StoredEvent], Sequence[Any]]
+#: A stored event as a row of the events table: (originator id as 32 hex
+#: digits, version, topic, state). An import hands its events over in this
+#: form, never as an object each.
+EventRow = tuple[str, int, str, bytes]
+#: Rows of stored events with the decoded events the write index reads among
+#: them (see ``_domain``; an import leaves its games out and gives each
+#: round's last number instead), appended together.
+Batch = tuple[Sequence[EventRow], Sequence[Any]]
 
 
 def chunks(rows: Sequence[Any], size: int = CHUNK) -> Iterator[Sequence[Any]]:
@@ -59,8 +64,18 @@ def chunks(rows: Sequence[Any], size: int = CHUNK) -> Iterator[Sequence[Any]]:
         yield rows[start : start + size]
 
 
-def _notes(stored: Sequence[StoredEvent], ids: Sequence[int]) -> list[tuple[int, StoredEvent]]:
-    return list(zip(ids, stored, strict=True))
+def event_rows(stored: Sequence[StoredEvent]) -> list[EventRow]:
+    """Stored events as rows of the events table (an id given as text is
+    read as a UUID: every id is stored, and chained, in one form)."""
+    return [
+        (
+            s.originator_id.hex if isinstance(s.originator_id, UUID) else UUID(s.originator_id).hex,
+            s.originator_version,
+            s.topic,
+            s.state,
+        )
+        for s in stored
+    ]
 
 
 def _domain(stored: Sequence[StoredEvent], kwargs: dict[str, Any]) -> Any:
@@ -71,13 +86,18 @@ def _domain(stored: Sequence[StoredEvent], kwargs: dict[str, Any]) -> Any:
     return events if events is not None else write_index.decoded(stored)
 
 
-def chain_rows(previous: str, notes: list[tuple[int, StoredEvent]]) -> list[tuple[int, str]]:
+def chain_rows(
+    previous: str, ids: Sequence[int], rows: Sequence[EventRow]
+) -> list[tuple[int, str]]:
     """(sequence, link) for each newly stored event, after ``previous``."""
-    rows = []
-    for seq, event in notes:
-        previous = chain.link(previous, event)
-        rows.append((seq, previous))
-    return rows
+    out = []
+    link_of = chain.link_of
+    for seq, (hex_id, version, topic, state) in zip(ids, rows, strict=True):
+        # The id as a UUID's text: how it reads back from either store.
+        text = f"{hex_id[:8]}-{hex_id[8:12]}-{hex_id[12:16]}-{hex_id[16:20]}-{hex_id[20:]}"
+        previous = link_of(previous, topic, text, version, state)
+        out.append((seq, previous))
+    return out
 
 
 class SQLiteLedgerRecorder(SQLiteApplicationRecorder):
@@ -104,9 +124,11 @@ class SQLiteLedgerRecorder(SQLiteApplicationRecorder):
             *write_index.schema("INTEGER"),
         ]
 
-    def insert_batches(self, batches: Iterable[Batch]) -> int:
-        """Append batches of events, each with its chain links and write
-        index, all in one transaction; how many events were stored."""
+    def insert_batches(self, batches: Iterable[Batch], rounds: dict[str, int] | None = None) -> int:
+        """Append batches of event rows, each with its chain links and write
+        index, all in one transaction; how many events were stored.
+        ``rounds``: the last order-of-play number of each round the batches
+        fill (``write_index.apply_rounds``)."""
         stored = 0
         with self.datastore.transaction(commit=True) as c:
             c.execute("PRAGMA cache_size")
@@ -116,30 +138,22 @@ class SQLiteLedgerRecorder(SQLiteApplicationRecorder):
             # changed page into the WAL, written again and again.
             c.execute(f"PRAGMA cache_size = {-IMPORT_CACHE_KIB}")
             try:
-                for events, decoded in batches:
-                    self._insert_events(c, events, decoded_events=decoded)
-                    stored += len(events)
+                for rows, decoded in batches:
+                    self._append_rows(c, rows, decoded)
+                    stored += len(rows)
+                write_index.apply_rounds(_SQLiteCursor(c), rounds or {})
             finally:
                 c.execute(f"PRAGMA cache_size = {int(cache)}")
         return stored
 
-    def _insert_rows(self, c: Any, stored_events: Sequence[StoredEvent]) -> list[int]:
-        """Insert events; their rowids (notification ids).
+    def _insert_rows(self, c: Any, rows: Sequence[EventRow]) -> list[int]:
+        """Insert event rows; their rowids (notification ids).
 
         The first insert is the transaction's first statement: it takes
         SQLite's write lock, waiting for another writer (a read first would
         fail at once on a stale snapshot). A rowid table without
         AUTOINCREMENT numbers each new row one past its largest rowid, so the
         rest follow the first one's in one statement (checked, never assumed)."""
-        rows = [
-            (
-                s.originator_id.hex if isinstance(s.originator_id, UUID) else s.originator_id,
-                s.originator_version,
-                s.topic,
-                s.state,
-            )
-            for s in stored_events
-        ]
         c.execute(self.insert_events_statement, rows[0])
         first = c.lastrowid
         if len(rows) > 1:
@@ -153,17 +167,20 @@ class SQLiteLedgerRecorder(SQLiteApplicationRecorder):
     def _insert_events(self, c: Any, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Any:
         if not stored_events:
             return []
-        ids = self._insert_rows(c, stored_events)
+        return self._append_rows(c, event_rows(stored_events), _domain(stored_events, kwargs))
+
+    def _append_rows(self, c: Any, rows: Sequence[EventRow], decoded: Iterable[Any]) -> list[int]:
+        """Insert rows, then their write index and chain links; their ids."""
+        if not rows:
+            return []
+        ids = self._insert_rows(c, rows)
         # The events' insert took SQLite's write lock: no other writer can
         # extend the chain between reading its head and writing the links.
-        write_index.apply(_SQLiteCursor(c), _domain(stored_events, kwargs))
+        write_index.apply(_SQLiteCursor(c), decoded)
         c.execute(f"SELECT link FROM {chain.TABLE} ORDER BY seq DESC LIMIT 1")
         row = c.fetchone()
         previous = row[0] if row else chain.GENESIS
-        c.executemany(
-            f"INSERT INTO {chain.TABLE} VALUES (?, ?)",
-            chain_rows(previous, _notes(stored_events, ids)),
-        )
+        c.executemany(f"INSERT INTO {chain.TABLE} VALUES (?, ?)", chain_rows(previous, ids, rows))
         return ids
 
 
@@ -208,17 +225,20 @@ class PostgresLedgerRecorder(PostgresApplicationRecorder):
         if not stored_events:
             return []
         ids: list[int] = []
-        self._append([(stored_events, _domain(stored_events, kwargs))], ids)
+        self._append([(event_rows(stored_events), _domain(stored_events, kwargs))], ids)
         return ids
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
-    def insert_batches(self, batches: Iterable[Batch]) -> int:
-        """Append batches of events, each with its chain links and write
+    def insert_batches(self, batches: Iterable[Batch], rounds: dict[str, int] | None = None) -> int:
+        """Append batches of event rows, each with its chain links and write
         index, all in one transaction; how many events were stored.
-        ``batches`` is read again from its start if the connection fails."""
-        return self._append(batches, None)
+        ``batches`` is read again from its start if the connection fails.
+        ``rounds``: as for SQLite (``write_index.apply_rounds``)."""
+        return self._append(batches, None, rounds)
 
-    def _append(self, batches: Iterable[Batch], ids: list[int] | None) -> int:
+    def _append(
+        self, batches: Iterable[Batch], ids: list[int] | None, rounds: dict[str, int] | None = None
+    ) -> int:
         """Insert the batches in one transaction (their ids into ``ids``)."""
         import psycopg
 
@@ -230,15 +250,19 @@ class PostgresLedgerRecorder(PostgresApplicationRecorder):
                     # chain head read below is the latest.
                     self._lock_table(curs)
                     self._notify_channel(curs)
-                    for events, decoded in batches:
+                    for rows, decoded in batches:
                         batch_ids: list[int] = []
-                        for chunk in chunks(events):
-                            PostgresAggregateRecorder._insert_stored_events(self, curs, chunk)
+                        for chunk in chunks(rows):
+                            events = [StoredEvent(UUID(h), v, t, s) for h, v, t, s in chunk]
+                            PostgresAggregateRecorder._insert_stored_events(self, curs, events)
                             batch_ids += [row["notification_id"] for row in curs.fetchall()]
-                        self._write_side(curs, events, batch_ids, {"decoded_events": decoded})
-                        stored += len(events)
+                        self._write_side(curs, rows, batch_ids, decoded)
+                        stored += len(rows)
                         if ids is not None:
                             ids += batch_ids
+                    write_index.apply_rounds(
+                        _PostgresCursor(curs, self.datastore.schema), rounds or {}
+                    )
                     return stored
             except psycopg.errors.LockNotAvailable:
                 raise Busy(
@@ -253,20 +277,16 @@ class PostgresLedgerRecorder(PostgresApplicationRecorder):
                 ) from None
 
     def _write_side(
-        self,
-        curs: Any,
-        stored_events: Sequence[StoredEvent],
-        ids: Sequence[int],
-        kwargs: dict[str, Any],
+        self, curs: Any, rows: Sequence[EventRow], ids: Sequence[int], decoded: Iterable[Any]
     ) -> None:
         """The write index and the chain links of the events just inserted."""
         schema = self.datastore.schema
-        write_index.apply(_PostgresCursor(curs, schema), _domain(stored_events, kwargs))
+        write_index.apply(_PostgresCursor(curs, schema), decoded)
         curs.execute(f'SELECT link FROM "{schema}".{chain.TABLE} ORDER BY seq DESC LIMIT 1')
         row = curs.fetchone()
         previous = row["link"] if row else chain.GENESIS
-        rows = chain_rows(previous, _notes(stored_events, ids))
-        for chunk in chunks(rows):
+        links = chain_rows(previous, ids, rows)
+        for chunk in chunks(links):
             curs.execute(
                 f'INSERT INTO "{schema}".{chain.TABLE} (seq, link) '
                 "SELECT * FROM unnest(%s::bigint[], %s::text[])",

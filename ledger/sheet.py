@@ -107,13 +107,18 @@ class CsvRows:
         self.path, self.form, self.columns, self.bad = path, form, columns, bad
 
     def __iter__(self) -> Iterator[tuple[int, dict[str, str]]]:
-        columns = self.columns
+        columns, bad = self.columns, self.bad
         for number, cells in _records(self.path, self.form):
-            if number == 1 or number in self.bad or isinstance(cells, str):
+            if number == 1 or number in bad or isinstance(cells, str):
                 continue
-            if not any(c.strip() for c in cells):
+            if _blank(cells):
                 continue
             yield number, dict(zip(columns, cells, strict=False))
+
+
+def _blank(cells: list[str]) -> bool:
+    """No cell holds anything but spaces (one join: no generator per row)."""
+    return not "".join(cells).strip()
 
 
 def csv_format(path: Path) -> CsvFormat:
@@ -272,6 +277,7 @@ def read_csv(path: Path) -> Sheet:
     columns: list[str] = []
     sheet = Sheet(str(path), [], columns=columns, notices=list(form.notices))
     bad: set[int] = set()
+    ladder_column = -1
     for number, cells in _records(path, form):
         if isinstance(cells, str):
             if header is None:
@@ -284,8 +290,10 @@ def read_csv(path: Path) -> Sheet:
             if not any(h.strip() for h in header):
                 break
             columns.extend(h.strip().lower() for h in header)
+            if "ladder" in columns:
+                ladder_column = columns.index("ladder")
             continue
-        if not any(c.strip() for c in cells):
+        if _blank(cells):
             continue  # blank lines
         if len(cells) > len(columns) and any(c.strip() for c in cells[len(columns) :]):
             sheet.bad_rows.append(
@@ -295,8 +303,8 @@ def read_csv(path: Path) -> Sheet:
             bad.add(number)
             continue
         sheet.count += 1
-        if "ladder" in columns:
-            sheet.ladder_names.add(cells[columns.index("ladder")].strip())
+        if 0 <= ladder_column < len(cells):
+            sheet.ladder_names.add(cells[ladder_column].strip())
     if not columns:
         raise Invalid(
             f"{path}: the sheet is empty (expected a header row: ladder,date,side_a,side_b,result,...)"

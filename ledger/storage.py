@@ -11,10 +11,8 @@ import re
 import sqlite3
 from contextlib import closing
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import unquote, urlparse
-
-import msgspec
 
 from ledger.errors import Denied, Invalid, LedgerError
 
@@ -34,8 +32,10 @@ def lock_timeout() -> int:
     return int(text)
 
 
-class Storage(msgspec.Struct, frozen=True):
-    """A resolved ``--db``: the kind, the SQLite path or the PostgreSQL URL."""
+class Storage(NamedTuple):
+    """A resolved ``--db``: the kind, the SQLite path or the PostgreSQL URL
+    (a plain tuple: every command resolves one, and msgspec is not loaded
+    for it)."""
 
     kind: str  # "sqlite" or "postgres"
     target: str
@@ -252,12 +252,12 @@ def read_only(path: Path) -> tuple[str, set[str]] | None:
 
 
 #: A PostgreSQL schema name the ledger will use: a plain lower-case identifier.
-_SCHEMA_NAME = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+_SCHEMA_NAME = r"[a-z_][a-z0-9_]{0,62}"
 
 
 def check_schema_name(schema: str) -> None:
     """Refuse a schema name that needs quoting, or one of PostgreSQL's own."""
-    if not _SCHEMA_NAME.fullmatch(schema):
+    if not re.fullmatch(_SCHEMA_NAME, schema):
         raise Invalid(
             f"schema {schema!r}: use lower-case letters, digits and underscores (not first), "
             "at most 63 characters"

@@ -57,7 +57,16 @@ def schema(integer: str) -> list[str]:
 
 def round_key(ladder: UUID, on: date, event: str | None, round_: int | None) -> str:
     """The key of one round of play: ladder, date, event and round."""
-    return f"{ladder}|{on.isoformat()}|{event or ''}|{'' if round_ is None else round_}"
+    text = _LADDER_TEXT.get(ladder.int)
+    if text is None:
+        # A UUID's text is made in Python: once per ladder (an import asks
+        # for the key of every game's round).
+        text = _LADDER_TEXT[ladder.int] = str(ladder)
+    return f"{text}|{on.isoformat()}|{event or ''}|{'' if round_ is None else round_}"
+
+
+#: Ladders' ids as text, by the id as a number (ladders are few).
+_LADDER_TEXT: dict[int, str] = {}
 
 
 _CLAIM = "INSERT INTO ledger_names (key, player, name) VALUES (?, ?, ?)"
@@ -86,8 +95,15 @@ def apply(cursor: Cursor, events: Iterable[Any], rebuilding: bool = False) -> No
             if facts.sequence is not None:
                 key = round_key(facts.ladder, facts.date, facts.event, facts.round)
                 sequences[key] = max(sequences.get(key, 0), facts.sequence)
-    if sequences:
-        cursor.executemany(_SEQUENCE, list(sequences.items()))
+    apply_rounds(cursor, sequences)
+
+
+def apply_rounds(cursor: Cursor, last: dict[str, int]) -> None:
+    """Raise each round's last order-of-play number to ``last[round key]``
+    (an import hands out the numbers itself, so its games are not decoded
+    again to find them)."""
+    if last:
+        cursor.executemany(_SEQUENCE, list(last.items()))
 
 
 def decoded(stored: Iterable[Any]) -> Iterable[Any]:

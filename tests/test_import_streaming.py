@@ -77,6 +77,43 @@ def test_a_chain_link_hashes_each_part_then_the_state() -> None:
         assert chain.link("f" * 64, event) == h.hexdigest()
 
 
+def test_a_chain_link_from_parts_is_the_link_of_the_stored_event() -> None:
+    """An import chains rows (id as 32 hex digits) without making events:
+    the link is the one ``ledger verify`` computes from the event read back."""
+    from ledger.recorders import chain_rows, event_rows
+
+    events = [
+        StoredEvent(originator_id=uuid4(), originator_version=v, topic="t:X", state=b'{"n":%d}' % v)
+        for v in (1, 2, 3)
+    ]
+    previous, expected = "0" * 64, []
+    for event in events:
+        previous = chain.link(previous, event)
+        expected.append(previous)
+    rows = chain_rows("0" * 64, [7, 8, 9], event_rows(events))
+    assert rows == list(zip([7, 8, 9], expected, strict=True))
+
+
+def test_a_second_sheet_continues_each_rounds_order_of_play(cli: Cli, tmp_path: Path) -> None:
+    """The write index takes each round's last number from the import: a
+    later sheet and a later ``record`` continue after it, a table number
+    above it raises it, and one below it does not lower it."""
+    open_club(cli)
+    first = sheet(tmp_path, "one.csv", HEADER, *[
+        f"Club,2025-02-01,Cup,1,,{PLAYERS[n]},{PLAYERS[n + 4]},a" for n in range(3)
+    ])  # fmt: skip
+    assert "added 3 games" in cli.ok("import", str(first))
+    second = sheet(tmp_path, "two.csv", HEADER,
+                   f"Club,2025-02-01,Cup,1,,{PLAYERS[3]},{PLAYERS[7]},b",
+                   f"Club,2025-02-01,Cup,1,9,{PLAYERS[0]},{PLAYERS[5]},draw",
+                   f"Club,2025-02-01,Cup,1,2,{PLAYERS[1]},{PLAYERS[6]},draw")  # fmt: skip
+    assert "added 3 games" in cli.ok("import", str(second))
+    cli.ok("record", "Club", "--date", "2025-02-01", "--event", "Cup", "--round", "1",
+           "--side", PLAYERS[2], "--side", PLAYERS[7], "--result", "a")  # fmt: skip
+    assert [g[2]["sequence"] for g in stored_games(cli)] == [1, 2, 3, 4, 9, 2, 10]
+    assert "OK" in cli.ok("verify")
+
+
 def test_batches_store_what_one_append_stores(
     tmp_path: Path, make_cli: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
