@@ -58,8 +58,20 @@ class Entry(msgspec.Struct, frozen=True, gc=False):
 #: player, side, s, p, k, before, change, after, games_before, games_after,
 #: note); ladder, entry and player are the views' numbers, ``pos`` the
 #: entry's place in the ladder's effective order, ``seat`` the row's place
-#: in the entry.
+#: in the entry. A player's rated game, most rows, comes short: (ladder,
+#: pos, seat, entry, player, s, p, k, before, change, games_before), its kind
+#: 'game', side its seat, after before + change, one game more, no note.
 HistoryRow = tuple[Any, ...]
+
+
+def whole_row(row: HistoryRow) -> HistoryRow:
+    """A history row in its whole shape (a short one expanded, as
+    ``view_history_rows`` reads it)."""
+    if len(row) == 16:
+        return row
+    ladder, pos, seat, entry, player, s, p, k, before, change, games = row
+    return (ladder, pos, seat, entry, "game", player, seat, s, p, k, before, change,
+            before + change, games, games + 1, "")  # fmt: skip
 
 
 class EntryFailed(Exception):
@@ -161,31 +173,77 @@ class Replay:
         """
         pending: dict[str, dict[str, list[Any]]] = {}
         self.since_checkpoint = since
+        # Most entries are games of one player against one under rules that
+        # rate game by game: those are applied here, on locals (the same
+        # operations as ``_game``), every other entry through the methods.
+        states = self.states
+        get = states.get
+        merges = self.merges
+        numbers = self.numbers
+        ladder = self.ladder
+        rows = self.rows
+        changed = self.changed
+        duel = self._duel if not self._per_event else None
+        days = _days
         for entry in entries:
-            self.pos += 1
+            self.pos = pos = self.pos + 1
             try:
-                if entry.kind == "game" and not self._per_event:
-                    # The bulk of any ladder: no event is pending under
-                    # rules that rate game by game.
-                    self.since_checkpoint += 1
-                    self._game(entry)
-                    boundary = False
-                else:
+                if entry.kind != "game" or self._per_event:
                     boundary = self._apply(entry, pending)
+                    duel = self._duel if not self._per_event else None
+                else:
+                    self.since_checkpoint += 1
+                    boundary = False
+                    play = entry.data
+                    sides = play.sides
+                    c = None
+                    if duel is not None and len(sides) == 2:
+                        side_a, side_b = sides
+                        if len(side_a) == 1 and len(side_b) == 1:
+                            a, b = side_a[0], side_b[0]
+                            if merges:
+                                a, b = merges.get(a, a), merges.get(b, b)
+                            on = entry.date
+                            state_a = get(a) or self._new(a, on)
+                            state_b = get(b) or self._new(b, on)
+                            c = duel(play.result, state_a, state_b, play.neutral)
+                    if c is None:
+                        self._game(entry)
+                    else:
+                        last = days.get(on) or day(on)
+                        before_a, games_a = state_a.rating, state_a.games
+                        before_b, games_b = state_b.rating, state_b.games
+                        state_a.rating = before_a + c[0]
+                        state_b.rating = before_b + c[4]
+                        state_a.games = games_a + 1
+                        state_b.games = games_b + 1
+                        state_a.last_played = state_b.last_played = last
+                        if numbers is not None:
+                            changed.add(a)
+                            changed.add(b)
+                            n = entry.n
+                            # Short rows: kind 'game', side = seat, after =
+                            # before + change, one more game, no note.
+                            rows += (
+                                (ladder, pos, 0, n, numbers[a], c[1], c[2], c[3],
+                                 before_a, c[0], games_a),
+                                (ladder, pos, 1, n, numbers[b], c[5], c[6], c[7],
+                                 before_b, c[4], games_b),
+                            )  # fmt: skip
             except Exception as exc:  # noqa: BLE001 - whatever a family raises
                 raise EntryFailed(entry, exc) from exc
-            if write is not None and len(self.rows) >= ROWS_CHUNK:
-                write(self.rows)
-                self.rows = []
+            if write is not None and len(rows) >= ROWS_CHUNK:
+                write(rows)
+                self.rows = rows = []
             due = boundary or (every and self.since_checkpoint >= every)
-            if checkpoint is not None and due and not pending:
-                checkpoint(entry.key, self.pos, self.states, self.changed)
-                self.touched |= self.changed
-                self.changed = set()
+            if due and checkpoint is not None and not pending:
+                checkpoint(entry.key, pos, states, changed)
+                self.touched |= changed
+                self.changed = changed = set()
                 self.since_checkpoint = 0
-        self.touched |= self.changed
-        if write is not None and self.rows:
-            write(self.rows)
+        self.touched |= changed
+        if write is not None and rows:
+            write(rows)
             self.rows = []
 
     def _apply(self, entry: Entry, pending: dict[str, dict[str, list[Any]]]) -> bool:

@@ -55,7 +55,8 @@ def keep(facts: source.Facts, sides: list[list[int]], whole: bool = False) -> st
 
 
 #: The text of each result of one code (``{"result": code}``), as encoded.
-_result_texts: dict[str, str] = {}
+RESULT_TEXTS: dict[str, str] = {}
+_result_texts = RESULT_TEXTS
 
 
 def keep_duel(facts: source.Facts, a: int, b: int) -> str:

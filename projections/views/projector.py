@@ -63,6 +63,7 @@ _NO_ATTRIBUTES: dict[str, float] = {}
 _CORRECTED = ev.GameCorrected.TOPIC
 _GAME_MARKERS = source.CURRENT_GAMES
 _decode_note = source.decode_note
+_result_texts = kept_facts.RESULT_TEXTS
 
 
 #: ``timeline.game_key``, spelt out for the hot path (a test checks they agree).
@@ -107,7 +108,8 @@ class Projector:
         self._strings: dict[str, str] = {}
         self._results: dict[tuple[Any, ...], dict[str, Any]] = {}
         self._codes: dict[str, dict[str, Any]] = {}
-        self._solo: dict[str, tuple[str]] = {}
+        #: Player id -> (number, the side (id,) of that player alone).
+        self._solo: dict[str, tuple[int, tuple[str]]] = {}
         # Players and ladders are few: all of them are held, written when changed.
         self.players: dict[str, list[Any]] = {
             r[1]: list(r)
@@ -139,7 +141,7 @@ class Projector:
         self._handlers: dict[type, Callable[[int, Any], tuple[Any, ...]]] = {
             cls: getattr(self, name) for cls, name in self.HANDLERS.items()
         }
-        self._handlers[source.GameNote] = self._game_note
+        self._handlers[source.GameNote] = self.game_note
 
     # -- applying events ------------------------------------------------------
     def numbers(self) -> dict[str, int]:
@@ -161,13 +163,13 @@ class Projector:
         returns whether it was applied."""
         marker = _GAME_MARKERS.get(topic)
         if marker is not None and known_at is None and marker in state:
-            self._game_note(seq, _decode_note(state), topic)  # the bulk of any store
+            self.game_note(seq, _decode_note(state), topic)  # the bulk of any store
             return True
         event = source.decode(topic, state)
         if known_at is not None and _recorded_at(event) > known_at:
             return False
         if type(event) is source.GameNote:  # the bulk of any store
-            self._game_note(seq, event, topic)
+            self.game_note(seq, event, topic)
         else:
             self._apply(seq, event, topic)
         return True
@@ -183,7 +185,7 @@ class Projector:
         if handler is None:
             raise TypeError(f"no projection for {type(event).__name__}")
         if type(event) is source.GameNote:
-            self._game_note(seq, event, topic)
+            self.game_note(seq, event, topic)
             return
         kind = KIND_NAMES[type(event)]
         ladder, subject, summary = handler(seq, event)
@@ -313,25 +315,35 @@ class Projector:
 
     _game_corrected = _game_recorded
 
-    def _game_note(self, seq: int, note: source.GameNote, topic: str) -> None:
-        """A game recorded (again, after a void) or corrected."""
+    def game_note(self, seq: int, note: source.GameNote, topic: str) -> None:
+        """Apply a game recorded (again, after a void) or corrected, as a
+        ``GameNote`` stored at ``seq`` under ``topic``."""
         gid = note.originator_id
         facts = note.game
         row = self.ladders.get(facts.ladder)
         ladder = row[0] if row is not None else self._ladder(facts.ladder, seq)
         # Players by number (kept with the game) and by id, one string per
         # player (held by the timeline); every player rated needs a number.
-        players = self.players
         given = facts.sides
+        result = facts.result
+        code = result.get("result") if len(result) == 1 else None
         if len(given) == 2 and len(given[0]) == 1 and len(given[1]) == 1:  # most games
-            a = players.get(given[0][0]) or self._player(given[0][0], seq)
-            b = players.get(given[1][0]) or self._player(given[1][0], seq)
-            solo = self._solo  # one (player,) side per player
-            sides = (solo.get(a[1]) or solo.setdefault(a[1], (a[1],)),
-                     solo.get(b[1]) or solo.setdefault(b[1], (b[1],)))  # fmt: skip
-            kept = kept_facts.keep_duel(facts, a[0], b[0])
+            solo = self._solo
+            a = solo.get(given[0][0]) or self._solo_side(given[0][0], seq)
+            b = solo.get(given[1][0]) or self._solo_side(given[1][0], seq)
+            sides = (a[1], b[1])
+            text = _result_texts.get(code) if type(code) is str else None
+            table, sequence = facts.table, facts.sequence
+            if (text is not None and table is not None and sequence is not None
+                    and not facts.neutral and not facts.attributes):  # fmt: skip
+                # kept_facts.keep_duel's text, written here for most games
+                kept = (f'{{"sides":[[{a[0]}],[{b[0]}]],"result":{text},'
+                        f'"table":{table},"sequence":{sequence}}}')  # fmt: skip
+            else:
+                kept = kept_facts.keep_duel(facts, a[0], b[0])
             numbered = None
         else:
+            players = self.players
             numbered, listed = [], []
             for side in given:
                 rows = [players.get(p) or self._player(p, seq) for p in side]
@@ -380,8 +392,7 @@ class Projector:
             if held is None:
                 held = entries[ladder] = {}
             strings = self._strings
-            on, event, result = facts.date, facts.event, facts.result
-            code = result.get("result") if len(result) == 1 else None
+            on, event = facts.date, facts.event
             if type(code) is str and event is not None and not facts.attributes:  # most games
                 result = self._codes.get(code) or self._codes.setdefault(code, result)
                 play = Play(sides, result, strings.get(event) or strings.setdefault(event, event),
@@ -393,6 +404,13 @@ class Projector:
             )
         if not self._rebuild:  # a rebuild replays every ladder whole
             self._touch(ladder, key)
+
+    def _solo_side(self, pid: str, seq: int) -> tuple[int, tuple[str]]:
+        """A player's number and their side alone (one tuple per player,
+        shared by every entry of the timeline)."""
+        row = self.players.get(pid) or self._player(pid, seq)
+        held = self._solo[pid] = (row[0], (row[1],))
+        return held
 
     def _recording(self, seq: int, recorded: tuple[str, str, str | None]) -> int:
         """The number of the recording (when, by whom, from which file) of
@@ -488,7 +506,7 @@ class Projector:
     def _touch_ladders_of(self, player: int) -> None:
         """Every ladder the player has history in replays from its start."""
         for (ladder,) in self.conn.execute(
-            "SELECT n FROM view_ladders l WHERE EXISTS (SELECT 1 FROM view_history_rows h "
+            "SELECT n FROM view_ladders l WHERE EXISTS (SELECT 1 FROM view_history_data h "
             "WHERE h.ladder = l.n AND h.player = ?)",  # along the index of each ladder
             (player,),
         ).fetchall():

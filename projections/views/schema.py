@@ -10,9 +10,12 @@ is numbered by the position in the event store of the event that first
 recorded it (so the same events always give the same numbers, in a rebuild
 as in a catch-up), and its name or id is joined at query time. History rows
 hold no text keys: ``pos`` is the entry's place in its ladder's effective
-order and ``entry`` its number (its date is its key's). ``view_history`` is a
-plain SQL view showing those rows with ids and keys, for people and scripts
-reading the database.
+order and ``entry`` its number (its date is its key's). They are stored
+narrow in ``view_history_data``: a player's rated game (most rows) leaves
+out its kind, side, rating after, games after and note, which the SQL view
+``view_history_rows`` (what queries read) derives from the other columns;
+any other row stores them. ``view_history`` is a plain SQL view showing
+those rows with ids and keys, for people and scripts reading the database.
 
 A game's row holds its facts compactly (``facts``: players by number, the
 date, event and round in their own columns; see ``views.facts``) and the
@@ -28,7 +31,7 @@ from ledger import chain
 from projections.db import Database
 
 #: Bump when the view tables change shape (or what their rows hold).
-VERSION = 10
+VERSION = 11
 
 #: The tables, without their secondary indexes (a rebuild fills them first).
 TABLE_DDL = """
@@ -55,11 +58,12 @@ CREATE TABLE view_entries (
 CREATE TABLE view_checkpoints (
     ladder INTEGER NOT NULL, key TEXT NOT NULL, pos INTEGER NOT NULL, whole INTEGER NOT NULL,
     states BLOB NOT NULL, PRIMARY KEY (ladder, key));
-CREATE TABLE view_history_rows (
+CREATE TABLE view_history_data (
     ladder INTEGER NOT NULL, pos INTEGER NOT NULL, seat INTEGER NOT NULL,
-    entry INTEGER NOT NULL, kind TEXT NOT NULL, player INTEGER NOT NULL, side INTEGER NOT NULL, s REAL, p REAL, k REAL, before REAL NOT NULL, change REAL NOT NULL,
-    after REAL NOT NULL, games_before INTEGER NOT NULL, games_after INTEGER NOT NULL,
-    note TEXT NOT NULL, PRIMARY KEY (ladder, pos, seat)) WITHOUT ROWID;
+    entry INTEGER NOT NULL, player INTEGER NOT NULL, s REAL, p REAL, k REAL,
+    before REAL NOT NULL, change REAL NOT NULL, games_before INTEGER NOT NULL,
+    kind TEXT, side INTEGER, after REAL, games_after INTEGER, note TEXT,
+    PRIMARY KEY (ladder, pos, seat)) WITHOUT ROWID;
 CREATE TABLE view_standings (
     ladder INTEGER NOT NULL, player INTEGER NOT NULL, rating REAL NOT NULL,
     games INTEGER NOT NULL, last_played TEXT, rated_since TEXT,
@@ -80,8 +84,24 @@ CREATE INDEX IF NOT EXISTS view_games_key ON view_games (ladder, key);
 INDEX_DDL = """
 CREATE INDEX IF NOT EXISTS view_players_key ON view_players (key);
 CREATE INDEX IF NOT EXISTS view_entries_key ON view_entries (ladder, key);
-CREATE INDEX IF NOT EXISTS view_history_player ON view_history_rows (ladder, player, pos);
+CREATE INDEX IF NOT EXISTS view_history_player ON view_history_data (ladder, player, pos);
 """
+
+#: History rows as queries read them: a game's row stores only what the
+#: others do not give (``HISTORY_DATA``), the rest is derived here.
+HISTORY_ROWS_DDL = """
+CREATE VIEW view_history_rows AS
+SELECT ladder, pos, seat, entry, COALESCE(kind, 'game') AS kind, player,
+       COALESCE(side, seat) AS side, s, p, k, before, change,
+       COALESCE(after, before + change) AS after, games_before,
+       COALESCE(games_after, games_before + 1) AS games_after, COALESCE(note, '') AS note
+FROM view_history_data
+"""
+
+#: The columns of a history row whose kind, side, after, games after and
+#: note are those ``view_history_rows`` derives (a player's rated game):
+#: ``('game', seat, before + change, games_before + 1, '')``.
+HISTORY_DATA = "ladder, pos, seat, entry, player, s, p, k, before, change, games_before"
 
 #: History rows with ids and keys instead of numbers (read-only).
 VIEW_DDL = """
@@ -108,13 +128,14 @@ TABLES = (
     "view_recordings",
     "view_entries",
     "view_checkpoints",
-    "view_history_rows",
+    "view_history_data",
     "view_standings",
     "view_audit",
     "view_version",
 )
-#: Every SQL view, dropped first. ``view_history`` was a table up to version 9.
-VIEWS = ("view_history",)
+#: Every SQL view, dropped first (each depending on the next). ``view_history``
+#: was a table up to version 9, ``view_history_rows`` up to version 10.
+VIEWS = ("view_history", "view_history_rows")
 
 
 def stored_version(db: Database) -> int | None:
@@ -132,6 +153,7 @@ def create(db: Database, indexes: bool = True) -> None:
     for name in (*VIEWS, *TABLES):
         _drop(db, name)
     db.script(_ddl(db, TABLE_DDL))
+    db.execute(HISTORY_ROWS_DDL)
     db.execute(VIEW_DDL)
     db.execute("INSERT INTO view_version VALUES (?)", (VERSION,))
     # The chain is written by the event store's recorder; the table is

@@ -24,13 +24,23 @@ import msgspec
 from projections.db import Database
 from projections.families.base import PlayerState
 from projections.replay import Entry, HistoryRow, Play
-from projections.views import facts
+from projections.views import facts, schema
 
 #: Game entries read per page while replaying (a replay holds one page).
 ENTRY_PAGE = 20000
 #: A checkpoint holds every player's state once in this many.
 WHOLE_EVERY = 8
 
+#: A history row in the short shape (``replay.HistoryRow``), and the inserts.
+_SHORT = len(schema.HISTORY_DATA.split(","))
+_INSERT_SHORT = (
+    f"INSERT INTO view_history_data ({schema.HISTORY_DATA}) VALUES ({','.join('?' * _SHORT)})"
+)
+_INSERT_WHOLE = (
+    "INSERT INTO view_history_data (ladder, pos, seat, entry, kind, player, side, s, p, k, "
+    "before, change, after, games_before, games_after, note) "
+    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+)
 _decode_data = msgspec.json.Decoder(dict[str, Any]).decode
 _pack = msgspec.msgpack.Encoder().encode
 _unpack = msgspec.msgpack.Decoder(
@@ -256,7 +266,7 @@ class LadderStore:
             changed = changed | {
                 ids[n]
                 for (n,) in self.conn.execute(
-                    "SELECT DISTINCT player FROM view_history_rows WHERE ladder=? AND pos>?",
+                    "SELECT DISTINCT player FROM view_history_data WHERE ladder=? AND pos>?",
                     (self.ladder, last or 0),
                 )
             }
@@ -297,7 +307,7 @@ class LadderStore:
         """Forget history after place ``pos`` and checkpoints after ``key``
         (all when None)."""
         self.conn.execute(
-            "DELETE FROM view_history_rows WHERE ladder=? AND pos>?", (self.ladder, pos)
+            "DELETE FROM view_history_data WHERE ladder=? AND pos>?", (self.ladder, pos)
         )
         self.conn.execute(
             "DELETE FROM view_checkpoints WHERE ladder=? AND key>?", (self.ladder, key or "")
@@ -343,11 +353,14 @@ class LadderStore:
         )
 
     def put_history(self, rows: list[HistoryRow]) -> None:
-        """Write history rows (one statement for the lot)."""
-        if rows:
-            self.conn.executemany(
-                "INSERT INTO view_history_rows VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", rows
-            )
+        """Write history rows: those of rated games in their short shape (one
+        statement for the lot), the others whole."""
+        short = [r for r in rows if len(r) == _SHORT]
+        if len(short) < len(rows):
+            whole = [r for r in rows if len(r) != _SHORT]
+            self.conn.executemany(_INSERT_WHOLE, whole)
+        if short:
+            self.conn.executemany(_INSERT_SHORT, short)
 
 
 def _iso(value: date | None) -> str | None:

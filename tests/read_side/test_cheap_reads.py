@@ -55,7 +55,7 @@ def test_views_of_another_version_are_dropped_and_rebuilt(tmp_path: Path) -> Non
     db.execute("UPDATE view_version SET version = version - 1")
     with statements(db) as seen:
         views.connect(db)
-    assert "DROP TABLE view_history_rows" in ddl(seen)
+    assert "DROP TABLE view_history_data" in ddl(seen)
     assert "DROP VIEW view_history" in ddl(seen)
     assert schema.stored_version(db) == schema.VERSION
     assert views.position(db) == 0  # emptied: the next catch-up rebuilds them

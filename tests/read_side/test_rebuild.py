@@ -35,7 +35,7 @@ def test_a_write_failing_fails_the_rebuild_and_changes_nothing(
     executemany = Database.executemany
 
     def full_disk(self: Database, sql: str, rows: Any) -> None:
-        if "view_history_rows" in sql:
+        if "view_history_data" in sql:
             raise sqlite3.OperationalError("database or disk is full")
         executemany(self, sql, rows)
 
