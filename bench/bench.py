@@ -219,6 +219,21 @@ def phase_import(args: dict[str, Any]) -> dict[str, Any]:
     start_rss = peak_rss_mb()
     times: dict[str, float] = {}
 
+    # The store part of import_sheet (append_batches: events, chain links,
+    # write index), timed apart from reading and checking the sheet.
+    store_part = {"s": 0.0, "cpu_s": 0.0}
+    append_batches = app.append_batches
+
+    def timed_append(*args: Any, **kwargs: Any) -> int:
+        c, t = time.process_time(), time.perf_counter()
+        try:
+            return append_batches(*args, **kwargs)
+        finally:
+            store_part["s"] += time.perf_counter() - t
+            store_part["cpu_s"] += time.process_time() - c
+
+    app.append_batches = timed_append
+
     def run() -> Any:
         c0, t0 = time.process_time(), time.perf_counter()
         report = import_sheet(commands, Path(args["sheet"])).report
@@ -237,6 +252,8 @@ def phase_import(args: dict[str, Any]) -> dict[str, Any]:
         "project_s": times["project"],
         "append_cpu_s": times["append_cpu"],
         "project_cpu_s": times["project_cpu"],
+        "store_s": store_part["s"],
+        "store_cpu_s": store_part["cpu_s"],
         "start_rss_mb": start_rss,
         "peak_rss_mb": peak_rss_mb(),
     }
@@ -601,7 +618,7 @@ def game_result(store: Store, gid: str) -> dict[str, Any]:
 
 
 # -- one size ------------------------------------------------------------------------------
-def bench_size(n: int, opts: argparse.Namespace, workdir: Path, small: Store,
+def bench_size(n: int, opts: argparse.Namespace, workdir: Path, small: Store | None,
                say: Callable[[str], None]) -> dict[str, Any]:  # fmt: skip
     from fixtures.generate import DEFAULT_LADDERS, player_names, write
 
@@ -623,6 +640,20 @@ def bench_size(n: int, opts: argparse.Namespace, workdir: Path, small: Store,
         fig["import"] = imp
         events, whole = store.event_store_bytes()
         fig["event_store_bytes"], fig["database_bytes"] = events, whole
+        if opts.only == "import":
+            if opts.profile:
+                prof = Path(opts.profile) / f"import-{n}.prof"
+                prof.parent.mkdir(parents=True, exist_ok=True)
+                say(f"[{n:,}] profiling the import")
+                again = Store(opts.db, workdir, f"prof{n}")
+                try:
+                    run_phase("import", {"store": again.to_dict(), "sheet": str(sheet),
+                                         "family": family, "ladder": ladder,
+                                         "profile": str(prof)})  # fmt: skip
+                finally:
+                    again.drop()
+                fig["profiles"] = [str(prof)]
+            return fig
 
         say(f"[{n:,}] rebuild")
         fig["rebuild"] = run_phase("rebuild", {"store": store.to_dict()})
@@ -642,6 +673,7 @@ def bench_size(n: int, opts: argparse.Namespace, workdir: Path, small: Store,
         names = player_names(opts.players)
         reps = opts.repeat
         cli = fig["cli"] = {}
+        assert small is not None  # built unless --only
         small_led = [*ledger_command(), *small.db_args()]
         # Untimed: views current (and rebuilt, should the view shape have changed
         # since they were built), files in the OS cache.
@@ -747,6 +779,13 @@ def lines_for(fig: dict[str, Any]) -> list[Line]:
         wall, cpu = imp[f"{key}_s"], imp[f"{key}_cpu_s"]
         line(f"  {title}", f"{rate(n, wall):,.0f} games/s ({wall:.1f} s)",
              f"{rate(n, cpu):,.0f} games/s")  # fmt: skip
+    if "store_s" in imp:  # import_sheet's two parts, per sheet row
+        store, store_cpu = imp["store_s"], imp["store_cpu_s"]
+        check, check_cpu = imp["append_s"] - store, imp["append_cpu_s"] - store_cpu
+        line("    read + check the sheet", f"{check / n * 1e6:,.1f} us/row",
+             f"{check_cpu / n * 1e6:,.1f} us/row")  # fmt: skip
+        line("    store (events, chain, index)", f"{store / n * 1e6:,.1f} us/row",
+             f"{store_cpu / n * 1e6:,.1f} us/row")  # fmt: skip
     line("  import peak memory", f"{imp['peak_rss_mb']:,.0f} MB", "", TARGETS["import_memory"],
          imp["peak_rss_mb"] <= IMPORT_MB)  # fmt: skip
     ev_bytes, whole = fig["event_store_bytes"], fig["database_bytes"]
@@ -754,6 +793,8 @@ def lines_for(fig: dict[str, Any]) -> list[Line]:
          f"{ev_bytes / 2**20:,.1f} MB ({ev_bytes / max(1, imp['events']):,.0f} B/event)"
          if ev_bytes >= 0 else "n/a (no dbstat)")  # fmt: skip
     line("  whole database after the import", f"{whole / 2**20:,.1f} MB")
+    if "rebuild" not in fig:  # --only import
+        return out
 
     reb, flo = fig["rebuild"], fig["floor"]
     reb_rate, reb_cpu = rate(n, reb["seconds"]), rate(n, reb["cpu_s"])
@@ -907,6 +948,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", default=None, metavar="DIR",
                         help="also profile import and rebuild (cProfile) into DIR and "
                         "print the top functions")  # fmt: skip
+    parser.add_argument("--only", choices=["import"], default=None,
+                        help="measure only the import lines (no 1k ladder, rebuild, "
+                        "floor, peers or CLI timings)")  # fmt: skip
     parser.add_argument("--keep", action="store_true",
                         help="keep the generated sheets and ledgers (prints where)")  # fmt: skip
     opts = parser.parse_args(argv)
@@ -922,8 +966,9 @@ def main(argv: list[str] | None = None) -> int:
     figures: list[dict[str, Any]] = []
     small = None
     try:
-        say("building the 1k-game ladder")
-        small = build_small(opts, workdir)
+        if opts.only is None:
+            say("building the 1k-game ladder")
+            small = build_small(opts, workdir)
         for n in sizes:
             figures.append(bench_size(n, opts, workdir, small, say))
     finally:

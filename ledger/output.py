@@ -1,15 +1,20 @@
 """Printing query results as a table (for people), JSON or CSV (for scripts),
-and the one CSV writer every CSV the ledger writes goes through."""
+and the one CSV writer every CSV the ledger writes goes through.
+
+msgspec (for Structs and JSON) and rich (for small tables) are imported only
+when used: a large table of plain rows starts as fast as ``ledger --version``.
+"""
 
 from __future__ import annotations
 
-import csv
 import io
 import itertools
-from collections.abc import Callable, Iterable, Sequence
-from typing import IO, Any
+import sys
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import IO, TYPE_CHECKING, Any
 
-import msgspec
+if TYPE_CHECKING:
+    import msgspec
 
 FORMATS = ("table", "json", "csv")
 
@@ -39,6 +44,8 @@ def write_csv(
     spreadsheet opens safely: every text cell neutralised (``neutralise``),
     numbers left numbers. ``cell`` turns other values (numbers, None, lists)
     into what is written. Returns the number of rows written."""
+    import csv  # here: a table for people needs no CSV writer
+
     if columns is not None:
         csv.writer(out, lineterminator="\n").writerow([neutralise(c) for c in columns])
     # A batch of rows at a time (bounded memory), each cell neutralised
@@ -110,6 +117,8 @@ def _cell(value: Any, exact: bool = False) -> str:
             return str(int(value))
         return repr(value) if exact else f"{value:.4f}".rstrip("0").rstrip(".")
     if isinstance(value, (dict, list)):
+        import msgspec
+
         return msgspec.json.encode(value).decode()
     return str(value)
 
@@ -122,6 +131,8 @@ def render(
 ) -> str:
     """Render Structs as ``table``, ``json`` or ``csv`` text; ``kind`` names
     the columns when there are no rows."""
+    import msgspec
+
     if fmt == "json":
         return msgspec.json.format(msgspec.json.encode(rows), indent=2).decode()
     items = [rows] if isinstance(rows, msgspec.Struct) else list(rows)
@@ -129,10 +140,11 @@ def render(
     columns = list(plain[0]) if plain else list(kind.__struct_fields__ if kind else ())
     if fmt == "csv":
         return csv_text(columns, ([r[c] for c in columns] for r in plain), _exact)
-    return _table(columns, [[_shown(r[c]) for c in columns] for r in plain], printable(title))
+    rows_shown = [[shown(r[c]) for c in columns] for r in plain]
+    return "".join(table_lines(columns, rows_shown, title)).removesuffix("\n")
 
 
-def _shown(value: Any) -> str:
+def shown(value: Any) -> str:
     """A cell for people: rounded, control characters spelled out (text
     that has none, most of it, is checked in one call and kept)."""
     kind = value.__class__
@@ -151,15 +163,30 @@ def _exact(value: Any) -> str:
     return _cell(value, exact=True)
 
 
-#: rich lays a table out at ~0.2 ms a cell: past this many cells (a large
-#: ranking, a long history) print plain aligned columns instead.
+#: rich lays a table out at ~0.2 ms a cell (and takes ~60 ms to import): past
+#: this many cells (a large ranking, a long history) print plain aligned
+#: columns instead.
 RICH_CELLS = 1000
+#: Lines of a plain table joined into one write.
+_LINES = 1024
 
 
-def _table(columns: list[str], rows: list[list[str]], title: str) -> str:
+def table_lines(columns: Sequence[str], rows: list[list[str]], title: str = "") -> Iterator[str]:
+    """A table for people as chunks of text (each ending in a line break), to
+    print one by one: ``rows`` of cells already shown (``shown``), columns
+    named by ``columns`` (``last_played`` headed "last played").
+
+    Boxed by rich on a terminal; piped or redirected (to grep, awk, a file),
+    plain aligned columns, which is what a reader of a pipe wants and spares
+    rich's import and layout; past ``RICH_CELLS``, plain everywhere."""
     headers = [c.replace("_", " ") for c in columns]
-    if len(rows) * len(headers) > RICH_CELLS:
-        return _plain_table(headers, rows, title)
+    if len(rows) * len(headers) > RICH_CELLS or not sys.stdout.isatty():
+        yield from _plain_table(headers, rows, printable(title))
+    else:
+        yield _rich_table(headers, rows, printable(title)) + "\n"
+
+
+def _rich_table(headers: list[str], rows: list[list[str]], title: str) -> str:
     from rich.console import Console
     from rich.table import Table
 
@@ -175,12 +202,15 @@ def _table(columns: list[str], rows: list[list[str]], title: str) -> str:
     return console.file.getvalue().rstrip("\n")
 
 
-def _plain_table(headers: list[str], rows: list[list[str]], title: str) -> str:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(headers)]
-    lines = [title] if title else []
-    lines.append("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip())
-    lines.append("  ".join("-" * w for w in widths))
-    lines.extend(
-        "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in rows
-    )
-    return "\n".join(lines)
+def _plain_table(headers: list[str], rows: list[list[str]], title: str) -> Iterator[str]:
+    """Aligned columns, a batch of lines at a time (bounded text in flight)."""
+    columns = list(zip(*rows, strict=True)) or [()] * len(headers)  # (no rows: the headers')
+    widths = [max([len(h), *map(len, c)]) for h, c in zip(headers, columns, strict=True)]
+    # One format string for every line: a row is one call, not one a cell.
+    line = "  ".join(f"{{:<{w}}}" for w in widths).format
+    head = [title] if title else []
+    head.append(line(*headers).rstrip())
+    head.append("  ".join("-" * w for w in widths))
+    yield "\n".join(head) + "\n"
+    for start in range(0, len(rows), _LINES):
+        yield "".join([line(*r).rstrip() + "\n" for r in rows[start : start + _LINES]])

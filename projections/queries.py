@@ -7,13 +7,13 @@ where they need them: a query command starts about as fast as
 ``ledger --version``.
 
 Standings rank players by competition ranking ("1224"): players whose
-ratings are equal (to ``TIE_DIGITS`` decimals, below which a difference is
+ratings are equal (to ``ranking.TIE_DIGITS`` decimals, below which a difference is
 floating-point noise) share a rank, and the next rank skips as many places.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
@@ -21,13 +21,14 @@ import msgspec
 
 from ledger.errors import LedgerError, NotFound
 from ledger.identity import name_key, short
+from projections import opponents, ranking
 from projections.db import Database, Row
+from projections.ranking import ranks
 
 if TYPE_CHECKING:
     from projections.views.facts import KeptFacts
 
 #: Ratings equal to this many decimals tie (share a rank).
-TIE_DIGITS = 6
 
 
 class StandingRow(msgspec.Struct):
@@ -201,16 +202,18 @@ def player_number(conn: Database, pid: str) -> int | None:
     return row[0] if row else None
 
 
-def cut_pos(conn: Database, ladder: int, cut: str) -> int:
+def cut_pos(conn: Database, ladder: int, cut: str, through: bool = False) -> int:
     """The place in a ladder's effective order of its last entry before
-    ``cut``: history rows at or before it are those of entries before it
-    (a replay numbers the entries in order, so it is how many there are)."""
+    ``cut`` (or at it, ``through``): history rows at or before it are those
+    of entries before it (a replay numbers the entries in order, so it is
+    how many there are)."""
+    op = "<=" if through else "<"
     games = conn.execute(
-        "SELECT COUNT(*) FROM view_games WHERE ladder=? AND status<>'voided' AND key<?",
+        f"SELECT COUNT(*) FROM view_games WHERE ladder=? AND status<>'voided' AND key{op}?",
         (ladder, cut),
     ).fetchone()[0]
     others = conn.execute(
-        "SELECT COUNT(*) FROM view_entries WHERE ladder=? AND key<?", (ladder, cut)
+        f"SELECT COUNT(*) FROM view_entries WHERE ladder=? AND key{op}?", (ladder, cut)
     ).fetchone()[0]
     return games + others
 
@@ -269,19 +272,6 @@ def standings(
     return out
 
 
-def ranks(ratings: Iterable[float]) -> list[int]:
-    """Competition ranks ("1224") of ratings in descending order: equal
-    ratings (to ``TIE_DIGITS`` decimals) share the rank of the first of
-    them."""
-    out: list[int] = []
-    previous = None
-    for place, rating in enumerate(ratings, start=1):
-        tied = round(rating, TIE_DIGITS)
-        out.append(out[-1] if tied == previous else place)
-        previous = tied
-    return out
-
-
 def _standings_at(conn: Database, ladder: int, upto: int) -> list[tuple[Any, ...]]:
     """(name, rating, games, last played) of every player rated up to place
     ``upto`` of a ladder, from their last history row there."""
@@ -321,17 +311,7 @@ def history(conn: Database, ladder: str, player: str) -> list[HistoryLine]:
     from projections.views import facts as kept_facts
 
     pn = player_number(conn, player_by_name(conn, player))
-    against: dict[tuple[int, int], list[str]] = {}
-    for pos, side, other in conn.execute(
-        # The player's rows first (SQLite joins a CROSS JOIN in the order
-        # written: without statistics it would start from the opponents).
-        "SELECT h.pos, h.side, p.name FROM view_history_rows h "
-        "CROSS JOIN view_history_rows o CROSS JOIN view_players p "
-        "WHERE h.ladder=? AND h.player=? AND h.kind='game' AND o.ladder = h.ladder "
-        "AND o.pos = h.pos AND o.side <> h.side AND p.n = o.player ORDER BY h.pos, o.seat",
-        (lrow["n"], pn),
-    ):
-        against.setdefault((pos, side), []).append(other)
+    against = opponents.faced(conn, lrow["n"], pn)
 
     out = []
     for r in conn.execute(
@@ -372,24 +352,9 @@ def history(conn: Database, ladder: str, player: str) -> list[HistoryLine]:
     return out
 
 
-#: A two-sided result as the player on side 0 (a) or 1 (b) saw it.
-_SEEN = {("a", 0): "won", ("b", 1): "won", ("a", 1): "lost", ("b", 0): "lost"}
-
-
 def outcome(facts: KeptFacts, side: int) -> tuple[str | None, str | None]:
-    """A game's result for the player on ``side`` (won, lost, drew; the
-    result's fields as recorded when it names no winner) and the winner's
-    margin, if any."""
-    result = facts.result
-    code = result.get("result")
-    margin = result.get("margin") or None
-    if isinstance(code, str) and set(result) <= {"result", "margin"}:
-        if code == "draw":
-            return "drew", margin
-        if (code, side) in _SEEN:
-            return _SEEN[code, side], margin
-    text = " ".join(f"{k}={v}" for k, v in result.items() if v is not None)
-    return text or None, margin if isinstance(margin, str) else None
+    """A game's result for the player on ``side`` (``ranking.outcome``)."""
+    return ranking.outcome(facts.result, side)
 
 
 def explain(conn: Database, ref: str) -> Explanation:

@@ -19,6 +19,7 @@ import io
 import re
 from collections.abc import Callable
 from datetime import datetime
+from pathlib import Path
 
 import pytest
 
@@ -662,9 +663,10 @@ def test_query_formats_json_csv_and_table(cli: Cli) -> None:
     assert [p["name"] for p in players] == ["Alice", "Bob"]
     shown = cli.ok("standings", "Club", "--format", "table")
     assert shown == cli.ok("standings", "Club")  # table is the default
-    lines = shown.splitlines()
-    assert lines[0].strip() == "Club"
-    assert all(word in lines[2] for word in ("rank", "player", "rating", "games"))
+    lines = shown.splitlines()  # piped: plain aligned columns
+    assert lines[0] == "Club"
+    assert lines[1].split() == ["rank", "player", "rating", "grade", "games", "last", "played"]
+    assert set(lines[2]) == {"-", " "}
     alice = next(line for line in lines if "Alice" in line)
     assert re.search(r"\b1\b.*Alice.*\b1510\b.*\b1\b.*2025-01-05", alice)
     assert "Bob" in next(line for line in lines if "1490" in line)
@@ -840,3 +842,142 @@ def test_late_games_around_closed_seasons_match_timely_recording(
     assert late_views == expected
     late.ok("rebuild")
     assert late.json("standings", "Club") == expected["standings"]
+
+
+def _columns(table: str) -> list[list[str]]:
+    """The cells of a plain table (its title, its header, the dashes that
+    give each column's width, its rows): the header's then each row's."""
+    _title, header, dashes, *rows = table.splitlines()
+    spans = [m.span() for m in re.finditer("-+", dashes)]
+    return [[line[a:b].strip() for a, b in spans] for line in (header, *rows)]
+
+
+def test_a_table_is_boxed_on_a_terminal_and_plain_when_piped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ledger import output
+
+    def table(terminal: bool) -> str:
+        monkeypatch.setattr(output.sys.stdout, "isatty", lambda: terminal, raising=False)
+        return "".join(output.table_lines(["rank", "last_played"], [["1", "2025-01-05"]], "T"))
+
+    assert table(False) == "T\nrank  last played\n----  -----------\n1     2025-01-05\n"
+    assert "".join(output.table_lines(["rank"], [], "")) == "rank\n----\n"  # no rows
+    boxed = table(True)
+    assert "┃ rank ┃ last played ┃" in boxed
+    assert "│ 1    │ 2025-01-05  │" in boxed
+
+
+def _full_table(cli: Cli, ladder: str, lang: str = "en") -> str:
+    """The ranking as ``projections.queries.standings`` gives it, rendered
+    as a table (what ``standings`` printed before its plain read)."""
+    from ledger.output import render
+    from projections import queries
+    from projections.db import SQLiteDatabase
+
+    conn = SQLiteDatabase(cli.db)
+    try:
+        return render(queries.standings(conn, ladder, None, lang), "table", ladder) + "\n"
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("family", ["elo", "adlg"])
+def test_the_ranking_table_is_the_full_querys(cli: Cli, family: str) -> None:
+    """``standings`` as a table reads plain rows (no msgspec, the family
+    only when it grades): the same text as the full query's, ties and grades
+    included, whatever the case of the name typed."""
+    cli.ok("ladder", "open", "Club", "--family", family)
+    games = [("Alice", "Bob", "draw"), ("Carol", "Dan", "a"), ("Eve", "Carol", "b")]
+    for day, (a, b, result) in enumerate(games, start=1):
+        cli.ok("record", "Club", "--date", f"2025-01-0{day}", "--side", a, "--side", b,
+               "--result", result, "--add-players")  # fmt: skip
+    for lang in ("en", "fr"):
+        shown = cli.ok("standings", "club", "--lang", lang)
+        assert shown == _full_table(cli, "club", lang)
+    header, *cells = _columns(shown)
+    assert header == ["rank", "player", "rating", "grade", "games", "last played"]
+    ranks = {row[1]: row[0] for row in cells}
+    assert ranks["Alice"] == ranks["Bob"] != "1"  # a draw between equals: one rank, shared
+    assert all(row[3] for row in cells) == (family == "adlg")  # adlg grades every player
+
+
+def test_a_large_ranking_is_plain_columns_and_a_large_import_summarised(
+    cli: Cli, tmp_path: Path
+) -> None:
+    """Past rich's cells, the ranking is plain aligned columns, the same as
+    the full query's; the import line names the first ten new players and
+    counts the rest (JSON keeps every name)."""
+    open_club(cli)
+    names = [f"Player {i:03d}" for i in range(180)]
+    rows = [f"Club,2025-02-{1 + i % 28:02d},,,,{names[i]},{names[i + 90]},a" for i in range(90)]
+    path = tmp_path / "big.csv"
+    path.write_text("ladder,date,event,round,table,side_a,side_b,result\n" + "\n".join(rows))
+    report = cli.json("import", str(path), "--dry-run")
+    assert sorted(report["new_players"]) == names
+    out = cli.ok("import", str(path))
+    first = report["new_players"][:10]
+    assert out == (
+        f"{path}: 90 rows: added 90 games, skipped 0 already recorded, 180 new players: "
+        f"{', '.join(first)} and 170 more.\n"
+    )
+    shown = cli.ok("standings", "Club")
+    assert shown == _full_table(cli, "Club")
+    lines = shown.splitlines()
+    assert lines[:3] == [
+        "Club",
+        "rank  player      rating  grade  games  last played",
+        "----  ----------  ------  -----  -----  -----------",
+    ]
+    assert len(lines) == 3 + 180
+    assert re.fullmatch(r"1     Player \d{3}  1510\s+1      2025-02-\d\d", lines[3])
+
+
+def _full_history(cli: Cli, ladder: str, player: str) -> str:
+    """A player's history as ``projections.queries.history`` gives it,
+    rendered as a table (what ``history`` printed before its plain read)."""
+    from ledger.output import render
+    from projections import queries
+    from projections.db import SQLiteDatabase
+
+    conn = SQLiteDatabase(cli.db)
+    try:
+        lines = queries.history(conn, ladder, player)
+        who = queries.player_name(conn, queries.player_by_name(conn, player))
+        title = f"{who} in {queries.ladder_row(conn, ladder)['name']}"
+        return render(lines, "table", title) + "\n"
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize(
+    ("family", "results"),
+    [
+        ("elo", [("--result", "a"), ("--result", "draw"), ("--result", "b")]),
+        ("battle-empire", [("--result", "a", "--margin", "decisive"), ("--result", "draw"),
+                           ("--result", "b", "--margin", "marginal")]),
+        ("bga", [("--ranks", "1,2"), ("--ranks", "1,1"), ("--ranks", "2,1")]),
+    ],
+)  # fmt: skip
+def test_the_history_table_is_the_full_querys(
+    cli: Cli, family: str, results: list[tuple[str, ...]]
+) -> None:
+    """``history LADDER PLAYER`` as a table reads plain rows: the same text
+    as the full query's, for games (won, lost, drew, margins, a result that
+    names no winner), adjustments, season penalties and a merged name."""
+    cli.ok("ladder", "open", "Club", "--family", family)
+    for day, result in enumerate(results, start=1):
+        cli.ok("record", "Club", "--date", f"2025-01-0{day}", "--side", "Al",
+               "--side", "Bob", "--table", "3", *result, "--add-players")  # fmt: skip
+    cli.ok("player", "add", "Alice")
+    cli.ok("record", "Club", "--date", "2025-01-05", "--side", "Alice", "--side", "Bob",
+           *results[0])  # fmt: skip
+    cli.ok("player", "merge", "Al", "Alice", "--reason", "same person")
+    cli.ok("adjust", "Club", "Alice", "--shift", "-25", "--date", "2025-02-01", "--reason", "r")
+    cli.ok("season", "close", "Club", "2025", "--from", "2025-01-01", "--to", "2025-12-31")
+    for name in ("al", "Alice", "Bob"):
+        shown = cli.ok("history", "Club", name)
+        assert shown == _full_history(cli, "club", name), name
+    assert shown.splitlines()[0].strip() == "Bob in Club"
+    assert ("won" in shown and "lost" in shown) == (family != "bga")
+    assert "adjust" in cli.ok("history", "Club", "al")

@@ -94,3 +94,25 @@ def test_a_reader_that_does_not_trust_a_family_loses_that_ladder_alone(
     cli.ok("rebuild")
     assert "--trust-family tests.example_family" in cli.fails("standings", "Skirmish")
     assert [r["player"] for r in cli.json("standings", "Club")] == ["Ann", "Bob"]
+
+
+def test_the_built_in_families_are_named_without_importing_them() -> None:
+    """``BUILT_IN`` names each family and says whether it grades without
+    importing its module; what it says is what the class says."""
+    from projections.families.base import Family
+
+    assert set(registry.BUILT_IN) == {"elo", "battle-empire", "adlg", "battletech", "bga"}
+    for name, cls in registry.BUILT_IN.items():
+        assert cls.name == name
+        assert registry.gives_grades(name) == (cls.grade is not Family.grade), name
+    assert registry.gives_grades("elo") is False
+    assert registry.gives_grades("battle-empire") is True
+
+
+def test_a_trusted_family_is_asked_whether_it_grades(untrusting: None) -> None:
+    from projections.families.base import FamilyError
+
+    registry.trust(["tests"])
+    assert registry.gives_grades(FAMILY) is False
+    with pytest.raises(FamilyError, match="neither built in nor registered"):
+        registry.gives_grades("nowhere.module:Nothing")

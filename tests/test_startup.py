@@ -87,3 +87,39 @@ def test_views_behind_are_caught_up_before_the_query_answers(club: str) -> None:
     assert isinstance(players, list)
     assert "Late Comer" in {p["name"] for p in players}
     assert cli.sql("SELECT position FROM view_tracking")[0][0] == cli.event_count()
+
+
+#: What a table of a ladder whose family gives no grades never loads: the
+#: rows are read plain (msgspec, the views' query module and the family are
+#: for JSON, CSV and grades).
+PLAIN_TABLE_NEVER = ("msgspec", "projections.queries", "projections.families.elo")
+
+
+@pytest.mark.parametrize("query", [["standings", "club"], ["history", "Club", "ann"]])
+def test_a_table_for_people_loads_no_msgspec_nor_the_family(club: str, query: list[str]) -> None:
+    modules = loaded("--db", club, *query)
+    assert "ledger.cli.ranking" in modules or "ledger.cli.history_rows" in modules
+    assert not {m for m in modules for n in PLAIN_TABLE_NEVER if m == n or m.startswith(n + ".")}
+
+
+def test_a_graded_ladder_loads_its_own_family_alone(tmp_path: Path) -> None:
+    cli = Cli(str(tmp_path / "graded.db"))
+    cli.ok("ladder", "open", "Club", "--family", "adlg")
+    cli.ok("record", "Club", "--date", "2025-01-05", "--side", "Ann", "--side", "Bob",
+           "--result", "a", "--add-players")  # fmt: skip
+    modules = loaded("--db", cli.db, "standings", "Club")
+    families = {m for m in modules if m.startswith("projections.families.")}
+    assert "projections.families.adlg" in families
+    others = ("battle_empire", "bga", "battletech")  # (adlg builds on elo)
+    assert not families & {f"projections.families.{n}" for n in others}
+
+
+def test_naming_the_families_imports_none() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys; from projections.families import registry; "
+         "print(sorted(registry.BUILT_IN), sorted(m for m in sys.modules if 'families.' in m))"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.stdout.strip() == (
+        "['adlg', 'battle-empire', 'battletech', 'bga', 'elo'] ['projections.families.registry']"
+    )

@@ -256,7 +256,7 @@ def test_edited_view_is_named_and_rebuild_repairs_it(ledger: Ledger) -> None:
 def test_edited_history_row_is_named(ledger: Ledger) -> None:
     cli = ledger.cli
     pid = ann_id(cli)
-    cli.sql(f"UPDATE view_history_rows SET change = change + 1 WHERE player = {number(pid)}")
+    cli.sql(f"UPDATE view_history_data SET change = change + 1 WHERE player = {number(pid)}")
     code, report = verify(cli)
     assert code != 0
     assert report["problems"][0].startswith("view_history row ")

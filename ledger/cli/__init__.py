@@ -4,7 +4,7 @@ Every command that records something appends its events (or nothing, on any
 error) and then brings the views up to date, so the next query reads its own
 writes. Queries print ``--format table|json|csv``.
 
-Commands live in modules by what they are for (``ladders``, ``players``,
+Commands live in modules by what they are for (``ladders``, ``players``, ``ratings``,
 ``games``, ``reports``, ``template``, ``admin``, ``site``, ``teams``) and are imported only
 when run, so ``ledger --version`` or one query starts without loading every
 other command's dependencies.
@@ -29,8 +29,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "void": ("games", "void"),
     "season": ("games", "season"),
     "adjust": ("games", "adjust"),
-    "standings": ("reports", "standings"),
-    "history": ("reports", "history"),
+    "standings": ("ratings", "standings"),
+    "history": ("ratings", "history"),
     "explain": ("reports", "explain"),
     "audit": ("reports", "audit"),
     "verify": ("reports", "verify"),

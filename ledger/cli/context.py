@@ -3,6 +3,9 @@ options and rendering helpers."""
 
 from __future__ import annotations
 
+import os
+import sys
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +19,12 @@ from projections.db import Database, PostgresDatabase, SQLiteDatabase
 if TYPE_CHECKING:
     from ledger.application import LedgerApplication
     from ledger.commands import Commands
+
+
+#: How much of a SQLite ledger a query may map into memory (address space;
+#: the pages are the OS's file cache, but they count in the process's
+#: resident size, so a rebuild reading every event does not map them).
+MMAP_BYTES = 1 << 30
 
 
 class Ledger:
@@ -88,6 +97,16 @@ class Ledger:
                 db.close()
                 raise
         return self._conn
+
+    @property
+    def query_conn(self) -> Database:
+        """``conn`` for a query's scattered reads: on SQLite, pages read
+        through a memory map rather than one read() each (a history looks
+        up hundreds of rows spread over the file)."""
+        conn = self.conn
+        if conn.kind == "sqlite":
+            conn.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
+        return conn
 
     def _current(self, db: Database) -> Database:
         """The views, current: as they are when they have applied every
@@ -229,11 +248,32 @@ def emit(rows: Any, fmt: str, title: str, kind: Any, output: Path | None) -> Non
         click.echo(f"Wrote {len(rows)} rows to {output}.")
         return
     text = render(rows, fmt, title, kind=kind)
-    if output is None:
+    if output is None and fmt == "table":
+        show([text + "\n"], len(rows))
+    elif output is None:
         click.echo(text)
     else:
         output.write_text(text + "\n", encoding="utf-8")
         click.echo(f"Wrote {len(rows)} rows to {output}.")
+
+
+def show(chunks: Iterable[str], rows: int) -> None:
+    """Print a table for people, chunk by chunk; on a terminal, one longer
+    than the screen goes through a pager (click's: ``$PAGER``, else less),
+    as git does. Piped or redirected, every row is written as it comes."""
+    if sys.stdout.isatty() and sys.stdin.isatty() and rows + 4 > _screen_lines():
+        click.echo_via_pager(chunks)
+        return
+    for chunk in chunks:
+        click.echo(chunk, nl=False)
+
+
+def _screen_lines() -> int:
+    try:
+        lines = os.get_terminal_size().lines
+    except OSError:  # no terminal after all
+        lines = 0
+    return lines if lines > 0 else 1 << 30  # a size it cannot tell: no pager
 
 
 pass_ledger = click.make_pass_decorator(Ledger)

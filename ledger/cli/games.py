@@ -10,19 +10,20 @@ from typing import Any
 import click
 
 from ledger import bounds
+from ledger.cli.bounded import ORDER, BoundedNumber, bounded_help
 from ledger.cli.context import (
     Ledger,
     format_option,
     pass_ledger,
 )
 from ledger.cli.family_help import result_fields_epilog
-from ledger.cli.params import ATTRIBUTE, DATE, ORDER, SETTING, BoundedNumber, as_dict, bounded_help
+from ledger.cli.params import ATTRIBUTE, DATE, SETTING, as_dict
 from ledger.commands import Commands, GameChanges
 from ledger.game_input import GameInput, parse_number
 from ledger.identity import short
 from ledger.importer import import_sheet
 from ledger.output import render
-from projections.preview import preview_warnings
+from projections.preview import FIRST_GAMES_SHOWN, preview_warnings
 from projections.season_notes import replayed_closes, replayed_closes_of_import
 
 
@@ -196,12 +197,23 @@ def import_(
     verb = "would add" if dry_run else "added"
     click.echo(
         f"{file}: {report.rows} rows: {verb} {report.added} games, "
-        f"skipped {report.skipped} already recorded"
-        + (f", new players: {', '.join(report.new_players)}" if report.new_players else "")
-        + "."
+        f"skipped {report.skipped} already recorded{new_players(report.new_players)}."
     )
     for warning in report.warnings:
         click.echo(f"warning: {warning}")
+
+
+def new_players(names: list[str]) -> str:
+    """The import line's new players, for people: every name when there are
+    few, else how many, the first ten and how many more (as --dry-run lists
+    first games; ``--format json`` keeps every name)."""
+    if not names:
+        return ""
+    if len(names) <= FIRST_GAMES_SHOWN:
+        return f", new players: {', '.join(names)}"
+    more = len(names) - FIRST_GAMES_SHOWN
+    shown = ", ".join(names[:FIRST_GAMES_SHOWN])
+    return f", {len(names)} new players: {shown} and {more} more"
 
 
 class ImportProgress:

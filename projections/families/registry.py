@@ -13,21 +13,58 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from projections.families.adlg import AdlgFamily
-from projections.families.base import Family, FamilyError
-from projections.families.battle_empire import BattleEmpireFamily
-from projections.families.battletech import BattleTechFamily
-from projections.families.bga import BgaFamily
-from projections.families.elo import EloFamily
+if TYPE_CHECKING:
+    from projections.families.base import Family
 
-BUILT_IN: dict[str, type[Family]] = {
-    cls.name: cls
-    for cls in (EloFamily, BattleEmpireFamily, AdlgFamily, BattleTechFamily, BgaFamily)
-}
+
+class _Entry:
+    """A built-in family: where its class is, and whether it overrides
+    ``Family.grade`` (a grade column to show)."""
+
+    __slots__ = ("path", "grades")
+
+    def __init__(self, path: str, grades: bool) -> None:
+        self.path = path  # package.module:Class
+        self.grades = grades
+
+
+class _BuiltIn(Mapping[str, "type[Family]"]):
+    """The built-in families by name, each module imported when its class is
+    first asked for: naming them (``--help``, an error's list, ``name in
+    BUILT_IN``) imports none (nor msgspec), and a query on an elo ladder
+    imports elo alone, only if it needs it."""
+
+    def __init__(self, entries: Mapping[str, _Entry]) -> None:
+        self.entries = dict(entries)
+
+    def __getitem__(self, name: str) -> type[Family]:
+        module, _, attr = self.entries[name].path.partition(":")
+        cls: type[Family] = getattr(importlib.import_module(module), attr)
+        return cls
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.entries
+
+
+#: name -> class of the families that come with the ledger (each name is its
+#: class's ``name``; tests/test_family_trust.py checks both columns).
+BUILT_IN = _BuiltIn({
+    "elo": _Entry("projections.families.elo:EloFamily", grades=False),
+    "battle-empire": _Entry("projections.families.battle_empire:BattleEmpireFamily", grades=True),
+    "adlg": _Entry("projections.families.adlg:AdlgFamily", grades=True),
+    "battletech": _Entry("projections.families.battletech:BattleTechFamily", grades=False),
+    "bga": _Entry("projections.families.bga:BgaFamily", grades=True),
+})  # fmt: skip
 
 #: The entry-point group a package registers its families in.
 ENTRY_POINT_GROUP = "ledger.families"
@@ -59,9 +96,22 @@ def is_trusted(path: str) -> bool:
     return any(module == t or module.startswith(t + ".") for t in trusted if t)
 
 
+def gives_grades(name: str) -> bool:
+    """Whether the family ``name`` gives grades (a ranking's grade column):
+    a built-in's is known without importing it; any other family is loaded
+    (raises FamilyError) and asked."""
+    if name in BUILT_IN:
+        return BUILT_IN.entries[name].grades
+    from projections.families.base import Family
+
+    return family_class(name).grade is not Family.grade
+
+
 def family_class(name: str) -> type[Family]:
     """The class for ``name``: a built-in or registered family's name, or a
     registered or trusted ``package.module:Class``."""
+    from projections.families.base import Family, FamilyError
+
     if name in BUILT_IN:
         return BUILT_IN[name]
     path = registered().get(name, name)

@@ -1,0 +1,44 @@
+"""Number options within one of ``ledger.bounds``' ranges: refused at the
+option that took it, the range shown in ``--help``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from ledger import bounds
+from ledger.errors import Invalid
+
+
+class BoundedNumber(click.ParamType):
+    """A number within one of ``ledger.bounds``' ranges; ``--help`` shows it."""
+
+    def __init__(self, bound: bounds.Range) -> None:
+        self.bound = bound
+        self.name = "INTEGER" if bound.integer else "NUMBER"
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return self.name
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            number = value
+        else:
+            try:
+                number = int(str(value).strip()) if self.bound.integer else float(value)
+            except ValueError:
+                kind = "whole number" if self.bound.integer else "number"
+                self.fail(f"{value!r} is not a {kind}", param, ctx)
+        try:
+            return self.bound.check(number, "value")
+        except Invalid as exc:
+            self.fail(str(exc).removeprefix("value: "), param, ctx)
+
+
+def bounded_help(text: str, bound: bounds.Range) -> str:
+    """An option's help with its allowed range."""
+    return f"{text} [{bound.describe()}]"
+
+
+ORDER = BoundedNumber(bounds.ORDER)

@@ -1,0 +1,108 @@
+"""Ratings: a ladder's standings and a player's history, the queries people
+run most.
+
+Kept apart from the other queries so that running one loads only what it
+needs: the ranking and a player's history for people are read as plain rows
+(``ranking``, ``history_rows``), without msgspec or the views' query module;
+JSON, CSV, a workbook or a past date go through ``projections.queries``.
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import date
+from pathlib import Path
+
+import click
+
+from ledger.cli.context import Ledger, emit, export_options, pass_ledger, show
+from ledger.cli.params import DATE
+from ledger.output import table_lines
+
+
+@click.command()
+@click.argument("ladder_name", metavar="LADDER")
+@click.option("--as-of", default=None, type=DATE, help="The ranking at the end of DATE.")
+@click.option(
+    "--as-known-at", default=None, metavar="TIMESTAMP",
+    help="The ranking as the ledger showed it at that moment (before later "
+    "corrections and late results). A date alone means the end of that day, UTC.",
+)  # fmt: skip
+@click.option("--lang", type=click.Choice(["en", "fr"]), default="en", show_default=True,
+              help="Language of grades.")  # fmt: skip
+@export_options
+@pass_ledger
+def standings(
+    led: Ledger, ladder_name: str, as_of: date | None, as_known_at: str | None, lang: str,
+    fmt: str, output: Path | None,
+) -> None:  # fmt: skip
+    """The ranking of LADDER: rank, player, rating, grade, games, last played.
+
+    --as-of is effective time (the ranking on that date); --as-known-at is
+    record time (what the ledger said then). Together: what did we publish on
+    1 January, as it stood on 31 December?
+
+    On a terminal, a ranking longer than the screen opens in a pager.
+    """
+    if fmt == "table" and output is None and as_of is None and as_known_at is None:
+        from ledger.cli import ranking
+
+        cells = ranking.current(led.query_conn, ladder_name, lang)
+        if cells is not None:
+            show(table_lines(ranking.COLUMNS, cells, ladder_name), len(cells))
+            return
+    from projections import queries
+
+    conn = led.conn
+    if as_known_at is not None:
+        from projections import timetravel
+
+        conn = timetravel.known_at(led.app.recorder, timetravel.parse_moment(as_known_at))
+    rows = queries.standings(conn, ladder_name, as_of, lang)
+    title = ladder_name + (f" as of {as_of}" if as_of else "")
+    title += f" as known at {as_known_at}" if as_known_at else ""
+    emit(rows, fmt, title, queries.StandingRow, output)
+
+
+@click.command()
+@click.argument("ladder_name", metavar="LADDER")
+@click.argument("player_name", metavar="[PLAYER]", required=False)
+@export_options
+@pass_ledger
+def history(
+    led: Ledger, ladder_name: str, player_name: str | None, fmt: str, output: Path | None
+) -> None:
+    """PLAYER's history in LADDER: games, adjustments and season penalties.
+
+    Without PLAYER, every player's history (grouped by player, each in
+    effective order) in one table."""
+    if player_name is not None and fmt == "table" and output is None:
+        from ledger.cli import history_rows
+
+        read = history_rows.player_history(led.query_conn, ladder_name, player_name)
+        if read is not None:
+            title, cells = read
+            show(table_lines(history_rows.COLUMNS, cells, title), len(cells))
+            return
+    from projections import queries
+
+    if player_name is None:
+        from projections import export as export_mod
+
+        ladder_name = queries.ladder_row(led.conn, ladder_name)["name"]
+        lines = export_mod.all_histories(led.conn, ladder_name)
+        if fmt in ("csv", "json"):  # streamed: bounded memory at any ladder size
+            if output is None:
+                export_mod.write_history(lines, fmt, sys.stdout)
+            else:
+                with output.open("w", encoding="utf-8", newline="") as f:
+                    n = export_mod.write_history(lines, fmt, f)
+                click.echo(f"Wrote {n} rows to {output}.")
+            return
+        title = f"Every player in {ladder_name}"
+        emit(list(lines), fmt, title, export_mod.PlayerHistoryLine, output)
+        return
+    rows = queries.history(led.query_conn, ladder_name, player_name)
+    who = queries.player_name(led.conn, queries.player_by_name(led.conn, player_name))
+    title = f"{who} in {queries.ladder_row(led.conn, ladder_name)['name']}"
+    emit(rows, fmt, title, queries.HistoryLine, output)
