@@ -178,6 +178,13 @@ def test_game_sections_show_the_numbers_explain_shows(
                 assert f"<dd>{explained['date']}</dd>" in section
                 assert f'class="status-{explained["status"]}"' in section
                 assert explained["family"] in section
+                # The result as people read it, not as JSON.
+                shown = " · ".join(
+                    f"{k}: {', '.join(map(str, v)) if isinstance(v, list) else v}"
+                    for k, v in explained["result"].items() if v is not None
+                )  # fmt: skip
+                assert f"<dd>{html.escape(shown)}</dd>" in section, section
+                assert "<code>{" not in section
                 if explained.get("note"):
                     assert explained["note"] in section
                 rows = pages.read(page).tables.get(f"{gid}-players", [])  # none when voided

@@ -59,7 +59,7 @@ class GameContext:
         self.labels: dict[int, tuple[str, str]] = {}
         #: ruleset number -> (family text, per-event family)
         self.rulesets: dict[int, tuple[str, bool]] = {}
-        #: a result's (type, value) items -> (games table text, summary text, JSON markup)
+        #: a result's (type, value) items -> (games table text, summary text, section markup)
         self.results: dict[tuple, tuple[str, str, str]] = {}
         self.csv = CsvCells()
 
@@ -160,7 +160,7 @@ class GamePage:
             if self.first is None:  # games come in effective order
                 self.first = day
             self.last = day
-        shown, summary_result, result_json = c.result(kept.result)
+        shown, summary_result, result_text = c.result(kept.result)
         # The games table's row: date, round, table, sides, result, game.
         side_label, who = c.side_label, c.who
         duel = len(kept.sides) == 2 and len(kept.sides[0]) == 1 == len(kept.sides[1])
@@ -293,8 +293,8 @@ class GamePage:
             f'<dl class="facts">\n<dt>{lab["ladder"]}</dt><dd><a href="../index.html">'
             f"{c.ladder_html}</a></dd>\n<dt>{lab['date']}</dt><dd>{day}</dd>\n{event_html}"
             f'<dt>{lab["status"]}</dt><dd class="status-{e(status)}">{status_html}</dd>\n'
-            f"<dt>{lab['family']}</dt><dd>{family}</dd>\n<dt>{lab['result']}</dt><dd><code>"
-            f"{result_json}</code></dd>\n{note}{trail}</dl>\n"
+            f"<dt>{lab['family']}</dt><dd>{family}</dd>\n<dt>{lab['result']}</dt><dd>"
+            f"{result_text}</dd>\n{note}{trail}</dl>\n"
             + sections.table(f"{gid}-players", lab["players"], f"{self.stem}.changes",
                              sections.players_head, "".join(rows))
             + trail_table

@@ -148,6 +148,19 @@ def short(value: float | None, sign: str = "") -> str:
     return f"{value:{sign}.4f}".rstrip("0").rstrip(".")
 
 
+def _value_text(value: Any) -> str:
+    if isinstance(value, list | tuple):
+        return ", ".join(_value_text(v) for v in value)
+    if isinstance(value, dict):
+        return _json(value).decode()
+    return str(value)
+
+
+def _result_text(result: dict[str, Any]) -> str:
+    """``result: a · margin: decisive``: each field that is set, in order."""
+    return " · ".join(f"{k}: {_value_text(v)}" for k, v in result.items() if v is not None)
+
+
 class GameSections:
     """Writes game sections in one language: the headings and the tables'
     heads are made once, each game is a few f-strings."""
@@ -190,14 +203,15 @@ class GameSections:
         return held
 
     def result(self, result: dict[str, Any]) -> str:
-        """A game's result as escaped JSON (a ladder's results have few
-        distinct values: each encoded once)."""
+        """A game's result as people read it, escaped: ``result: a ·
+        margin: decisive`` (a list's items joined by commas; a ladder's
+        results have few distinct values: each written once)."""
         key = tuple((k, v.__class__, v) for k, v in result.items())
         if not all(kind in _SCALARS for _, kind, _ in key):  # 1 and 1.0 hash alike
-            return _e(_json(result).decode())
+            return _e(_result_text(result))
         text = self._results.get(key)
         if text is None:
-            text = _e(_json(result).decode())
+            text = _e(_result_text(result))
             if len(self._results) < 10_000:
                 self._results[key] = text
         return text
