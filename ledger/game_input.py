@@ -222,7 +222,7 @@ def build_facts(
 #: The built-in family classes: their checks read a game's shape and result
 #: only (never its date, players or ids), so one check stands for every game
 #: alike. A community's own family (a subclass too) is checked game by game.
-_PURE_CHECKS = frozenset(BUILT_IN.values())
+PURE_CHECKS = frozenset(BUILT_IN.values())
 
 
 class GameChecks:
@@ -267,7 +267,7 @@ class GameChecks:
     def result_key(self, family: Family, facts: ev.GameFacts) -> tuple[Any, ...] | None:
         """What a built-in family's check of ``facts`` depends on (None: a
         family checked game by game, or a result that cannot be a key)."""
-        if type(family) not in _PURE_CHECKS:
+        if type(family) not in PURE_CHECKS:
             return None
         result = tuple(facts.result.items())
         for _, value in result:

@@ -11,7 +11,7 @@ import unicodedata
 from datetime import date
 from functools import cache, lru_cache
 from typing import Any
-from uuid import UUID, uuid5
+from uuid import UUID, SafeUUID, uuid5
 
 NAMESPACE = UUID("6f1c1a52-3f7e-5a43-9a57-1e5b0f6c2d10")
 
@@ -71,7 +71,24 @@ def _uuid5(name: str) -> UUID:
     """``uuid5(NAMESPACE, name)``, from the namespace's hash state."""
     h = _namespace_sha1().copy()
     h.update(name.encode())
-    return UUID(bytes=h.digest()[:16], version=5)
+    return _version5(h.digest())
+
+
+#: The variant and version bits ``UUID(..., version=5)`` clears, then sets.
+_V5_CLEAR = ~((0xC000 << 48) | (0xF000 << 64))
+_V5_SET = (0x8000 << 48) | (5 << 76)
+_new_object = object.__new__
+_set_slot = object.__setattr__
+
+
+def _version5(digest: bytes) -> UUID:
+    """``UUID(bytes=digest[:16], version=5)`` without ``UUID.__init__``'s
+    argument checks (an import names a million games); the same bits and
+    slots, set as ``UUID`` sets them."""
+    uid = _new_object(UUID)
+    _set_slot(uid, "int", (int.from_bytes(digest[:16], "big") & _V5_CLEAR) | _V5_SET)
+    _set_slot(uid, "is_safe", SafeUUID.unknown)
+    return uid
 
 
 @lru_cache(maxsize=65536)

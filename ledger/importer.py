@@ -32,22 +32,32 @@ import msgspec
 
 from ledger import events as ev
 from ledger.application import MsgspecMapper, now
+from ledger.cell_memo import CellMemo
 from ledger.commands import Commands, DuplicateGame
 from ledger.errors import Invalid, LedgerError
 from ledger.game_identities import GameIdentities, corrected, explain
-from ledger.game_input import GameChecks, GameInput, PlayerBook, build_facts, parse_date
-from ledger.identity import game_identity, short
+from ledger.game_input import (
+    PURE_CHECKS,
+    GameChecks,
+    GameInput,
+    PlayerBook,
+    build_facts,
+    parse_date,
+)
+from ledger.identity import game_id, game_identity, short
 from ledger.matching import NameIndex
 from ledger.recorders import EventRow, event_rows
 from ledger.sheet import (
     ATTRIBUTE_PREFIX,
     PLAYER_SEPARATOR,
     SIDE_COLUMNS,
+    CsvRows,
     Sheet,
     check_columns,
     read_csv,
 )
 from ledger.state import LadderState
+from ledger.write_index import round_key
 from projections.families.base import FamilyError
 from projections.families.registry import BUILT_IN, family_class
 
@@ -283,89 +293,175 @@ def _import_sheet(
     unknown_ladders: dict[str, list[int]] = {}
     layout = Layout.of(sheet.columns, columns, sheet.decimal_comma)
     spill = None if dry_run else EventSpill(app.mapper)
+    memo = CellMemo(
+        sheet.columns,
+        layout.sides,
+        (*(["neutral"] if "neutral" in sheet.columns else []), *layout.results, *layout.attributes),
+        ladder,
+        PURE_CHECKS,
+    )
+    label, by = sheet.label, commands.by
+    known_games_get = known_games.__contains__
     try:
-        for index, (number, row) in enumerate(sheet.rows, start=1):
+        for index, (number, cells, row) in enumerate(_records(sheet), start=1):
             if progress is not None and index % 500 == 0:
                 progress(index, sheet.count)
-            book.row = number
-            facts = None
-            try:
-                inp = row_input(row, layout)
-                name = inp.ladder or ladder
-                if not name:
-                    raise Invalid(
-                        "no ladder given (fill the column or pass --ladder)", field="ladder"
+            cells = memo.cells(cells)
+            known = memo.known(cells)
+            if known is not None:
+                # Every cell read before in a row that passed: the game is
+                # made from what they were read as (``ledger.cell_memo``).
+                state, dated, sides, result, neutral, attributes, event_of, round_of, table = known
+                if len(sides) == 2:
+                    who = sorted(sides[0].texts + sides[1].texts)
+                else:
+                    who = sorted([t for side in sides for t in side.texts])
+                # ``identity.game_identity`` and ``write_index.round_key`` of
+                # these facts, from the date's common start.
+                identity = (
+                    f"{dated.prefix}{event_of or ''}|{round_of or ''}|{table or ''}|{','.join(who)}"
+                )
+                round_key_ = (
+                    f"{dated.prefix}{event_of or ''}|{'' if round_of is None else round_of}"
+                )
+                if dry_run:  # the events are kept: each its own values
+                    player_ids = [list(side.ids) for side in sides]
+                    result = _copied(result)
+                    attributes = dict(attributes)
+                else:  # encoded at once and dropped: shared safely
+                    player_ids = [side.ids for side in sides]
+                facts = None
+            else:
+                book.row = number
+                if row is None:
+                    row = dict(zip(sheet.columns, cells, strict=False))
+                try:
+                    inp = row_input(row, layout)
+                    name = inp.ladder or ladder
+                    if not name:
+                        raise Invalid(
+                            "no ladder given (fill the column or pass --ladder)", field="ladder"
+                        )
+                    state = ladders.get(name)
+                    if state is None:
+                        if name in unknown_ladders:
+                            unknown_ladders[name].append(number)
+                            continue
+                        unknown_ladders[name] = [number]
+                        raise Invalid(
+                            f"unknown ladder {name!r} (see 'ledger ladder list')", field="ladder"
+                        )
+                    inp.result = _cells(state, inp, checks)
+                    facts = commands.check_game(state, build_facts(state, inp, book), checks)
+                except Invalid as exc:
+                    errors.append(f"{path}: row {number}, column {exc.field or '?'}: {exc}")
+                    continue
+                identity = game_identity(facts)
+                round_key_ = round_key(facts.ladder, facts.date, facts.event, facts.round)
+                table = facts.table
+            gid = game_id(identity)
+            version = 1
+            if known_games_get(gid.int):
+                # Recorded before (or voided, or corrected since): read in full.
+                if facts is None:
+                    facts = ev.GameFacts(
+                        ladder=state.id,
+                        date=dated.on,
+                        sides=player_ids,
+                        result=result,
+                        event=event_of,
+                        round=round_of,
+                        table=table,
+                        neutral=neutral,
+                        attributes=attributes,
                     )
-                state = ladders.get(name)
-                if state is None:
-                    if name in unknown_ladders:
-                        unknown_ladders[name].append(number)
-                        continue
-                    unknown_ladders[name] = [number]
-                    raise Invalid(
-                        f"unknown ladder {name!r} (see 'ledger ladder list')", field="ladder"
-                    )
-                inp.result = _cells(state, inp, checks)
-                facts = commands.check_game(state, build_facts(state, inp, book), checks)
-                gid, version = commands.place_game(facts, known_games)
-            except DuplicateGame as dup:
-                assert facts is not None
-                earlier = identities.earlier_version(dup.gid, facts)
-                if _same_game(dup.facts, facts):
-                    skipped.append(number)
-                elif earlier is not None:
+                try:
+                    gid, version = commands.place_game(facts, known_games)
+                except DuplicateGame as dup:
+                    earlier = identities.earlier_version(dup.gid, facts)
+                    if _same_game(dup.facts, facts):
+                        skipped.append(number)
+                    elif earlier is not None:
+                        skipped.append(number)
+                        retired_notes.append(
+                            f"{label}: row {number}: not added: "
+                            f"{corrected(dup.gid, earlier, name_of)}"
+                        )
+                    else:
+                        errors.append(
+                            f"{path}: row {number}: game {short(dup.gid)} is already recorded "
+                            "with a different result; use 'ledger correct "
+                            f"{short(dup.gid)}' to change it"
+                        )
+                    continue
+            if identities and not again:
+                retired = identities.retired(identity)
+                if retired is not None:
+                    # The referee already dealt with this game: never silently back.
                     skipped.append(number)
                     retired_notes.append(
-                        f"{sheet.label}: row {number}: not added: "
-                        f"{corrected(dup.gid, earlier, name_of)}"
+                        f"{label}: row {number}: not added: "
+                        f"{explain(retired, identity, name_of)} (import with --again to record "
+                        "it as a game again)"
                     )
-                else:
-                    errors.append(
-                        f"{path}: row {number}: game {short(dup.gid)} is already recorded with "
-                        f"a different result; use 'ledger correct {short(dup.gid)}' to change it"
-                    )
-                continue
-            except Invalid as exc:
-                errors.append(f"{path}: row {number}, column {exc.field or '?'}: {exc}")
-                continue
-            retired = None
-            if identities and not again:
-                identity = game_identity(facts)
-                retired = identities.retired(identity)
-            if retired is not None:
-                # The referee already dealt with this game: never silently back.
-                skipped.append(number)
-                retired_notes.append(
-                    f"{sheet.label}: row {number}: not added: "
-                    f"{explain(retired, identity, name_of)} (import with --again to record it "
-                    "as a game again)"
-                )
-                continue
-            if gid.int in first_row:
+                    continue
+            key = gid.int
+            if key in first_row:
                 errors.append(
-                    f"{path}: row {number}: the same game as row {first_row[gid.int]} (same "
+                    f"{path}: row {number}: the same game as row {first_row[key]} (same "
                     "ladder, date, event, round, table and players); give one a different 'table'"
                 )
                 continue
-            first_row[gid.int] = number
-            # Numbered in sheet order: the order of play of rows without a table.
+            first_row[key] = number
+            # Numbered in sheet order: the order of play of rows without a
+            # table (``Commands.sequenced``, with the rounds read at once).
+            last = sequences.get(round_key_)
+            if last is None:
+                last = stored_rounds.get(round_key_, 0)
+            sequence = table if table is not None else last + 1
+            sequences[round_key_] = sequence if sequence > last else last
+            if facts is None:
+                game = ev.GameFacts(
+                    ladder=state.id,
+                    date=dated.on,
+                    sides=player_ids,
+                    result=result,
+                    event=event_of,
+                    round=round_of,
+                    table=table,
+                    neutral=neutral,
+                    attributes=attributes,
+                    sequence=sequence,
+                )
+            else:
+                game = msgspec.structs.replace(facts, sequence=sequence)
             event = ev.GameRecorded(
                 originator_id=gid,
                 originator_version=version,
                 recorded_at=at,
-                recorded_by=commands.by,
-                source=ev.Source(sheet.label, number),
-                game=commands.sequenced(facts, sequences, stored_rounds),
+                recorded_by=by,
+                source=ev.Source(label, number),
+                game=game,
             )
             if errors:
-                continue  # nothing will be appended: keep checking, store nothing
+                # Nothing will be appended: keep checking, store nothing.
+                if known is None:
+                    memo.learn(cells, state, facts, checks.family(state, facts.date))
+                continue
             if spill is None:
                 previewed.append(event)
+            elif known is not None:
+                # Its every value read back as written in an earlier event.
+                spill.write(event, read_back=False)
                 continue
-            try:
-                spill.write(event)
-            except Invalid as exc:  # a value that would not read back as written
-                errors.append(f"{path}: row {number}: {exc}")
+            else:
+                try:
+                    spill.write(event)
+                except Invalid as exc:  # a value that would not read back as written
+                    errors.append(f"{path}: row {number}: {exc}")
+                    continue
+            if known is None:
+                memo.learn(cells, state, facts, checks.family(state, facts.date))
         added = len(first_row)
         del first_row
         for name, numbers in unknown_ladders.items():
@@ -422,10 +518,20 @@ class EventSpill:
         self.topics: dict[str, int] = {}
         self.count = 0
 
-    def write(self, event: Any) -> None:
+    def write(self, event: Any, read_back: bool = True) -> None:
         """Map an event for the store (refused if it would not read back)
-        and keep it."""
-        state = self.mapper.stored_state(event)
+        and keep it. ``read_back=False``: an event made only of values that
+        read back as written in events kept before (``ledger.cell_memo``),
+        mapped as ``MsgspecMapper.stored_state`` maps it but for that guard."""
+        if read_back:
+            state = self.mapper.stored_state(event)
+        else:
+            mapper = self.mapper
+            state = ev.encode(event)
+            if mapper.compressor:
+                state = mapper.compressor.compress(state)
+            if mapper.cipher:
+                state = mapper.cipher.encrypt(state)
         topic = self.topics.get(event.TOPIC)
         if topic is None:
             topic = self.topics[event.TOPIC] = len(self.topics)
@@ -491,6 +597,24 @@ class SpillBatches:
             stored = [self.spill.mapper.to_stored_event(e) for e in self.first]
             yield event_rows(stored), list(self.first)
         yield from self.spill.read()
+
+
+def _records(sheet: Sheet) -> Iterator[tuple[int, list[Any], dict[str, Any] | None]]:
+    """Each data row as (row number, its cells in column order, its dict of
+    cells when it came as one: a CSV row's is made only if it is checked in
+    full)."""
+    if isinstance(sheet.rows, CsvRows):
+        for number, cells in sheet.rows.records():
+            yield number, cells, None
+        return
+    columns = sheet.columns
+    for number, row in sheet.rows:
+        yield number, [row.get(c) for c in columns], row
+
+
+def _copied(result: dict[str, Any]) -> dict[str, Any]:
+    """A result of its own (its lists too)."""
+    return {k: list(v) if isinstance(v, list) else v for k, v in result.items()}
 
 
 def _ladders(

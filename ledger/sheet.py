@@ -107,13 +107,21 @@ class CsvRows:
         self.path, self.form, self.columns, self.bad = path, form, columns, bad
 
     def __iter__(self) -> Iterator[tuple[int, dict[str, str]]]:
-        columns, bad = self.columns, self.bad
+        columns = self.columns
+        for number, cells in self.records():
+            yield number, dict(zip(columns, cells, strict=False))
+
+    def records(self) -> Iterator[tuple[int, list[str]]]:
+        """The same rows as lists of cells in column order (the importer
+        reads most rows by position, making a dict only of rows it checks
+        in full)."""
+        bad = self.bad
         for number, cells in _records(self.path, self.form):
             if number == 1 or number in bad or isinstance(cells, str):
                 continue
             if _blank(cells):
                 continue
-            yield number, dict(zip(columns, cells, strict=False))
+            yield number, cells
 
 
 def _blank(cells: list[str]) -> bool:
