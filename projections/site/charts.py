@@ -149,7 +149,9 @@ def rating_history(
 
     points = [Point(x_of(on), y_of(r), kind, label) for on, r, kind, label in entries]
     line = " ".join(f"{p.x},{p.y}" for p in points)
-    bands = [Band(x_of(a) - 2, max(x_of(b) - x_of(a), 0) + 4, name) for name, a, b in events]
+    # Rounded again: a difference of two rounded floats prints as 4.200000000000003.
+    bands = [Band(round(x_of(a) - 2, 1), round(max(x_of(b) - x_of(a), 0) + 4, 1), name)
+             for name, a, b in events]  # fmt: skip
     if first == last:
         x_ticks = [Tick(x_of(first), first.isoformat())]
     else:
