@@ -31,6 +31,7 @@ lines time whole ``ledger`` processes.
 from __future__ import annotations
 
 import argparse
+import compileall
 import cProfile
 import itertools
 import json
@@ -679,6 +680,11 @@ def bench_size(n: int, opts: argparse.Namespace, workdir: Path, small: Store | N
         # since they were built), files in the OS cache.
         timed([*led, "project"])
         timed([*small_led, "project"])
+        # Compiled modules, as an installed ledger has them: with
+        # PYTHONDONTWRITEBYTECODE set, every run would compile its sources
+        # again, and a command importing more modules would pay more.
+        for package in ("ledger", "projections"):
+            compileall.compile_dir(str(ROOT / package), quiet=1)
         say(f"[{n:,}] start-up, standings, history ({reps} runs each)")
         cli["startup"] = median_time([[*ledger_command(), "--version"]] * reps)
         cli["standings"] = median_time([[*led, "standings", ladder]] * reps)
