@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import marshal
 import re
-import struct
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import lru_cache
@@ -507,16 +507,20 @@ def _import_sheet(
 class EventSpill:
     """Events checked but not yet appended, kept in their stored form in a
     temporary file (a million games' events do not fit in memory; the file
-    is about the size they take in the store), then read back in batches."""
+    is about the size they take in the store), then read back in batches.
+
+    The file holds the batches as the rows of the events table (``EventRow``)
+    marshalled a batch at a time, each after its length: each batch is
+    written and read back in one call, never a row at a time."""
 
     BATCH = 5000
-    _HEAD = struct.Struct("<16sQHI")  # originator id, version, topic, state length
 
     def __init__(self, mapper: MsgspecMapper) -> None:
         self.mapper = mapper
         self.file = tempfile.TemporaryFile(prefix="ledger-import-")  # noqa: SIM115 - see close
-        self.topics: dict[str, int] = {}
         self.count = 0
+        self._rows: list[EventRow] = []  # the batch being filled
+        self._batches = 0  # batches in the file
 
     def write(self, event: Any, read_back: bool = True) -> None:
         """Map an event for the store (refused if it would not read back)
@@ -532,17 +536,21 @@ class EventSpill:
                 state = mapper.compressor.compress(state)
             if mapper.cipher:
                 state = mapper.cipher.encrypt(state)
-        topic = self.topics.get(event.TOPIC)
-        if topic is None:
-            topic = self.topics[event.TOPIC] = len(self.topics)
-        raw_id = event.originator_id.int.to_bytes(16, "big")  # UUID.bytes, without a call
+        rows = self._rows
+        rows.append((event.originator_id.hex, event.originator_version, event.TOPIC, state))
+        self.count += 1
+        if len(rows) >= self.BATCH:
+            self._dump()
+
+    def _dump(self) -> None:
+        """Write the batch being filled to the file."""
+        data = marshal.dumps(self._rows)
         try:
-            self.file.write(
-                self._HEAD.pack(raw_id, event.originator_version, topic, len(state)) + state
-            )
+            self.file.write(len(data).to_bytes(8, "little") + data)
         except OSError as exc:
             raise _refused(exc) from None
-        self.count += 1
+        self._rows = []
+        self._batches += 1
 
     def batches(self, first: Sequence[Any]) -> SpillBatches:
         """``first`` (events appended before the kept ones), then the kept
@@ -553,21 +561,17 @@ class EventSpill:
         """The kept events in batches of ``BATCH``, as rows of the events
         table, with no decoded event (the write index takes the games'
         rounds from the import, ``rounds`` of ``append_batches``)."""
+        if self._rows:
+            self._dump()
         try:
             self.file.flush()
         except OSError as exc:
             raise _refused(exc) from None
         self.file.seek(0)
-        read, size, unpack = self.file.read, self._HEAD.size, self._HEAD.unpack
-        topics = list(self.topics)
-        left = self.count
-        while left:
-            rows = []
-            for _ in range(min(left, self.BATCH)):
-                raw_id, version, topic, length = unpack(read(size))
-                rows.append((raw_id.hex(), version, topics[topic], read(length)))
-            left -= len(rows)
-            yield rows, []
+        read = self.file.read
+        for _ in range(self._batches):
+            # One read a batch (``marshal.load`` on a file reads per value).
+            yield marshal.loads(read(int.from_bytes(read(8), "little"))), []
 
     def close(self) -> None:
         """Drop the file (its last writes may fail: they are not wanted)."""
