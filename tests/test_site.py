@@ -173,7 +173,8 @@ def test_game_sections_show_the_numbers_explain_shows(
             for gid in re.findall(r'<section class="game" id="g-([^"]+)"', text):
                 explained = cli.json("explain", gid)
                 section = text[text.index(f'id="g-{gid}"') :]
-                section = section[: section.index("</section>\n</section>")]
+                end = section.find('<section class="game"', 1)
+                section = section[: end if end > 0 else section.index("</main>")]
                 assert f"<h2>Game {explained['game']}</h2>" in section
                 assert f"<dd>{explained['date']}</dd>" in section
                 assert f'class="status-{explained["status"]}"' in section
@@ -363,3 +364,18 @@ def test_site_csv_is_write_csv() -> None:
     write_csv(out, ["a", "b"], careful)
     assert csv_text(["a", "b"], careful) == out.getvalue()
     assert "'=1+1" in csv_text(["a", "b"], [[FORMULA, 1]])
+
+
+def test_grade_history_only_where_the_rules_grade(
+    sample: tuple[Cli, dict[str, str], Path],
+) -> None:
+    """A Battle Empire player page shows its grade history (and its
+    downloads); an Elo ladder, whose family gives no grades, has neither."""
+    _, _, out = sample
+    for ladder, graded in (("Battle Empire", True), ("Club", False)):
+        players = ladder_dir(out, ladder) / "players"
+        page = next(players.glob("*.html"))
+        stem = page.name.removesuffix(".html")
+        assert ('id="grades"' in page.read_text("utf-8")) is graded, ladder
+        assert (players / f"{stem}.grades.csv").exists() is graded, ladder
+        assert (players / f"{stem}.grades.json").exists() is graded, ladder

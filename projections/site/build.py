@@ -20,7 +20,7 @@ Layout under the output directory::
     index.html                         the ladders and the hash-chain head
     static/site.css, static/site.js    vendored, small; pages read fine without JS
     LADDER/index.html                  standings, distribution, rules, seasons
-    LADDER/players/PLAYER-ID.html      rating history, games, grades
+    LADDER/players/PLAYER-ID.html      rating history, games, grades (if the rules grade)
     LADDER/events/EVENT.html           a tournament's games, total changes, and
                                        each game's explanation and audit trail
     LADDER/games/YYYY-MM.html          the same for a month's games outside events
@@ -509,9 +509,10 @@ class SiteBuilder:
             (t["after"], True), (t["game"], False),
         ], [], f"{pid}.games", optional=(1, 4, 5, 8),
            written=(done["body"], done["raw"], (done["lines"], self.player_rows.csv)))  # fmt: skip
+        # A ladder whose rules never grade has no grade history to show.
         grades = _table("grades", t["grade_history"], [
             (t["date"], False), (t["grade"], False), (t["rating"], True),
-        ], grade_rows, f"{pid}.grades")  # fmt: skip
+        ], grade_rows, f"{pid}.grades") if self.player_rows.graded else None  # fmt: skip
         ratings = [e[1] for e in entries]
         description = t["chart_desc"].format(
             n=len(entries), first=entries[0][0].isoformat(), r0=f"{ratings[0]:g}",
@@ -523,7 +524,7 @@ class SiteBuilder:
             [(n, a, b) for n, (a, b) in sorted(spans.items(), key=lambda kv: kv[1][0])],
             t["date_axis"], t["rating_axis"],
         )  # fmt: skip
-        self.download(f"{lslug}/players/", games, grades)
+        self.download(f"{lslug}/players/", games, *([grades] if grades is not None else []))
         self.render(
             f"{lslug}/players/{pid}.html", "player", "../../", ladder=ladder, who=who,
             chart=chart, points=html.history_points(chart.points), games=games, grades=grades,

@@ -147,7 +147,15 @@ def rating_history(
     def y_of(value: float) -> float:
         return round(TOP + plot_h * (high - value) / (high - low), 1)
 
-    points = [Point(x_of(on), y_of(r), kind, label) for on, r, kind, label in entries]
+    if first == last:
+        points = [Point(x_of(on), y_of(r), kind, label) for on, r, kind, label in entries]
+    else:  # x_of and y_of inlined: a player page has a point per game
+        start, span = first.toordinal(), high - low
+        points = [
+            Point(round(LEFT + plot_w * (on.toordinal() - start) / days, 1),
+                  round(TOP + plot_h * (high - r) / span, 1), kind, label)
+            for on, r, kind, label in entries
+        ]  # fmt: skip
     line = " ".join(f"{p.x},{p.y}" for p in points)
     # Rounded again: a difference of two rounded floats prints as 4.200000000000003.
     bands = [Band(round(x_of(a) - 2, 1), round(max(x_of(b) - x_of(a), 0) + 4, 1), name)

@@ -295,8 +295,7 @@ class GamePage:
             f'<dt>{lab["status"]}</dt><dd class="status-{e(status)}">{status_html}</dd>\n'
             f"<dt>{lab['family']}</dt><dd>{family}</dd>\n<dt>{lab['result']}</dt><dd>"
             f"{result_text}</dd>\n{note}{trail}</dl>\n"
-            + sections.table(f"{gid}-players", lab["players"], f"{self.stem}.changes",
-                             sections.players_head, "".join(rows))
+            + sections.players(gid, "".join(rows))
             + trail_table
             + "</section>\n"
         )  # fmt: skip

@@ -189,6 +189,16 @@ class GameSections:
 
         self.players_head = head(self.PLAYER_COLUMNS)
         self.audit_head = head(self.AUDIT_COLUMNS)
+        # A game's players table: its caption and head, made once. It has
+        # no heading and download links of its own: the page links its
+        # games' changes once, above the sections (100,000 games are
+        # 100,000 of these tables).
+        self._players_open = '<div class="scroll">\n<table class="data game-players" id="'
+        self._players_head = (
+            f'">\n<caption>{self.labels["players"]}</caption>\n'
+            f"<thead><tr>{self.players_head}</tr></thead>\n<tbody>\n"
+        )
+        self._players_none = f'<p class="empty">{self.labels["none"]}</p>\n'
 
     def family(self, family: str, effective: str) -> str:
         """A game's family and the ruleset in force, linking the ladder's
@@ -215,6 +225,13 @@ class GameSections:
             if len(self._results) < 10_000:
                 self._results[key] = text
         return text
+
+    def players(self, gid: str, body: str) -> str:
+        """A game's players table (``body``: its rows), with the id
+        ``GAME-ID-players``; a line saying none for a voided game."""
+        if not body:
+            return self._players_none
+        return f"{self._players_open}{gid}-players{self._players_head}{body}</tbody>\n</table>\n</div>\n"
 
     def table(self, tid: str, caption: str, stem: str, head: str, body: str) -> str:
         table = (
