@@ -119,7 +119,8 @@ class CsvRows:
         for number, cells in _records(self.path, self.form):
             if number == 1 or number in bad or isinstance(cells, str):
                 continue
-            if _blank(cells):
+            # A first cell with text: not blank, without joining the row.
+            if not (cells and cells[0] and not cells[0].isspace()) and _blank(cells):
                 continue
             yield number, cells
 
@@ -237,19 +238,20 @@ def _records(path: Path, form: CsvFormat) -> Iterator[tuple[int, list[str] | str
         reader = csv.reader(f, delimiter=form.delimiter, strict=True)
         number = 0
         while True:
-            number += 1
+            # The reader goes on after a record it refused: read on from there.
             try:
-                cells = next(reader)
-            except StopIteration:
+                for cells in reader:
+                    number += 1
+                    yield number, cells
                 return
             except csv.Error as exc:
+                number += 1
                 yield number, _csv_problem(str(exc), reader.line_num)
-                continue
             except UnicodeDecodeError as exc:
                 raise Invalid(
-                    f"{path}: row {number}: not {form.encoding} text ({exc.reason}); {SAVE_AS_UTF8}"
+                    f"{path}: row {number + 1}: not {form.encoding} text ({exc.reason}); "
+                    f"{SAVE_AS_UTF8}"
                 ) from None
-            yield number, cells
 
 
 def _csv_problem(message: str, line: int) -> str:
