@@ -20,10 +20,12 @@ check made of it, and only what depends on that text alone:
   whether the game is neutral and its attributes.
 
 What a row combines (two sides that share a player, the order of play, the
-game's identity) is still checked row by row by the importer. Every value
-here was part of an event that read back as written (the store's guard), so
-an event made only of them reads back too. Each memo is forgotten past
-``LIMIT`` entries: memory stays bounded whatever the sheet.
+game's identity) is still checked row by row by the importer. A row is
+learnt once its event is kept, and so read back as written (the store's
+guard; or once nothing will be stored: a dry run, or an import that already
+failed), so an event made only of learnt values reads back too and is kept
+without that guard. Each memo is forgotten past ``LIMIT`` entries: memory
+stays bounded whatever the sheet.
 """
 
 from __future__ import annotations
@@ -35,7 +37,6 @@ from typing import Any
 from uuid import UUID
 
 from ledger import events as ev
-from ledger.identity import _text
 from ledger.state import LadderState
 from projections.families.base import Family
 
@@ -52,7 +53,7 @@ class Side:
     def __init__(self, ids: list[UUID]) -> None:
         self.ids = ids
         self.numbers = frozenset(p.int for p in ids)
-        self.texts = tuple(_text(p) for p in ids)
+        self.texts = tuple(str(p) for p in ids)
 
 
 class Dated:
@@ -65,7 +66,7 @@ class Dated:
         self.on = on
         self.family = family
         self.pure = pure
-        self.prefix = f"{_text(ladder.id)}|{on.isoformat()}|"
+        self.prefix = f"{ladder.id}|{on.isoformat()}|"
 
 
 #: A row read from memory: (ladder, dated, sides, result, neutral,
@@ -175,7 +176,7 @@ class CellMemo:
             if cell and cell.strip():
                 ids = next(named)
                 if cell not in self.sides:
-                    _put(self.sides, cell, Side(ids))
+                    _put(self.sides, cell, Side(list(ids)))  # not the event's own list
             elif cell not in self.sides:
                 _put(self.sides, cell, BLANK)
         for memo, at, value in (
@@ -192,7 +193,8 @@ class CellMemo:
             # such a result is not the cells' alone.
             shape = tuple(len(side) for side in facts.sides)
             key = (id(family), shape, self._outcome(cells))
-            _put(self.outcomes, key, (facts.result, facts.neutral, facts.attributes, family))
+            result = {k: list(v) if isinstance(v, list) else v for k, v in facts.result.items()}
+            _put(self.outcomes, key, (result, facts.neutral, dict(facts.attributes), family))
 
 
 def _nothing(cells: list[Any]) -> tuple[()]:

@@ -12,7 +12,10 @@ warning saying when, by whom and why, never added back unless asked
 the ladders it names, so a community's own family brings its own. A CSV sheet
 is read row by row from the file (``ledger.sheet``), never held whole, and
 the checked games wait for the append in their stored form in a temporary
-file (``EventSpill``), so an import takes the same memory at any size.
+file (``EventSpill``), so an import takes the same memory at any size. A row
+is checked in full when one of its cells is new; a row of cells all read
+before is made from what they were read as (``ledger.cell_memo``), which
+gives the same game, the same errors and the same report.
 """
 
 from __future__ import annotations
