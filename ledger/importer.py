@@ -318,7 +318,11 @@ def _import_sheet(
                 # made from what they were read as (``ledger.cell_memo``).
                 state, dated, sides, result, neutral, attributes, event_of, round_of, table = known
                 if len(sides) == 2:
-                    who = sorted(sides[0].texts + sides[1].texts)
+                    a, b = sides[0].texts, sides[1].texts
+                    if len(a) == 1 and len(b) == 1:  # one player a side: most games
+                        who = [a[0], b[0]] if a[0] < b[0] else [b[0], a[0]]
+                    else:
+                        who = sorted(a + b)
                 else:
                     who = sorted([t for side in sides for t in side.texts])
                 # ``identity.game_identity`` and ``write_index.round_key`` of
@@ -563,7 +567,8 @@ class EventSpill:
         """Write the batch being filled to the file."""
         data = marshal.dumps(self._rows)
         try:
-            self.file.write(len(data).to_bytes(8, "little") + data)
+            self.file.write(len(data).to_bytes(8, "little"))
+            self.file.write(data)  # not joined to its length: no copy of the batch
         except OSError as exc:
             raise _refused(exc) from None
         self._rows = []
