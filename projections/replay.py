@@ -21,6 +21,7 @@ import msgspec
 
 from projections.families.base import Family, Game, PlayerState, Season
 from projections.families.registry import load_family
+from projections.timeline import SEP
 
 #: History rows held before they are handed to ``write``.
 ROWS_CHUNK = 50_000
@@ -52,6 +53,27 @@ class Entry(msgspec.Struct, frozen=True, gc=False):
     id: str
     date: str
     data: Any
+
+
+#: A game of one player against one, as a rebuild's timeline holds most
+#: games (one tuple, no structs): (key, n, player a, player b, result). It
+#: stands for ``expand(duel)``: not neutral, no attributes, its event, round
+#: and id those its key spells (``timeline.sort_key``), its date the key's.
+Duel = tuple[str, int, str, str, dict[str, Any]]
+
+
+def expand(duel: Duel) -> Entry:
+    """The timeline entry a compact duel stands for."""
+    key, n, a, b, result = duel
+    parts = key.split(SEP)  # date, rank, event (SEP in it: joined back), round, order, id
+    event = SEP.join(parts[2:-3])
+    play = Play(((a,), (b,)), result, event, int(parts[-3]), False, {})
+    return Entry(key, "game", n, parts[-1], parts[0], play)
+
+
+def entry_key(entry: Entry | Duel) -> str:
+    """The effective-order key of an entry or a compact duel."""
+    return entry[0] if type(entry) is tuple else entry.key
 
 
 #: One history row, as the views store it: (ladder, pos, seat, entry, kind,
@@ -155,7 +177,7 @@ class Replay:
 
     def run(
         self,
-        entries: Iterable[Entry],
+        entries: Iterable[Entry | Duel],
         write: Callable[[list[HistoryRow]], None] | None = None,
         checkpoint: Callable[[str, int, dict[str, PlayerState], set[str]], None] | None = None,
         every: int = 0,
@@ -187,16 +209,34 @@ class Replay:
         days = _days
         for entry in entries:
             self.pos = pos = self.pos + 1
+            c = None
             try:
-                if entry.kind != "game" or self._per_event:
+                if type(entry) is tuple:  # a compact duel (``Duel``): most games of a rebuild
+                    key, n, a, b, result = entry
+                    boundary = False
+                    if duel is not None:
+                        if merges:
+                            a, b = merges.get(a, a), merges.get(b, b)
+                        on = key[:10]
+                        state_a = get(a) or self._new(a, on)
+                        state_b = get(b) or self._new(b, on)
+                        c = duel(result, state_a, state_b, False)
+                    if c is None:  # rated per event, or not by the fast path
+                        entry = expand(entry)
+                        boundary = self._apply(entry, pending)
+                        duel = self._duel if not self._per_event else None
+                    else:
+                        self.since_checkpoint += 1
+                elif entry.kind != "game" or self._per_event:
+                    key = entry.key
                     boundary = self._apply(entry, pending)
                     duel = self._duel if not self._per_event else None
                 else:
+                    key, n = entry.key, entry.n
                     self.since_checkpoint += 1
                     boundary = False
                     play = entry.data
                     sides = play.sides
-                    c = None
                     if duel is not None and len(sides) == 2:
                         side_a, side_b = sides
                         if len(side_a) == 1 and len(side_b) == 1:
@@ -209,35 +249,34 @@ class Replay:
                             c = duel(play.result, state_a, state_b, play.neutral)
                     if c is None:
                         self._game(entry)
-                    else:
-                        last = days.get(on) or day(on)
-                        before_a, games_a = state_a.rating, state_a.games
-                        before_b, games_b = state_b.rating, state_b.games
-                        state_a.rating = before_a + c[0]
-                        state_b.rating = before_b + c[4]
-                        state_a.games = games_a + 1
-                        state_b.games = games_b + 1
-                        state_a.last_played = state_b.last_played = last
-                        if numbers is not None:
-                            changed.add(a)
-                            changed.add(b)
-                            n = entry.n
-                            # Short rows: kind 'game', side = seat, after =
-                            # before + change, one more game, no note.
-                            rows += (
-                                (ladder, pos, 0, n, numbers[a], c[1], c[2], c[3],
-                                 before_a, c[0], games_a),
-                                (ladder, pos, 1, n, numbers[b], c[5], c[6], c[7],
-                                 before_b, c[4], games_b),
-                            )  # fmt: skip
+                if c is not None:
+                    last = days.get(on) or day(on)
+                    before_a, games_a = state_a.rating, state_a.games
+                    before_b, games_b = state_b.rating, state_b.games
+                    state_a.rating = before_a + c[0]
+                    state_b.rating = before_b + c[4]
+                    state_a.games = games_a + 1
+                    state_b.games = games_b + 1
+                    state_a.last_played = state_b.last_played = last
+                    if numbers is not None:
+                        changed.add(a)
+                        changed.add(b)
+                        # Short rows: kind 'game', side = seat, after =
+                        # before + change, one more game, no note.
+                        rows += (
+                            (ladder, pos, 0, n, numbers[a], c[1], c[2], c[3],
+                             before_a, c[0], games_a),
+                            (ladder, pos, 1, n, numbers[b], c[5], c[6], c[7],
+                             before_b, c[4], games_b),
+                        )  # fmt: skip
             except Exception as exc:  # noqa: BLE001 - whatever a family raises
-                raise EntryFailed(entry, exc) from exc
+                raise EntryFailed(expand(entry) if type(entry) is tuple else entry, exc) from exc
             if write is not None and len(rows) >= ROWS_CHUNK:
                 write(rows)
                 self.rows = rows = []
             due = boundary or (every and self.since_checkpoint >= every)
             if due and checkpoint is not None and not pending:
-                checkpoint(entry.key, pos, states, changed)
+                checkpoint(key, pos, states, changed)
                 self.touched |= changed
                 self.changed = changed = set()
                 self.since_checkpoint = 0

@@ -19,7 +19,7 @@ from operator import attrgetter
 from projections.db import Database
 from projections.families.base import Family
 from projections.families.registry import load_family
-from projections.replay import Entry, EntryFailed, Replay, resolve_merges
+from projections.replay import Duel, Entry, EntryFailed, Replay, entry_key, expand, resolve_merges
 from projections.views import problems
 from projections.views.store import LadderState, LadderStore
 
@@ -32,7 +32,7 @@ _by_key = attrgetter("key")
 def replay_ladders(
     conn: Database,
     affected: Mapping[int, str],
-    memory: Mapping[int, Mapping[str, Entry]] | None = None,
+    memory: Mapping[int, Mapping[str, Entry | Duel]] | None = None,
     numbers: Mapping[str, int] | None = None,
     merged_into: Mapping[str, str] | None = None,
     fresh: Mapping[int, LadderState] | None = None,
@@ -63,7 +63,10 @@ def replay_ladders(
         rulesets = (
             store.rulesets()
             if held is None
-            else sorted((e for e in held.values() if e.kind == "ruleset"), key=_by_key)
+            else sorted(
+                (e for e in held.values() if type(e) is not tuple and e.kind == "ruleset"),
+                key=_by_key,
+            )
         )
         warnings += [f"ladder {state.name!r}: {w}" for w in problems.version_warnings(rulesets)]
     return warnings
@@ -73,7 +76,7 @@ def replay_ladder(
     store: LadderStore,
     from_key: str,
     merges: Mapping[str, str],
-    memory: Mapping[str, Entry] | None = None,
+    memory: Mapping[str, Entry | Duel] | None = None,
     state: LadderState | None = None,
 ) -> str | None:
     """Replay a ladder's timeline from ``from_key`` and rewrite its history,
@@ -102,9 +105,9 @@ def _replay(
     state: LadderState,
     from_key: str,
     merges: Mapping[str, str],
-    memory: Mapping[str, Entry] | None,
+    memory: Mapping[str, Entry | Duel] | None,
 ) -> None:
-    ordered = None if memory is None else sorted(memory.values(), key=_by_key)
+    ordered = None if memory is None else sorted_entries(memory)
     rulesets = store.rulesets() if ordered is None else _rulesets(ordered)
     # Any period rated per event (not only the rules at the frontier) forbids
     # restarting inside one of its events.
@@ -129,13 +132,13 @@ def _replay(
         store.clear_after(after, pos)
 
     if ordered is None:
-        entries: Iterable[Entry] = store.entries(after)
+        entries: Iterable[Entry | Duel] = store.entries(after)
     else:
-        entries = ordered if after is None else [e for e in ordered if e.key > after]
+        entries = ordered if after is None else [e for e in ordered if entry_key(e) > after]
     replay = Replay(states, family, merges, ends, store.numbers, store.ladder, pos)
     last_key = after or ""
 
-    def tracked() -> Iterator[Entry]:
+    def tracked() -> Iterator[Entry | Duel]:
         nonlocal last_key
         for entry in entries:
             last_key = entry.key
@@ -144,7 +147,7 @@ def _replay(
     if isinstance(entries, list):  # held in memory: the last key is known
         replay.run(entries, store.put_history, store.save_checkpoint, CHECKPOINT_EVERY, since)
         if entries:
-            last_key = entries[-1].key
+            last_key = entry_key(entries[-1])
     else:
         replay.run(tracked(), store.put_history, store.save_checkpoint, CHECKPOINT_EVERY, since)
     if appending:
@@ -154,15 +157,22 @@ def _replay(
     store.replayed(last_key, replay.pos, replay.since_checkpoint)
 
 
-def _rulesets(ordered: list[Entry]) -> list[Entry]:
-    return [e for e in ordered if e.kind == "ruleset"]
+def sorted_entries(held: Mapping[str, Entry | Duel]) -> list[Entry | Duel]:
+    """Entries held by key (a rebuild's timeline), in effective order."""
+    return [held[key] for key in sorted(held)]
 
 
-def _spans(ordered: list[Entry]) -> list[tuple[str, str, str]]:
+def _rulesets(ordered: list[Entry | Duel]) -> list[Entry]:
+    return [e for e in ordered if type(e) is not tuple and e.kind == "ruleset"]
+
+
+def _spans(ordered: list[Entry | Duel]) -> list[tuple[str, str, str]]:
     """(event, key of its first game, key of its last game) of entries in
     effective order."""
     spans: dict[str, list[str]] = {}
     for e in ordered:
+        if type(e) is tuple:
+            e = expand(e)
         if e.kind == "game" and e.data.event is not None:
             span = spans.get(e.data.event)
             if span is None:

@@ -10,7 +10,9 @@ stored JSON, which the views keep as they are).
 Writes are batched: rows wait in memory until ``flush`` (once per page of
 events), and a later event of the same page changes them there. A rebuild
 (``timeline=True``) also keeps every ladder's entries in memory, so its
-replay never reads them back.
+replay never reads them back: most games as one small tuple each
+(``replay.Duel``), the others as ``Entry``. ``apply_page`` applies a page of
+stored events, the plain games among them on locals.
 
 Every row is numbered by the store position of the event that first
 recorded it (``schema``). A game's first record is audited on the game's own
@@ -30,7 +32,7 @@ import msgspec
 from ledger import events as ev
 from ledger.identity import name_key
 from projections.db import Database
-from projections.replay import Entry, Play
+from projections.replay import Duel, Entry, Play
 from projections.timeline import sort_key
 from projections.views import facts as kept_facts
 from projections.views import source
@@ -61,6 +63,7 @@ N, ID, LADDER, KEY, STATUS, EVENT, ROUND, VERSION, FACTS = range(9)
 FIRST = 12  # first_facts
 _NO_ATTRIBUTES: dict[str, float] = {}
 _CORRECTED = ev.GameCorrected.TOPIC
+_RECORDED = ev.GameRecorded.TOPIC
 _GAME_MARKERS = source.CURRENT_GAMES
 _decode_note = source.decode_note
 _result_texts = kept_facts.RESULT_TEXTS
@@ -103,7 +106,7 @@ class Projector:
     def __init__(self, conn: Database, timeline: bool = False) -> None:
         self.conn = conn
         self.affected: dict[int, str] = {}
-        self.entries: dict[int, dict[str, Entry]] | None = {} if timeline else None
+        self.entries: dict[int, dict[str, Entry | Duel]] | None = {} if timeline else None
         self._rebuild = timeline
         self._strings: dict[str, str] = {}
         self._results: dict[tuple[Any, ...], dict[str, Any]] = {}
@@ -315,6 +318,75 @@ class Projector:
 
     _game_corrected = _game_recorded
 
+    def apply_page(self, page: list[source.Stored]) -> None:
+        """``apply_stored`` of each event of a page (none left out). A game
+        recorded once, of one player against one, with a plain result (most
+        events of any store) is applied here, on locals: what ``game_note``
+        does for it, written out (its tests check they agree)."""
+        markers, decode, recorded_topic = _GAME_MARKERS, _decode_note, _RECORDED
+        apply, game_note = self.apply_stored, self.game_note
+        ladders, solo, codes, texts = self.ladders, self._solo, self._codes, _result_texts
+        games, new_games, numbers = self._games, self._new_games, self._game_numbers
+        entries, touch, key_format = self.entries, None if self._rebuild else self._touch, _GAME_KEY
+        for seq, topic, state in page:
+            marker = markers.get(topic)
+            if marker is None or marker not in state:
+                apply(seq, topic, state)
+                continue
+            note = decode(state)
+            facts = note.game
+            given, result = facts.sides, facts.result
+            if (topic != recorded_topic or note.originator_version != 1 or len(given) != 2
+                    or len(given[0]) != 1 or len(given[1]) != 1 or len(result) != 1
+                    or facts.neutral or facts.attributes):  # fmt: skip
+                game_note(seq, note, topic)
+                continue
+            gid = note.originator_id
+            row = ladders.get(facts.ladder)
+            ladder = row[0] if row is not None else self._ladder(facts.ladder, seq)
+            a = solo.get(given[0][0]) or self._solo_side(given[0][0], seq)
+            b = solo.get(given[1][0]) or self._solo_side(given[1][0], seq)
+            code = result.get("result")
+            text = texts.get(code) if type(code) is str else None
+            table, sequence = facts.table, facts.sequence
+            if text is not None and table is not None and sequence is not None:
+                kept = (f'{{"sides":[[{a[0]}],[{b[0]}]],"result":{text},'
+                        f'"table":{table},"sequence":{sequence}}}')  # fmt: skip
+            else:
+                kept = kept_facts.keep_duel(facts, a[0], b[0])
+            event, round_ = facts.event, facts.round
+            order = sequence if sequence is not None else table
+            key = key_format % (facts.date, event or "", round_ or 0, order or 0, gid)
+            where = note.source
+            recorded = (note.recorded_at, note.recorded_by, where.file if where else None)
+            if recorded == self._last_recorded:  # the games of one import: one recording
+                recording = self._last_recording
+            else:
+                recording = self._recording(seq, recorded)
+            game = [
+                seq, gid, ladder, key, "recorded", event, round_, 1, kept, recording,
+                where.row if where else None, note.reason, None,
+            ]  # fmt: skip
+            games[gid] = game
+            new_games.append(game)
+            if numbers is not None:
+                numbers[gid] = seq
+            if entries is not None:
+                held = entries.get(ladder)
+                if held is None:
+                    held = entries[ladder] = {}
+                if type(code) is str and event and round_ is not None:
+                    shared = codes.get(code) or codes.setdefault(code, result)
+                    held[key] = (key, seq, a[1][0], b[1][0], shared)
+                else:
+                    strings = self._strings
+                    on = facts.date
+                    held[key] = Entry(key, "game", seq, gid,
+                                      strings.get(on) or strings.setdefault(on, on),
+                                      self._play(facts, (a[1], b[1])))  # fmt: skip
+            if touch is not None:
+                touch(ladder, key)
+
     def game_note(self, seq: int, note: source.GameNote, topic: str) -> None:
         """Apply a game recorded (again, after a void) or corrected, as a
         ``GameNote`` stored at ``seq`` under ``topic``."""
@@ -391,17 +463,19 @@ class Projector:
             held = entries.get(ladder)
             if held is None:
                 held = entries[ladder] = {}
-            strings = self._strings
-            on, event = facts.date, facts.event
-            if type(code) is str and event is not None and not facts.attributes:  # most games
-                result = self._codes.get(code) or self._codes.setdefault(code, result)
-                play = Play(sides, result, strings.get(event) or strings.setdefault(event, event),
-                            facts.round, facts.neutral, _NO_ATTRIBUTES)  # fmt: skip
+            event = facts.event
+            if (numbered is None and type(code) is str and event and facts.round is not None
+                    and not facts.neutral and not facts.attributes):  # fmt: skip
+                # Most games: a compact duel (``replay.Duel``), its id, date,
+                # event and round those of its key.
+                shared = self._codes.get(code) or self._codes.setdefault(code, result)
+                held[key] = (key, game[N], sides[0][0], sides[1][0], shared)
             else:
-                play = self._play(facts, sides)
-            held[key] = Entry(
-                key, "game", game[N], gid, strings.get(on) or strings.setdefault(on, on), play
-            )
+                strings = self._strings
+                on = facts.date
+                held[key] = Entry(key, "game", game[N], gid,
+                                  strings.get(on) or strings.setdefault(on, on),
+                                  self._play(facts, sides))  # fmt: skip
         if not self._rebuild:  # a rebuild replays every ladder whole
             self._touch(ladder, key)
 

@@ -26,7 +26,7 @@ import msgspec
 
 from ledger.pager import pages
 from projections.db import Database, SQLiteDatabase
-from projections.views import schema, source
+from projections.views import schema
 from projections.views.ladder_replay import replay_ladders
 from projections.views.projector import Projector
 from projections.views.source import PAGE, raw_pages
@@ -120,18 +120,9 @@ def _project(
     with _paused_gc():
         projector = Projector(conn, timeline=rebuild)
         apply = projector.apply_stored
-        # Games in this code's shape, the bulk of any store, go straight to
-        # the projector's handler (``Projector.apply_stored`` does the same).
-        game_note, markers = projector.game_note, source.CURRENT_GAMES
-        decode = source.decode_note
         for page in raw_pages(recorder, start, PAGE):
             if known_at is None:
-                for seq, topic, state in page:
-                    marker = markers.get(topic)
-                    if marker is not None and marker in state:
-                        game_note(seq, decode(state), topic)
-                    else:
-                        apply(seq, topic, state)
+                projector.apply_page(page)
                 applied += len(page)
             else:
                 for seq, topic, state in page:

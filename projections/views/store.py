@@ -355,6 +355,9 @@ class LadderStore:
     def put_history(self, rows: list[HistoryRow]) -> None:
         """Write history rows: those of rated games in their short shape (one
         statement for the lot), the others whole."""
+        if set(map(len, rows)) == {_SHORT}:  # most chunks: no copy of them made
+            self.conn.executemany(_INSERT_SHORT, rows)
+            return
         short = [r for r in rows if len(r) == _SHORT]
         if len(short) < len(rows):
             whole = [r for r in rows if len(r) != _SHORT]
