@@ -379,3 +379,19 @@ def test_grade_history_only_where_the_rules_grade(
         assert ('id="grades"' in page.read_text("utf-8")) is graded, ladder
         assert (players / f"{stem}.grades.csv").exists() is graded, ladder
         assert (players / f"{stem}.grades.json").exists() is graded, ladder
+
+
+def test_progress_counts_every_page(
+    sample: tuple[Cli, dict[str, str], Path], tmp_path: Path
+) -> None:
+    """``progress(done, total)`` hears each event, month and player page as
+    it is written, and ends with every one of them written."""
+    from projections.site.build import build_site
+
+    cli, _, _ = sample
+    heard: list[tuple[int, int]] = []
+    out = tmp_path / "again"
+    build_site(SQLiteDatabase(cli.db), out, progress=lambda d, t: heard.append((d, t)))
+    pages_ = [p for p in out.rglob("*.html") if p.name != "index.html"]
+    assert heard, "no progress told"
+    assert heard == [(done, len(pages_)) for done in range(1, len(pages_) + 1)]

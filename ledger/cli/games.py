@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from ledger.cli.context import (
 )
 from ledger.cli.family_help import result_fields_epilog
 from ledger.cli.params import ATTRIBUTE, DATE, SETTING, as_dict
+from ledger.cli.progress import ProgressBar
 from ledger.commands import Commands, GameChanges
 from ledger.game_input import GameInput, parse_number
 from ledger.identity import short
@@ -173,7 +173,7 @@ def import_(
     UTF-16 with a byte-order mark, else as Windows-1252 with a warning (save
     as 'CSV UTF-8' to avoid it).
     """
-    with ImportProgress() as progress:
+    with ProgressBar("checking rows", threshold=2000) as progress:
         plan = import_sheet(
             commands_for(led, allow_future),
             file,
@@ -214,34 +214,6 @@ def new_players(names: list[str]) -> str:
     more = len(names) - FIRST_GAMES_SHOWN
     shown = ", ".join(names[:FIRST_GAMES_SHOWN])
     return f", {len(names)} new players: {shown} and {more} more"
-
-
-class ImportProgress:
-    """A progress bar for long imports, on a terminal only (plain when piped)."""
-
-    THRESHOLD = 2000
-
-    def __init__(self) -> None:
-        self.bar: Any = None
-        self.task: Any = None
-
-    def __enter__(self) -> ImportProgress:
-        return self
-
-    def __call__(self, done: int, total: int) -> None:
-        if total < self.THRESHOLD or not sys.stderr.isatty():
-            return
-        if self.bar is None:
-            from rich.progress import Progress
-
-            self.bar = Progress(transient=True)
-            self.bar.start()
-            self.task = self.bar.add_task("checking rows", total=total)
-        self.bar.update(self.task, completed=done)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.stop()
 
 
 @click.command()

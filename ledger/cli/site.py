@@ -34,9 +34,12 @@ def site_build(
     """Build the site into OUT_DIR (created if needed), or bring it up to
     date: only pages whose content changed are rewritten. Open
     OUT_DIR/index.html in a browser, or serve OUT_DIR with any web server."""
+    from ledger.cli.progress import ProgressBar
     from projections.site.build import build_site
 
-    report = build_site(led.conn, out_dir, list(ladders) or None, lang, title, as_of)
+    with ProgressBar("writing pages", threshold=500) as progress:
+        report = build_site(led.conn, out_dir, list(ladders) or None, lang, title, as_of,
+                            progress)  # fmt: skip
     click.echo(
         f"Site in {report.out_dir}: {report.pages} pages, {report.pages_written} written "
         f"({report.pages - report.pages_written} unchanged); {report.files} downloads and "

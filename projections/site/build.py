@@ -37,7 +37,7 @@ import hashlib
 import itertools
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import date
 from importlib import resources
 from operator import itemgetter
@@ -62,6 +62,9 @@ from projections.site.player import PlayerRows
 from projections.site.text import LANGS, WORDS
 from projections.views import facts as kept_facts
 from projections.views import ladder_number
+
+#: ``progress(pages written, pages to write)``
+Progress = Callable[[int, int], None]
 
 #: Effective-order keys start with a date: this sorts after every one of them.
 ALL = "9999-12-31\x7f"
@@ -163,10 +166,17 @@ class SiteBuilder:
         lang: str,
         title: str | None,
         as_of: date | None,
+        progress: Progress | None = None,
     ) -> None:
         if lang not in LANGS:
             raise Invalid(f"--lang must be one of {', '.join(LANGS)}, got {lang!r}")
         self.conn = conn
+        #: Told (pages written, pages to write) as event, month and player
+        #: pages are written; a helper process's pages count as the
+        #: parent's (the halves are about the same size).
+        self.progress = progress
+        self.pages_done = self.pages_total = 0
+        self.step = 1  # pages a page written counts for (2 with a helper process)
         self.t = WORDS[lang]
         self.lang = lang
         self.as_of = as_of
@@ -209,12 +219,25 @@ class SiteBuilder:
         )  # fmt: skip
         self.writer.write(rel, page)
 
+    def _pages_to_write(self, lid: str) -> int:
+        """A ladder's event, month and player pages."""
+        number = ladder_number(self.conn, lid)
+        spans = games.pages(self.conn, -1 if number is None else number, self.cut)
+        return len(spans) + tables.counts(self.conn, lid, self.cut)[0]
+
+    def _page_done(self) -> None:
+        if self.progress is not None:
+            self.pages_done += self.step
+            self.progress(min(self.pages_done, self.pages_total), self.pages_total)
+
     def download(self, prefix: str, *tables_: DataTable) -> None:
         for tbl in tables_:
             self.writer.table(prefix + tbl.download, tbl.columns, tbl.raw, tbl.csv_lines)
 
     def build(self) -> BuildReport:
         self._static()
+        if self.progress is not None:
+            self.pages_total = sum(self._pages_to_write(lid) for lid in self.ladders.values())
         summaries = [self._ladder(name, lid) for name, lid in self.ladders.items()]
         seq, head = chain.head(self.conn)
         self.render("index.html", "index", "", ladders=summaries, head=head, events=seq)
@@ -242,6 +265,7 @@ class SiteBuilder:
             rows=2 * n_games,
         )  # fmt: skip
         halves = 1 if helper is None else 2
+        self.step = halves
         per_player, events, months = self._half(name, lid, lslug, rules, period, 0, halves)
         if helper is not None:
             other, other_events, other_months, seen, counts = helper.join()
@@ -375,6 +399,7 @@ class SiteBuilder:
         wrote for the parent's writer to take over."""
         self.conn = conn
         self.writer = self.writer.fresh()
+        self.progress = None  # the parent tells for both halves
         done = self._half(name, lid, lslug, rules, period, half, 2)
         return (*done, self.writer.seen, self.writer.counts())
 
@@ -457,6 +482,7 @@ class SiteBuilder:
             first=page.first or "", last=page.last or "", games=games, totals=totals,
             sections=html.join(page.sections), stem=stem,
         )  # fmt: skip
+        self._page_done()
         summary = {
             "name": heading, "href": page.path, "first": page.first or "",
             "last": page.last or "", "games": page.rated, "players": len(page.totals),
@@ -530,6 +556,7 @@ class SiteBuilder:
             chart=chart, points=html.history_points(chart.points), games=games, grades=grades,
             rating=ratings[-1], grade=grade,
         )  # fmt: skip
+        self._page_done()
 
 
 def _result(s: float | None, t: dict[str, str]) -> str:
@@ -562,11 +589,14 @@ def build_site(
     lang: str = "en",
     title: str | None = None,
     as_of: date | None = None,
+    progress: Progress | None = None,
 ) -> BuildReport:
     """Build (or bring up to date) the static site in ``out_dir``: only files
     whose content changed are written; files an earlier build wrote that no
-    longer belong to the site are removed; nothing else is touched."""
+    longer belong to the site are removed; nothing else is touched.
+    ``progress(done, total)`` hears how many event, month and player pages
+    are written so far."""
     if out_dir.exists() and not out_dir.is_dir():
         raise Invalid(f"OUT_DIR {out_dir}: expected a directory, found a file")
     out_dir.mkdir(parents=True, exist_ok=True)
-    return SiteBuilder(conn, out_dir, ladders, lang, title, as_of).build()
+    return SiteBuilder(conn, out_dir, ladders, lang, title, as_of, progress).build()
