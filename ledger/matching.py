@@ -142,21 +142,33 @@ def name_likeness(name: str, other: str) -> Likeness | None:
 
 class NameIndex:
     """Names filed under their blocking keys (see the module docstring), to
-    find the similar ones of a name without comparing it with all of them."""
+    find the similar ones of a name without comparing it with all of them.
+
+    Kept small, for an import that files 100,000 known names: each name as
+    given (prepared again only when it is a candidate), each key as one
+    string, and a key filed by one name (most of them) holding that name's
+    number rather than a list."""
 
     def __init__(self, names: Iterable[str] = ()) -> None:
-        self.names: list[_Name] = []
-        self._blocks: dict[tuple[str, ...], list[int]] = {}
+        self.names: list[str] = []
+        self._blocks: dict[str, int | list[int]] = {}
         for name in names:
             self.add(name)
 
     def add(self, name: str) -> int:
         """File a name; returns its number in ``names``."""
         number = len(self.names)
-        prepared = _Name(name)
-        self.names.append(prepared)
-        for key in _keys(prepared):
-            self._blocks.setdefault(key, []).append(number)
+        self.names.append(name)
+        blocks = self._blocks
+        for key in _keys(_Name(name)):
+            held = blocks.get(key)
+            if held is None:
+                blocks[key] = number
+            elif held.__class__ is int:
+                if held != number:  # a name may give one key twice
+                    blocks[key] = [held, number]
+            elif held[-1] != number:
+                held.append(number)  # type: ignore[union-attr]
         return number
 
     def candidates(self, name: str) -> set[int]:
@@ -166,8 +178,15 @@ class NameIndex:
 
     def _candidates(self, name: _Name) -> set[int]:
         found: set[int] = set()
+        blocks = self._blocks
         for key in _keys(name, probing=True):
-            found.update(self._blocks.get(key, ()))
+            held = blocks.get(key)
+            if held is None:
+                continue
+            if held.__class__ is int:
+                found.add(held)  # type: ignore[arg-type]
+            else:
+                found.update(held)  # type: ignore[arg-type]
         return found
 
     def similar(self, name: str, limit: int = 3) -> list[str]:
@@ -178,7 +197,7 @@ class NameIndex:
         wanted = _Name(name)
         scores: dict[str, float] = {}
         for number in self._candidates(wanted):
-            candidate = self.names[number]
+            candidate = _Name(self.names[number])
             if candidate.key == wanted.key:
                 continue
             like = _compare(wanted, candidate)
@@ -189,7 +208,7 @@ class NameIndex:
         return ranked[:limit]
 
 
-def _keys(name: _Name, probing: bool = False) -> Iterator[tuple[str, ...]]:
+def _keys(name: _Name, probing: bool = False) -> Iterator[str]:
     """The blocking keys a name is filed under, or (``probing``) looked up by.
 
     Keys for an initial are asymmetric, so that a common given name does not
@@ -200,21 +219,23 @@ def _keys(name: _Name, probing: bool = False) -> Iterator[tuple[str, ...]]:
     words = [w.rstrip(".") or w for w in name.words]
     if not words:
         return
-    yield ("w", *sorted(words))
-    yield ("a", _NOT_ALNUM.sub("", name.key))
+    # Each key one string, its parts apart by a unit separator (a control
+    # character no name holds).
+    yield "w\x1f" + "\x1f".join(sorted(words))
+    yield "a\x1f" + _NOT_ALNUM.sub("", name.key)
     if len(words) == 1:
-        yield ("1", words[0][:3])
-        yield ("9", words[0][-3:])
+        yield "1\x1f" + words[0][:3]
+        yield "9\x1f" + words[0][-3:]
         return
     for i, word in enumerate(words):
         others = words[1 - i] if len(words) == 2 else " ".join(sorted(words[:i] + words[i + 1 :]))
         # One typo leaves a word's first two or last two letters as they
         # were, unless the word is short: then its first or last letter.
-        yield ("m", others, word[:2])
-        yield ("z", others, word[-2:])
+        yield f"m\x1f{others}\x1f{word[:2]}"
+        yield f"z\x1f{others}\x1f{word[-2:]}"
         if len(word) <= SHORT_WORD:
-            yield ("s", others, word[0])
-            yield ("e", others, word[-1])
+            yield f"s\x1f{others}\x1f{word[0]}"
+            yield f"e\x1f{others}\x1f{word[-1]}"
     initial = any(len(w) == 1 for w in words)
     kinds = ("i" if probing or initial else "") + ("I" if initial or not probing else "")
     orders = [words] + ([words[::-1]] if probing and len(words) == 2 else [])
@@ -223,7 +244,7 @@ def _keys(name: _Name, probing: bool = False) -> Iterator[tuple[str, ...]]:
         for i, word in enumerate(order):
             if len(word) > 1:
                 for kind in kinds:
-                    yield (kind, letters, str(i), word)
+                    yield f"{kind}\x1f{letters}\x1f{i}\x1f{word}"
 
 
 def similar_names(name: str, known: Mapping[str, str], limit: int = 3) -> list[str]:
@@ -255,14 +276,14 @@ def likely_duplicates(
     index = NameIndex(name for _, name in ordered)
     pairs = []
     for first_number, (first_id, _) in enumerate(ordered):
-        first = index.names[first_number]
+        first = _Name(index.names[first_number])
         for second_number in sorted(index._candidates(first)):
             if second_number <= first_number:
                 continue
             second_id = ordered[second_number][0]
             if frozenset((first_id, second_id)) in played:
                 continue
-            second = index.names[second_number]
+            second = _Name(index.names[second_number])
             like = _compare(first, second)
             if like is None:
                 continue
