@@ -288,6 +288,9 @@ def read_csv(path: Path) -> Sheet:
     sheet = Sheet(str(path), [], columns=columns, notices=list(form.notices))
     bad: set[int] = set()
     ladder_column = -1
+    width = count = 0
+    names = sheet.ladder_names
+    last_ladder: str | None = None
     for number, cells in _records(path, form):
         if isinstance(cells, str):
             if header is None:
@@ -302,19 +305,25 @@ def read_csv(path: Path) -> Sheet:
             columns.extend(h.strip().lower() for h in header)
             if "ladder" in columns:
                 ladder_column = columns.index("ladder")
+            width = len(columns)
             continue
-        if _blank(cells):
+        # A first cell with text: not blank, without joining the row.
+        if not (cells and cells[0] and not cells[0].isspace()) and _blank(cells):
             continue  # blank lines
-        if len(cells) > len(columns) and any(c.strip() for c in cells[len(columns) :]):
+        if len(cells) > width and any(c.strip() for c in cells[width:]):
             sheet.bad_rows.append(
-                f"{path}: row {number}: {len(cells)} cells but only {len(columns)} columns"
+                f"{path}: row {number}: {len(cells)} cells but only {width} columns"
                 + _separator_hint(form, cells)
             )
             bad.add(number)
             continue
-        sheet.count += 1
+        count += 1
         if 0 <= ladder_column < len(cells):
-            sheet.ladder_names.add(cells[ladder_column].strip())
+            ladder = cells[ladder_column]
+            if ladder != last_ladder:  # a sheet names one ladder row after row
+                last_ladder = ladder
+                names.add(ladder.strip())
+    sheet.count = count
     if not columns:
         raise Invalid(
             f"{path}: the sheet is empty (expected a header row: ladder,date,side_a,side_b,result,...)"
