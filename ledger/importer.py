@@ -337,7 +337,9 @@ def _import_sheet(
                     player_ids = [list(side.ids) for side in sides]
                     result = _copied(result)
                     attributes = dict(attributes)
-                else:  # encoded at once and dropped: shared safely
+                elif len(sides) == 2:  # encoded at once and dropped: shared safely
+                    player_ids = [sides[0].ids, sides[1].ids]
+                else:
                     player_ids = [side.ids for side in sides]
                 facts = None
             else:
