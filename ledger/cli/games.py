@@ -21,7 +21,6 @@ from ledger.cli.progress import ProgressBar
 from ledger.commands import Commands, GameChanges
 from ledger.game_input import GameInput, parse_number
 from ledger.identity import short
-from ledger.importer import import_sheet
 from ledger.output import render
 from projections.preview import FIRST_GAMES_SHOWN, preview_warnings
 from projections.season_notes import replayed_closes, replayed_closes_of_import
@@ -173,6 +172,10 @@ def import_(
     UTF-16 with a byte-order mark, else as Windows-1252 with a warning (save
     as 'CSV UTF-8' to avoid it).
     """
+    # Imported here: the importer (sheets, workbooks, the batch store) is
+    # more than ``record`` and ``correct`` need to start.
+    from ledger.importer import import_sheet
+
     with ProgressBar("checking rows", threshold=2000) as progress:
         plan = import_sheet(
             commands_for(led, allow_future),

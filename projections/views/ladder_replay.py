@@ -14,6 +14,7 @@ catch-up reads those after the restart place from the views.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from itertools import chain, islice
 from operator import attrgetter
 
 from projections.db import Database
@@ -118,10 +119,22 @@ def _replay(
     ends = {event: last for event, _, last in spans}
     family = _family_at(rulesets, state.frontier) if state.frontier else None
     appending = family is not None and from_key > state.frontier and not family.per_event
+    appended: Iterable[Entry | Duel] | None = None
     if appending:
-        states = store.standings()
         after: str | None = state.frontier
         pos, since = state.frontier_pos, state.since_checkpoint
+        players = None
+        if ordered is None:
+            # A few games after the frontier (``ledger record``): only their
+            # players' states are read, unless a checkpoint may fall among
+            # them (it saves other players' states too).
+            stream = store.entries(after)
+            head = list(islice(stream, CHECKPOINT_EVERY))
+            if since + len(head) < CHECKPOINT_EVERY - 1:
+                appended, players = head, _players_of(head, merges)
+            else:
+                appended = chain(head, stream)
+        states = store.standings(players)
         store.appending = True
     else:
         restart = _restart_checkpoint(store, from_key, spans if per_event else None)
@@ -131,8 +144,10 @@ def _replay(
         since = 0
         store.clear_after(after, pos)
 
-    if ordered is None:
-        entries: Iterable[Entry | Duel] = store.entries(after)
+    if appended is not None:
+        entries: Iterable[Entry | Duel] = appended
+    elif ordered is None:
+        entries = store.entries(after)
     else:
         entries = ordered if after is None else [e for e in ordered if entry_key(e) > after]
     replay = Replay(states, family, merges, ends, store.numbers, store.ladder, pos)
@@ -155,6 +170,18 @@ def _replay(
     else:
         store.put_standings(states, replace=True)
     store.replayed(last_key, replay.pos, replay.since_checkpoint)
+
+
+def _players_of(entries: list[Entry], merges: Mapping[str, str]) -> set[str] | None:
+    """The players (merges followed) of entries that are all games, or None
+    when any other entry (a season close rates everyone) is among them."""
+    players = set()
+    for entry in entries:
+        if entry.kind != "game":
+            return None
+        for side in entry.data.sides:
+            players.update(merges.get(p, p) for p in side)
+    return players
 
 
 def sorted_entries(held: Mapping[str, Entry | Duel]) -> list[Entry | Duel]:

@@ -15,7 +15,7 @@ last whole one.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from datetime import date
 from typing import Any
 
@@ -314,7 +314,21 @@ class LadderStore:
         )
 
     # -- standings and history ------------------------------------------------
-    def standings(self) -> dict[str, PlayerState]:
+    def standings(self, players: Iterable[str] | None = None) -> dict[str, PlayerState]:
+        """Every player's state (a rated player's row of the standings), or
+        only those of ``players`` (ids; those not rated yet are left out)."""
+        sql = (
+            "SELECT player, rating, games, last_played, rated_since FROM view_standings "
+            "WHERE ladder=?"
+        )
+        params: tuple[Any, ...] = (self.ladder,)
+        if players is not None:
+            numbers = self.numbers
+            wanted = sorted(numbers[p] for p in players if p in numbers)
+            if not wanted:
+                return {}
+            sql += f" AND player IN ({','.join('?' * len(wanted))})"
+            params += tuple(wanted)
         ids = self.ids
         return {
             ids[player]: PlayerState(
@@ -323,11 +337,7 @@ class LadderStore:
                 last_played=date.fromisoformat(last) if last else None,
                 rated_since=date.fromisoformat(since) if since else None,
             )
-            for player, rating, games, last, since in self.conn.execute(
-                "SELECT player, rating, games, last_played, rated_since "
-                "FROM view_standings WHERE ladder=?",
-                (self.ladder,),
-            )
+            for player, rating, games, last, since in self.conn.execute(sql, params)
         }
 
     def put_standings(self, states: Mapping[str, PlayerState], replace: bool) -> None:

@@ -1,0 +1,63 @@
+"""A game recorded after a ladder's frontier reads only its players' states
+(``ledger record`` costs the same on a ladder of 10 or 10,000 players),
+unless a checkpoint may fall among the appended games: then every state is
+read, as a checkpoint saves other players' states too. Either way the views
+are those a rebuild gives."""
+
+from __future__ import annotations
+
+import uuid
+from datetime import date, timedelta
+from typing import Any
+
+import pytest
+
+from projections import verify, views
+from projections.views import ladder_replay
+from projections.views.store import LadderStore
+from tests.read_side.ledger_builder import Builder
+
+NAMES = ("Ann", "Ben", "Cat", "Dan", "Eve", "Fay")
+EVERY = 4
+RESULTS = {"elo": {"result": "a"}, "battle-empire": {"result": "a", "margin": "decisive"}}
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The ``players`` each standings read of a replay asked for (None: all)."""
+    monkeypatch.setattr(ladder_replay, "CHECKPOINT_EVERY", EVERY)
+    asked: list[Any] = []
+    standings = LadderStore.standings
+
+    def spy(self: LadderStore, players: Any = None) -> Any:
+        asked.append(None if players is None else set(players))
+        return standings(self, players)
+
+    monkeypatch.setattr(LadderStore, "standings", spy)
+    return asked
+
+
+@pytest.mark.parametrize("family", ["elo", "battle-empire"])
+def test_an_append_reads_its_players_states_alone(reads: list[Any], family: str) -> None:
+    b = Builder()
+    b.ladder("Club", family)
+    b.player(*NAMES)
+    conn = b.views()
+    heard = []
+    for i in range(3 * EVERY):
+        a, other = NAMES[i % len(NAMES)], NAMES[(i + 1) % len(NAMES)]
+        b.game("Club", date(2025, 1, 1) + timedelta(days=i), a, other, RESULTS[family],
+               game_id=uuid.UUID(int=i + 1), sequence=1)  # fmt: skip
+        reads.clear()
+        views.catch_up(conn, b.recorder)
+        heard.append((a, other, list(reads)))
+    # The first game has no frontier to append after: a replay from the start.
+    partial = [(a, o, r) for a, o, r in heard[1:] if r != [None]]
+    assert partial, heard
+    for a, other, asked in partial:
+        assert asked == [{str(b.players[a]), str(b.players[other])}], (a, other, asked)
+    # A checkpoint falls every EVERY games: those appends read every state.
+    assert any(r == [None] for _, _, r in heard[1:]), heard
+    fresh = views.in_memory(b.recorder)
+    assert verify.compare_views(conn, fresh) == []
+    assert verify.checksum(conn) == verify.checksum(fresh)
