@@ -120,7 +120,12 @@ def rebuild(led: Ledger) -> None:
     led.owner_only(
         "rebuild the views (a rebuild drops and recreates their tables)", "ledger rebuild"
     )
-    report = views.rebuild_report(led.conn, led.app.recorder)
+    from ledger.cli.progress import ProgressBar
+
+    with ProgressBar("reading events", threshold=20_000) as bar:
+        report = views.rebuild_report(
+            led.conn, led.app.recorder, lambda stage, done, total: bar(done, total, stage)
+        )
     for warning in report.warnings:
         click.echo(f"Warning: {warning}", err=True)
     applied = report.applied

@@ -8,9 +8,11 @@ from typing import Any
 
 
 class ProgressBar:
-    """Called as ``bar(done, total)``; shows a transient rich progress bar on
-    standard error once ``total`` reaches ``threshold``. Use as a context
-    manager: the bar is gone when the work ends."""
+    """Called as ``bar(done, total)`` (or ``bar(done, total, stage)`` for work
+    in stages; a ``total`` of 0: a stage of unknown length); shows a
+    transient rich progress bar on standard error once a ``total`` reaches
+    ``threshold``. Use as a context manager: the bar is gone when the work
+    ends."""
 
     def __init__(self, label: str, threshold: int) -> None:
         self.label, self.threshold = label, threshold
@@ -20,17 +22,23 @@ class ProgressBar:
     def __enter__(self) -> ProgressBar:
         return self
 
-    def __call__(self, done: int, total: int) -> None:
-        if total < self.threshold or not sys.stderr.isatty():
-            return
+    def __call__(self, done: int, total: int, stage: str | None = None) -> None:
         if self.bar is None:
+            if total < self.threshold or not sys.stderr.isatty():
+                return
             from rich.console import Console
             from rich.progress import Progress
 
             self.bar = Progress(transient=True, console=Console(stderr=True))
             self.bar.start()
-            self.task = self.bar.add_task(self.label, total=total)
-        self.bar.update(self.task, completed=done, total=total)
+            self.task = self.bar.add_task(stage or self.label, total=total)
+        if stage is not None and stage != self.label:
+            # A new task (rich keeps a task's total once set): a bar that
+            # pulses when the stage's length is unknown.
+            self.label = stage
+            self.bar.remove_task(self.task)
+            self.task = self.bar.add_task(stage, total=total or None)
+        self.bar.update(self.task, completed=done, total=total or None)
 
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:

@@ -17,7 +17,7 @@ before building their indexes, and runs with the garbage collector paused
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from typing import Any
@@ -69,11 +69,17 @@ def catch_up(conn: Database, recorder: Any, known_at: datetime | None = None) ->
     return catch_up_report(conn, recorder, known_at).applied
 
 
-def rebuild_report(conn: Database, recorder: Any) -> CatchUp:
+#: ``progress(stage, done, total)``: events read so far (``"reading
+#: events"``), then the ladders replayed (``"rating games"``).
+Progress = Callable[[str, int, int], None]
+
+
+def rebuild_report(conn: Database, recorder: Any, progress: Progress | None = None) -> CatchUp:
     """Drop every view and rebuild it from the events alone, in one
-    transaction (a failed or killed rebuild leaves the views as they were)."""
+    transaction (a failed or killed rebuild leaves the views as they were).
+    ``progress`` hears how far it is."""
     with conn.transaction():
-        return _fill(conn, recorder, None)
+        return _fill(conn, recorder, None, progress)
 
 
 def rebuild(conn: Database, recorder: Any) -> int:
@@ -101,22 +107,29 @@ def apply_events(conn: Database, events: list[Any]) -> list[str]:
         return replay_ladders(conn, projector.affected, numbers=projector.numbers())
 
 
-def _fill(conn: Database, recorder: Any, known_at: datetime | None) -> CatchUp:
+def _fill(
+    conn: Database, recorder: Any, known_at: datetime | None, progress: Progress | None = None
+) -> CatchUp:
     """Empty views of this version filled from every event (inside the
     caller's transaction), indexes built once their tables are full."""
     schema.create(conn, indexes=False)
-    report = _project(conn, recorder, known_at, rebuild=True)
+    report = _project(conn, recorder, known_at, rebuild=True, progress=progress)
     schema.create_indexes(conn)
     return report
 
 
 def _project(
-    conn: Database, recorder: Any, known_at: datetime | None, rebuild: bool = False
+    conn: Database,
+    recorder: Any,
+    known_at: datetime | None,
+    rebuild: bool = False,
+    progress: Progress | None = None,
 ) -> CatchUp:
     """Apply every event after the tracked position (inside the caller's
     transaction)."""
     start = tracked = position(conn)
     applied = 0
+    last = (recorder.max_notification_id() or 0) if progress is not None else 0
     with _paused_gc():
         projector = Projector(conn, timeline=rebuild)
         apply = projector.apply_stored
@@ -129,8 +142,12 @@ def _project(
                     applied += apply(seq, topic, state, known_at)
             projector.flush()
             start = page[-1][0]
+            if progress is not None:
+                progress("reading events", start - tracked, last - tracked)
         if start == tracked:
             return CatchUp(0)
+        if progress is not None:
+            progress("rating games", 0, 0)  # one step, of unknown length
         warnings = replay_ladders(
             conn, projector.affected, projector.entries, projector.numbers(),
             projector.merges(), projector.fresh_states() if rebuild else None,

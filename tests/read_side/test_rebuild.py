@@ -54,3 +54,18 @@ def test_a_rebuild_builds_what_a_catch_up_from_nothing_builds() -> None:
     caught_up = b.views()  # a catch-up from nothing: timeline written, read back
     assert verify.rows(rebuilt, "view_history")
     assert verify.checksum(rebuilt) == verify.checksum(caught_up)
+
+
+def test_a_rebuild_tells_its_progress(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Events read so far, page by page up to every event, then the
+    replay (a stage of unknown length)."""
+    monkeypatch.setattr(views.runner, "PAGE", 10)
+    b = ledger()
+    conn = b.views()
+    heard: list[tuple[str, int, int]] = []
+    views.rebuild_report(conn, b.recorder, lambda *told: heard.append(told))
+    events = b.recorder.max_notification_id()
+    reading = [h for h in heard if h[0] == "reading events"]
+    assert [done for _, done, _ in reading] == [*range(10, events, 10), events]
+    assert {total for _, _, total in reading} == {events}
+    assert heard[len(reading) :] == [("rating games", 0, 0)]
