@@ -38,6 +38,7 @@ _EN = {
     "totals": "Each player's total change", "built_from": "Built from the ledger's views.",
     "months": "Games outside events, by month", "month": "Month",
     "month_games": "Games outside events, {month}",
+    "all_players": "Every game's players", "all_audit": "Every game's audit trail",
 }  # fmt: skip
 
 _FR = {
@@ -76,6 +77,8 @@ _FR = {
     "built_from": "Construit à partir des vues du registre.",
     "months": "Parties hors tournoi, par mois", "month": "Mois",
     "month_games": "Parties hors tournoi, {month}",
+    "all_players": "Les joueurs de chaque partie",
+    "all_audit": "Le journal d'audit de chaque partie",
 }  # fmt: skip
 
 WORDS = {"en": _EN, "fr": _FR}
