@@ -79,6 +79,36 @@ def _text(data: Any) -> str:
     return _json.encode(data).decode()
 
 
+#: A player's row of ``view_players``, as the projector holds it (a list).
+_PLAYER = "n, id, name, key, merged_into, registered_at"
+
+
+class _PlayerRows(dict):  # type: ignore[type-arg]
+    """Player rows read from the views when first asked for (``get`` or
+    ``[]``): a catch-up names few of the ladder's players."""
+
+    def __init__(self, conn: Database) -> None:
+        super().__init__()
+        self._conn = conn
+
+    def get(self, pid: str, default: Any = None) -> Any:
+        row = dict.get(self, pid)
+        if row is None:
+            found = self._conn.execute(
+                f"SELECT {_PLAYER} FROM view_players WHERE id=?", (pid,)
+            ).fetchone()
+            if found is None:
+                return default
+            row = self[pid] = list(found)
+        return row
+
+    def __missing__(self, pid: str) -> list[Any]:
+        row = self.get(pid)
+        if row is None:
+            raise KeyError(pid)
+        return row
+
+
 class Projector:
     """Applies events to the timeline tables of ``conn`` (inside the
     caller's transaction); ``affected`` maps each ladder's number to the
@@ -113,18 +143,23 @@ class Projector:
         self._codes: dict[str, dict[str, Any]] = {}
         #: Player id -> (number, the side (id,) of that player alone).
         self._solo: dict[str, tuple[int, tuple[str]]] = {}
-        # Players and ladders are few: all of them are held, written when changed.
-        self.players: dict[str, list[Any]] = {
-            r[1]: list(r)
-            for r in conn.execute(
-                "SELECT n, id, name, key, merged_into, registered_at FROM view_players"
-            )
-        }
+        # Ladders are few: all of them are held, written when changed. A
+        # rebuild holds every player too; a catch-up (``record``: a game or
+        # two) reads a player's row when an event first names them, and
+        # every player's number in one read.
+        self.players: dict[str, list[Any]]
+        if timeline:
+            self.players = {
+                r[1]: list(r) for r in conn.execute(f"SELECT {_PLAYER} FROM view_players")
+            }
+            self._numbers = {pid: row[0] for pid, row in self.players.items()}
+        else:
+            self.players = _PlayerRows(conn)
+            self._numbers = dict(conn.execute("SELECT id, n FROM view_players").fetchall())
         self.ladders: dict[str, list[Any]] = {
             r[1]: list(r)
             for r in conn.execute("SELECT n, id, name, key, opened_at, opened_by FROM view_ladders")
         }
-        self._numbers = {pid: row[0] for pid, row in self.players.items()}
         self._dirty_players: set[str] = set()
         self._dirty_ladders: set[str] = set()
         #: Games changed since the last flush (id -> row), and those new.
@@ -152,7 +187,14 @@ class Projector:
         return dict(self._numbers)
 
     def merges(self) -> dict[str, str]:
-        """Merged player id -> the id they were merged into (one step)."""
+        """Merged player id -> the id they were merged into (one step), as
+        flushed (``flush`` first)."""
+        if isinstance(self.players, _PlayerRows):
+            return dict(
+                self.conn.execute(
+                    "SELECT id, merged_into FROM view_players WHERE merged_into IS NOT NULL"
+                ).fetchall()
+            )
         return {pid: row[4] for pid, row in self.players.items() if row[4]}
 
     def fresh_states(self) -> dict[int, LadderState]:
