@@ -61,3 +61,28 @@ def test_an_append_reads_its_players_states_alone(reads: list[Any], family: str)
     fresh = views.in_memory(b.recorder)
     assert verify.compare_views(conn, fresh) == []
     assert verify.checksum(conn) == verify.checksum(fresh)
+
+
+def test_a_catch_up_reads_the_rows_of_the_players_it_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The projector of a catch-up holds the rows of the players its events
+    name, not every player's; the views are still those a rebuild gives."""
+    made: list[Any] = []
+    original = views.runner.Projector
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        made.append(original(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(views.runner, "Projector", spy)
+    b = Builder()
+    b.ladder("Club", "elo")
+    b.player(*NAMES)
+    conn = b.views()
+    views.catch_up(conn, b.recorder)
+    b.game("Club", date(2025, 1, 1), "Ann", "Ben", {"result": "a"}, sequence=1)
+    views.catch_up(conn, b.recorder)
+    assert set(dict(made[-1].players)) == {str(b.players["Ann"]), str(b.players["Ben"])}
+    fresh = views.in_memory(b.recorder)
+    assert verify.compare_views(conn, fresh) == []
