@@ -55,9 +55,9 @@ class Storage(NamedTuple):
         command races when two commands start together)."""
         from eventsourcing.utils import get_topic
 
-        from ledger.recorders import PostgresLedgerRecorder, SQLiteLedgerRecorder
-
         if self.kind == "sqlite":
+            from ledger.recorders import SQLiteLedgerRecorder
+
             return {
                 "PERSISTENCE_MODULE": "eventsourcing.sqlite",
                 "APPLICATION_RECORDER_TOPIC": get_topic(SQLiteLedgerRecorder),
@@ -66,6 +66,8 @@ class Storage(NamedTuple):
                 # A read-only ledger's tables are there: creating them would write.
                 "CREATE_TABLE": "n" if self.read_only else "y",
             }
+        from ledger.postgres_recorder import PostgresLedgerRecorder
+
         url = urlparse(self.target)
         return {
             "PERSISTENCE_MODULE": "eventsourcing.postgres",

@@ -123,3 +123,14 @@ def test_naming_the_families_imports_none() -> None:
     assert done.stdout.strip() == (
         "['adlg', 'battle-empire', 'battletech', 'bga', 'elo'] ['projections.families.registry']"
     )
+
+
+def test_a_write_on_sqlite_loads_neither_postgresql_nor_the_importer(club: str) -> None:
+    """``record`` on a SQLite ledger: no psycopg (PostgreSQL's recorder is
+    its own module) and no importer (sheets and workbooks)."""
+    modules = loaded("--db", club, "--by", "tester", "record", "Club", "--date", "2025-01-06",
+                     "--side", "Ann", "--side", "Bob", "--result", "b")  # fmt: skip
+    assert "ledger.recorders" in modules  # the probe appended
+    unwanted = ("psycopg", "eventsourcing.postgres", "ledger.postgres_recorder",
+                "ledger.importer", "openpyxl")  # fmt: skip
+    assert not {m for m in modules for name in unwanted if m == name or m.startswith(name + ".")}
