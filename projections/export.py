@@ -38,8 +38,6 @@ from projections.db import Database
 from projections.site import tables
 from projections.views import facts as kept_facts
 
-#: Effective-order keys start with a date: this sorts after every one of them.
-ALL = "9999-12-31\x7f"
 FORMATS = ("csv", "json", "xlsx")
 #: History lines rendered at a time by ``write_history``.
 HISTORY_BATCH = 5_000
@@ -155,7 +153,7 @@ def _plain(value: Any) -> Any:
 
 
 def _change_rows(conn: Database, lid: str, who: dict[str, str]) -> Iterator[list[Any]]:
-    for r in tables.history_rows(conn, lid, ALL, by_player=False):
+    for r in tables.history_rows(conn, lid, tables.ALL, by_player=False):
         row = dict(zip(tables.HISTORY_COLUMNS, r, strict=True))
         opponents = ";".join(who.get(o, o) for o in row["opponents"].split(",") if o)
         yield [
@@ -174,7 +172,7 @@ def all_histories(conn: Database, ladder: str) -> Iterator[PlayerHistoryLine]:
     player-id order), each in effective order; streamed."""
     lid = queries.ladder_row(conn, ladder)["id"]
     who = tables.player_names(conn)
-    for r in tables.history_rows(conn, lid, ALL, by_player=True):
+    for r in tables.history_rows(conn, lid, tables.ALL, by_player=True):
         row = dict(zip(tables.HISTORY_COLUMNS, r, strict=True))
         facts = kept_facts.read(row["facts"]) if row["facts"] is not None else None
         result, margin = queries.outcome(facts, row["side"]) if facts else (None, None)

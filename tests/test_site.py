@@ -395,3 +395,36 @@ def test_progress_counts_every_page(
     pages_ = [p for p in out.rglob("*.html") if p.name != "index.html"]
     assert heard, "no progress told"
     assert heard == [(done, len(pages_)) for done in range(1, len(pages_) + 1)]
+
+
+def index_counts(out: Path) -> dict[str, tuple[int, int]]:
+    """Ladder name -> (players, games) as the site's index lists them."""
+    index = (out / "index.html").read_text(encoding="utf-8")
+    return {
+        html.unescape(name): (int(players), int(games_))
+        for name, players, games_ in re.findall(
+            r'<tr><td><a href="[^"]+">([^<]+)</a></td><td>[^<]*</td><td class="n" '
+            r'data-v="(\d+)">\d+</td><td class="n" data-v="(\d+)">',
+            index,
+        )
+    }
+
+
+def test_index_counts_players_and_games(
+    sample: tuple[Cli, dict[str, str], Path], tmp_path: Path
+) -> None:
+    """The index's players and games per ladder: today and as of a date."""
+    cli, _, out = sample
+    past = tmp_path / "past"
+    cli.ok("site", "build", str(past), "--as-of", "2025-02-01")
+    for built, as_of in ((out, ()), (past, ("--as-of", "2025-02-01"))):
+        counted = index_counts(built)
+        assert set(counted) == {"Club", "Battle Empire"}
+        for ladder, (players, games_) in counted.items():
+            assert players == len(cli.json("standings", ladder, *as_of)), (ladder, as_of)
+            statuses = [
+                status for page in ladder_dir(built, ladder).rglob("*.html")
+                for status in re.findall(r'<dd class="status-(\w+)">', page.read_text("utf-8"))
+            ]  # fmt: skip
+            assert games_ == len([s for s in statuses if s != "voided"]), (ladder, as_of)
+        assert any(games_ for _, games_ in counted.values())

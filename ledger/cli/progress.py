@@ -22,6 +22,12 @@ class ProgressBar:
     def __enter__(self) -> ProgressBar:
         return self
 
+    @property
+    def shown(self) -> bool:
+        """Whether a bar can show at all (standard error is a terminal): a
+        caller may skip the work of counting for it otherwise."""
+        return sys.stderr.isatty()
+
     def __call__(self, done: int, total: int, stage: str | None = None) -> None:
         if self.bar is None:
             if total < self.threshold or not sys.stderr.isatty():

@@ -39,7 +39,7 @@ def site_build(
 
     with ProgressBar("writing pages", threshold=500) as progress:
         report = build_site(led.conn, out_dir, list(ladders) or None, lang, title, as_of,
-                            progress)  # fmt: skip
+                            progress if progress.shown else None)  # fmt: skip
     click.echo(
         f"Site in {report.out_dir}: {report.pages} pages, {report.pages_written} written "
         f"({report.pages - report.pages_written} unchanged); {report.files} downloads and "

@@ -66,9 +66,6 @@ from projections.views import ladder_number
 #: ``progress(pages written, pages to write)``
 Progress = Callable[[int, int], None]
 
-#: Effective-order keys start with a date: this sorts after every one of them.
-ALL = "9999-12-31\x7f"
-
 
 # -- formatting ---------------------------------------------------------------------
 _new = tuple.__new__  # a Cell without NamedTuple's Python-level __new__ (millions are made)
@@ -180,7 +177,7 @@ class SiteBuilder:
         self.t = WORDS[lang]
         self.lang = lang
         self.as_of = as_of
-        self.cut = as_of.isoformat() + "\x7f" if as_of else ALL
+        self.cut = as_of.isoformat() + "\x7f" if as_of else tables.ALL
         self.title = title or self.t["ladders"]
         known = tables.ladder_ids(conn)
         if ladders:

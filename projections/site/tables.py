@@ -21,6 +21,9 @@ from projections.queries import cut_pos
 from projections.views import facts as kept_facts
 from projections.views import ladder_number
 
+#: Effective-order keys start with a date: this sorts after every one of
+#: them (a cut that keeps every entry).
+ALL = "9999-12-31\x7f"
 #: Columns of a history row as ``history_rows`` yields them (a tuple each).
 HISTORY_COLUMNS = (
     "key", "entry", "kind", "player", "date", "event", "round", "side", "opponents",
@@ -197,10 +200,15 @@ def last_result(conn: Database, ladder: str, cut: str) -> tuple[str | None, str 
 def counts(conn: Database, ladder: str, cut: str) -> tuple[int, int]:
     """(players rated, games not voided) of a ladder before ``cut``."""
     n = _n(conn, ladder)
-    players = conn.execute(
-        "SELECT COUNT(DISTINCT player) FROM view_history_rows WHERE ladder=? AND pos<=?",
-        (n, cut_pos(conn, n, cut)),
-    ).fetchone()[0]
+    if cut >= ALL:  # today: the standings hold every rated player, one row each
+        players = conn.execute(
+            "SELECT COUNT(*) FROM view_standings WHERE ladder=?", (n,)
+        ).fetchone()[0]
+    else:
+        players = conn.execute(
+            "SELECT COUNT(DISTINCT player) FROM view_history_rows WHERE ladder=? AND pos<=?",
+            (n, cut_pos(conn, n, cut)),
+        ).fetchone()[0]
     n_games = conn.execute(
         "SELECT COUNT(*) FROM view_games WHERE ladder=? AND status<>'voided' AND key<?",
         (n, cut),
