@@ -400,11 +400,8 @@ class Projector:
             order = sequence if sequence is not None else table
             key = key_format % (facts.date, event or "", round_ or 0, order or 0, gid)
             where = note.source
-            recorded = (note.recorded_at, note.recorded_by, where.file if where else None)
-            if recorded == self._last_recorded:  # the games of one import: one recording
-                recording = self._last_recording
-            else:
-                recording = self._recording(seq, recorded)
+            recording = self._recording(seq, (note.recorded_at, note.recorded_by,
+                                               where.file if where else None))  # fmt: skip
             game = [
                 seq, gid, ladder, key, "recorded", event, round_, 1, kept, recording,
                 where.row if where else None, note.reason, None,
@@ -487,11 +484,8 @@ class Projector:
             ]  # fmt: skip
         else:  # audited on its own row
             where = note.source
-            recorded = (note.recorded_at, note.recorded_by, where.file if where else None)
-            if recorded == self._last_recorded:  # the games of one import: one recording
-                recording = self._last_recording
-            else:
-                recording = self._recording(seq, recorded)
+            recording = self._recording(seq, (note.recorded_at, note.recorded_by,
+                                               where.file if where else None))  # fmt: skip
             game = [
                 seq, gid, ladder, key, "recorded", facts.event, facts.round, 1, kept, recording,
                 where.row if where else None, note.reason, None,
@@ -532,6 +526,8 @@ class Projector:
         """The number of the recording (when, by whom, from which file) of
         a game first recorded at ``seq``: the first game of an import, or a
         game recorded alone, numbers it."""
+        if recorded == self._last_recorded:  # the games of one import: one recording
+            return self._last_recording
         self._last_recorded = recorded
         at, by, file = recorded
         at = at[:-1] + "+00:00" if at[-1] == "Z" else at
