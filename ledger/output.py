@@ -113,14 +113,20 @@ def _cell(value: Any, exact: bool = False) -> str:
     if value is None:
         return ""
     if isinstance(value, float):
-        if value == int(value):
-            return str(int(value))
-        return repr(value) if exact else f"{value:.4f}".rstrip("0").rstrip(".")
+        if not exact:
+            return rounded_texts((value,))[0]
+        return str(int(value)) if value == int(value) else repr(value)
     if isinstance(value, (dict, list)):
         import msgspec
 
         return msgspec.json.encode(value).decode()
     return str(value)
+
+
+def rounded_texts(values: Iterable[float]) -> list[str]:
+    """Numbers for people: to 4 decimals, trailing zeros dropped ("1512.5",
+    "1500"; zero, either sign, "0"). One comprehension for a whole column."""
+    return [f"{v:.4f}".rstrip("0").rstrip(".") if v else "0" for v in values]
 
 
 def render(
@@ -171,7 +177,9 @@ RICH_CELLS = 1000
 _LINES = 1024
 
 
-def table_lines(columns: Sequence[str], rows: list[list[str]], title: str = "") -> Iterator[str]:
+def table_lines(
+    columns: Sequence[str], rows: Sequence[Sequence[str]], title: str = ""
+) -> Iterator[str]:
     """A table for people as chunks of text (each ending in a line break), to
     print one by one: ``rows`` of cells already shown (``shown``), columns
     named by ``columns`` (``last_played`` headed "last played").
@@ -186,7 +194,7 @@ def table_lines(columns: Sequence[str], rows: list[list[str]], title: str = "") 
         yield _rich_table(headers, rows, printable(title)) + "\n"
 
 
-def _rich_table(headers: list[str], rows: list[list[str]], title: str) -> str:
+def _rich_table(headers: list[str], rows: Sequence[Sequence[str]], title: str) -> str:
     from rich.console import Console
     from rich.table import Table
 
@@ -202,15 +210,19 @@ def _rich_table(headers: list[str], rows: list[list[str]], title: str) -> str:
     return console.file.getvalue().rstrip("\n")
 
 
-def _plain_table(headers: list[str], rows: list[list[str]], title: str) -> Iterator[str]:
+def _plain_table(headers: list[str], rows: Sequence[Sequence[str]], title: str) -> Iterator[str]:
     """Aligned columns, a batch of lines at a time (bounded text in flight)."""
     columns = list(zip(*rows, strict=True)) or [()] * len(headers)  # (no rows: the headers')
-    widths = [max([len(h), *map(len, c)]) for h, c in zip(headers, columns, strict=True)]
-    # One format string for every line: a row is one call, not one a cell.
+    widths = [
+        max(len(h), max(map(len, c), default=0)) for h, c in zip(headers, columns, strict=True)
+    ]
+    # One format string for every line: a row is one call, not one a cell,
+    # and a batch of rows one C loop (starmap), not one Python step a row.
     line = "  ".join(f"{{:<{w}}}" for w in widths).format
     head = [title] if title else []
     head.append(line(*headers).rstrip())
     head.append("  ".join("-" * w for w in widths))
     yield "\n".join(head) + "\n"
     for start in range(0, len(rows), _LINES):
-        yield "".join([line(*r).rstrip() + "\n" for r in rows[start : start + _LINES]])
+        batch = rows[start : start + _LINES]
+        yield "\n".join(map(str.rstrip, itertools.starmap(line, batch))) + "\n"

@@ -52,6 +52,16 @@ class Database:
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         self.conn.executemany(sql, rows)
 
+    def tuples(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Every row of a SELECT as a plain tuple: quicker to make and to
+        index than a row readable by column name (a ranking of thousands)."""
+        cursor = self.conn.cursor()
+        cursor.row_factory = None
+        try:
+            return cursor.execute(sql, params).fetchall()
+        finally:
+            cursor.close()
+
     def script(self, ddl: str) -> None:
         for statement in ddl.split(";"):
             if statement.strip():
@@ -184,6 +194,15 @@ class PostgresDatabase(Database):
         try:
             with self.conn.cursor() as cur:
                 cur.executemany(self.placeholders(sql), list(rows))
+        except self._denied as exc:
+            raise self.denied(exc) from None
+
+    def tuples(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        from psycopg.rows import tuple_row
+
+        try:
+            with self.conn.cursor(row_factory=tuple_row) as cur:
+                return cur.execute(self.placeholders(sql), params).fetchall()
         except self._denied as exc:
             raise self.denied(exc) from None
 

@@ -13,6 +13,9 @@ from typing import Any
 #: Ratings equal to this many decimals tie: below it a difference is
 #: floating-point noise, not a result.
 TIE_DIGITS = 6
+#: Ratings further apart than this never round to the same ``TIE_DIGITS``
+#: decimals (ten times their spacing).
+_APART = 10.0 ** -(TIE_DIGITS - 1)
 
 #: A two-sided result as the player on side 0 (a) or 1 (b) saw it.
 _SEEN = {("a", 0): "won", ("b", 1): "won", ("a", 1): "lost", ("b", 0): "lost"}
@@ -23,11 +26,20 @@ def ranks(ratings: Iterable[float]) -> list[int]:
     ratings (to ``TIE_DIGITS`` decimals) share the rank of the first of
     them."""
     out: list[int] = []
-    previous = None
+    append = out.append
+    rank, previous, previous_tied = 0, None, None
     for place, rating in enumerate(ratings, start=1):
-        tied = round(rating, TIE_DIGITS)
-        out.append(out[-1] if tied == previous else place)
-        previous = tied
+        if previous is None or previous - rating > _APART:
+            rank, previous_tied = place, None  # too far apart to round alike
+        else:  # rounding is slow (a ranking of thousands is read per query): only here
+            tied = round(rating, TIE_DIGITS)
+            if previous_tied is None:
+                previous_tied = round(previous, TIE_DIGITS)
+            if tied != previous_tied:
+                rank = place
+            previous_tied = tied
+        previous = rating
+        append(rank)
     return out
 
 

@@ -12,17 +12,18 @@ be replayed) it leaves to that query, which says why.
 from __future__ import annotations
 
 from datetime import date
+from operator import itemgetter
 from typing import Any
 
 from ledger.identity import name_key
-from ledger.output import printable, shown
+from ledger.output import printable, rounded_texts
 from projections.ranking import ranks
 
 #: The columns, as ``projections.queries.StandingRow`` names them.
 COLUMNS = ("rank", "player", "rating", "grade", "games", "last_played")
 
 
-def current(conn: Any, ladder: str, lang: str = "en") -> list[list[str]] | None:
+def current(conn: Any, ladder: str, lang: str = "en") -> list[tuple[str, ...]] | None:
     """The cells of each row of ``ladder``'s ranking today, best first, or
     None when the full query must answer (see the module's docstring)."""
     found = conn.execute(
@@ -31,27 +32,35 @@ def current(conn: Any, ladder: str, lang: str = "en") -> list[list[str]] | None:
     if found is None or found[1]:
         return None
     number = found[0]
-    rows = conn.execute(
+    rows = conn.tuples(
         # Names by join: one statement, one pass over the ladder's standings.
         "SELECT p.name, s.rating, s.games, s.last_played FROM view_standings s "
         "JOIN view_players p ON p.n = s.player WHERE s.ladder=?",
         (number,),
-    ).fetchall()
+    )
     # Best first, equal ratings by name in code-point order (sorted here: a
-    # PostgreSQL server would order names by its own collation).
-    rows.sort(key=lambda r: (-r[1], r[0]))
+    # PostgreSQL server would order names by its own collation): by name,
+    # then by rating, which keeps the names' order among equals.
+    rows.sort(key=itemgetter(0))
+    rows.sort(key=itemgetter(1), reverse=True)
+    if not rows:
+        return []
+    # Column by column, each one comprehension (a ranking may be thousands).
+    names, ratings, games, last = zip(*rows, strict=True)
     grade = _grader(conn, number, lang)
-    return [
-        [
-            str(rank),
-            name if name.isprintable() else printable(name),
-            shown(rating),
-            (grade(rating, games) or "") if grade is not None else "",
-            str(games),
-            last or "",
-        ]
-        for rank, (name, rating, games, last) in zip(ranks(r[1] for r in rows), rows, strict=True)
-    ]
+    return list(
+        zip(
+            map(str, ranks(ratings)),
+            [name if name.isprintable() else printable(name) for name in names],
+            rounded_texts(ratings),
+            [grade(r, g) or "" for r, g in zip(ratings, games, strict=True)]
+            if grade is not None
+            else [""] * len(rows),
+            map(str, games),
+            [day or "" for day in last],
+            strict=True,
+        )
+    )
 
 
 def _grader(conn: Any, ladder: int, lang: str) -> Any:

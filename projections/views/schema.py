@@ -16,6 +16,8 @@ out its kind, side, rating after, games after and note, which the SQL view
 ``view_history_rows`` (what queries read) derives from the other columns;
 any other row stores them. ``view_history`` is a plain SQL view showing
 those rows with ids and keys, for people and scripts reading the database.
+A ladder's standings are stored in (ladder, player) order without a rowid,
+so a ranking is one scan of its rows rather than one lookup a player.
 
 A game's row holds its facts compactly (``facts``: players by number, the
 date, event and round in their own columns; see ``views.facts``) and the
@@ -31,7 +33,7 @@ from ledger import chain
 from projections.db import Database
 
 #: Bump when the view tables change shape (or what their rows hold).
-VERSION = 11
+VERSION = 12
 
 #: The tables, without their secondary indexes (a rebuild fills them first).
 TABLE_DDL = """
@@ -67,7 +69,7 @@ CREATE TABLE view_history_data (
 CREATE TABLE view_standings (
     ladder INTEGER NOT NULL, player INTEGER NOT NULL, rating REAL NOT NULL,
     games INTEGER NOT NULL, last_played TEXT, rated_since TEXT,
-    PRIMARY KEY (ladder, player));
+    PRIMARY KEY (ladder, player)) WITHOUT ROWID;
 CREATE TABLE view_audit (
     seq INTEGER PRIMARY KEY, recorded_at TEXT NOT NULL, recorded_by TEXT NOT NULL,
     kind TEXT NOT NULL, ladder INTEGER, subject INTEGER, summary TEXT, facts TEXT,

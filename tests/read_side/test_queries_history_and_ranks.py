@@ -9,8 +9,11 @@ import io
 import re
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from projections.queries import ranks
+from projections.ranking import TIE_DIGITS
 from tests.conftest import Cli
 
 
@@ -71,6 +74,32 @@ def test_history_of_a_family_without_a_winner_shows_the_result_as_recorded(cli: 
 )
 def test_competition_ranks(ratings: list[float], expected: list[int]) -> None:
     assert ranks(ratings) == expected
+
+
+def _reference_ranks(ratings: list[float]) -> list[int]:
+    """The rule written plainly: round every rating, a rank per new value."""
+    out: list[int] = []
+    for place, rating in enumerate(ratings, start=1):
+        tied = round(rating, TIE_DIGITS)
+        out.append(out[-1] if out and tied == round(ratings[place - 2], TIE_DIGITS) else place)
+    return out
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.floats(-1e6, 1e6, allow_nan=False),
+            # Near ties: a few values a rounding step apart, and noise below it.
+            st.sampled_from([1512.3, 1512.3 + 1e-12, 1512.3000005, 1512.2999995, 1512.300001]),
+        ),
+        max_size=40,
+    )
+)
+def test_ranks_follow_the_rounding_rule(ratings: list[float]) -> None:
+    """Rounding only the close ratings gives the ranks rounding every one
+    would, in descending order as the rankings read them."""
+    ordered = sorted(ratings, reverse=True)
+    assert ranks(ordered) == _reference_ranks(ordered)
 
 
 def tied_club(cli: Cli) -> None:
