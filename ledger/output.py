@@ -114,7 +114,7 @@ def _cell(value: Any, exact: bool = False) -> str:
         return ""
     if isinstance(value, float):
         if not exact:
-            return rounded_texts((value,))[0]
+            return shown_numbers((value,))[0]
         return str(int(value)) if value == int(value) else repr(value)
     if isinstance(value, (dict, list)):
         import msgspec
@@ -123,10 +123,23 @@ def _cell(value: Any, exact: bool = False) -> str:
     return str(value)
 
 
-def rounded_texts(values: Iterable[float]) -> list[str]:
-    """Numbers for people: to 4 decimals, trailing zeros dropped ("1512.5",
-    "1500"; zero, either sign, "0"). One comprehension for a whole column."""
-    return [f"{v:.4f}".rstrip("0").rstrip(".") if v else "0" for v in values]
+def shown_numbers(values: Iterable[float | int | None]) -> list[str]:
+    """``shown`` of a column of numbers, one comprehension for the whole
+    column (a ranking or a long history is thousands of cells): whole
+    numbers as they are, floats to 4 decimals with trailing zeros dropped
+    ("1512.5", "1500"; zero, either sign, "0"), None empty."""
+    return [
+        "" if v is None
+        else str(v) if v.__class__ is int
+        else (f"{v:.4f}".rstrip("0").rstrip(".") if v else "0")
+        for v in values
+    ]  # fmt: skip
+
+
+def shown_texts(values: Iterable[str | None]) -> list[str]:
+    """``shown`` of a column of text: None empty, control characters
+    spelled out."""
+    return ["" if v is None else v if v.isprintable() else printable(v) for v in values]
 
 
 def render(

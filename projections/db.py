@@ -62,6 +62,12 @@ class Database:
         finally:
             cursor.close()
 
+    def json_field(self, column: str, name: str) -> str:
+        """SQL reading the top-level field ``name`` of the JSON text in
+        ``column``: an object as its JSON text, a number or a string as its
+        value (PostgreSQL: as text)."""
+        return f"json_extract({column}, '$.{name}')"
+
     def script(self, ddl: str) -> None:
         for statement in ddl.split(";"):
             if statement.strip():
@@ -205,6 +211,9 @@ class PostgresDatabase(Database):
                 return cur.execute(self.placeholders(sql), params).fetchall()
         except self._denied as exc:
             raise self.denied(exc) from None
+
+    def json_field(self, column: str, name: str) -> str:
+        return f"({column}::json ->> '{name}')"
 
     @staticmethod
     def placeholders(sql: str) -> str:

@@ -22,7 +22,10 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from projections.db import Database
 from tests.conftest import Cli
 
 
@@ -868,20 +871,49 @@ def test_a_table_is_boxed_on_a_terminal_and_plain_when_piped(
     assert "│ 1    │ 2025-01-05  │" in boxed
 
 
+@given(
+    st.lists(
+        st.one_of(
+            st.none(),
+            st.integers(-(10**20), 10**20),
+            st.floats(allow_nan=False, allow_infinity=False),
+            st.sampled_from([0.0, -0.0, 1500.0, 1512.30005, -0.00001, 2.5e-5]),
+        )
+    ),
+    st.lists(st.one_of(st.none(), st.text())),
+)
+def test_a_column_is_shown_as_its_cells_would_be(
+    numbers: list[float | int | None], texts: list[str | None]
+) -> None:
+    """A ranking or history formats whole columns at once: the same text as
+    ``shown`` gives each cell."""
+    from ledger.output import shown, shown_numbers, shown_texts
+
+    assert shown_numbers(numbers) == [shown(v) for v in numbers]
+    assert shown_texts(texts) == [shown(v) for v in texts]
+
+
+def _views_of(cli: Cli) -> Database:
+    """The views of ``cli``'s ledger, on its backend."""
+    from projections.db import PostgresDatabase, SQLiteDatabase
+
+    return PostgresDatabase(cli.db, cli.schema) if cli.schema else SQLiteDatabase(cli.db)
+
+
 def _full_table(cli: Cli, ladder: str, lang: str = "en") -> str:
     """The ranking as ``projections.queries.standings`` gives it, rendered
     as a table (what ``standings`` printed before its plain read)."""
     from ledger.output import render
     from projections import queries
-    from projections.db import SQLiteDatabase
 
-    conn = SQLiteDatabase(cli.db)
+    conn = _views_of(cli)
     try:
         return render(queries.standings(conn, ladder, None, lang), "table", ladder) + "\n"
     finally:
         conn.close()
 
 
+@pytest.mark.conformance
 @pytest.mark.parametrize("family", ["elo", "adlg"])
 def test_the_ranking_table_is_the_full_querys(cli: Cli, family: str) -> None:
     """``standings`` as a table reads plain rows (no msgspec, the family
@@ -938,9 +970,8 @@ def _full_history(cli: Cli, ladder: str, player: str) -> str:
     rendered as a table (what ``history`` printed before its plain read)."""
     from ledger.output import render
     from projections import queries
-    from projections.db import SQLiteDatabase
 
-    conn = SQLiteDatabase(cli.db)
+    conn = _views_of(cli)
     try:
         lines = queries.history(conn, ladder, player)
         who = queries.player_name(conn, queries.player_by_name(conn, player))
@@ -950,6 +981,7 @@ def _full_history(cli: Cli, ladder: str, player: str) -> str:
         conn.close()
 
 
+@pytest.mark.conformance
 @pytest.mark.parametrize(
     ("family", "results"),
     [

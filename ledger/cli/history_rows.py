@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from ledger.identity import name_key, short
-from ledger.output import shown
+from ledger.output import shown, shown_numbers, shown_texts
 from projections.opponents import faced
 from projections.ranking import outcome
 
@@ -25,7 +25,7 @@ COLUMNS = (
 )  # fmt: skip
 
 
-def player_history(conn: Any, ladder: str, player: str) -> tuple[str, list[list[str]]] | None:
+def player_history(conn: Any, ladder: str, player: str) -> tuple[str, list[tuple[str, ...]]] | None:
     """(the table's title, the cells of each row in effective order), or
     None when the full query must answer (see the module's docstring)."""
     found = conn.execute(
@@ -36,46 +36,49 @@ def player_history(conn: Any, ladder: str, player: str) -> tuple[str, list[list[
         return None
     number, ladder_name = found[0], found[1]
     pn, name = who
-    against = faced(conn, number, pn)
-    cells = []
-    for (
-        pos,
-        kind,
-        day,
-        side,
-        s,
-        p,
-        k,
-        before,
-        after,
-        change,
-        note,
-        game,
-        event,
-        round_,
-        facts,
-    ) in conn.execute(
+    title = f"{name} in {ladder_name}"
+    rows = conn.tuples(
         "SELECT h.pos, h.kind, COALESCE(substr(g.key, 1, 10), e.date), h.side, h.s, h.p, "
-        "h.k, h.before, h.after, h.change, h.note, g.id, g.event, g.round, g.facts "
+        "h.k, h.before, h.after, h.change, h.note, g.id, g.event, g.round, "
+        # The table and the result out of the game's facts by the database (a
+        # long history holds thousands; results are few, parsed once each).
+        f"{conn.json_field('g.facts', 'table')}, {conn.json_field('g.facts', 'result')} "
         "FROM view_history_rows h "
         "LEFT JOIN view_games g ON h.kind = 'game' AND g.n = h.entry "
         "LEFT JOIN view_entries e ON h.kind <> 'game' AND e.n = h.entry "
         "WHERE h.ladder=? AND h.pos IN (SELECT pos FROM view_history_rows "
         "WHERE ladder=? AND player=?) AND h.player=? ORDER BY h.pos, h.seat",
         (number, number, pn, pn),
-    ):
-        table = result = margin = None
-        if kind == "game":
-            kept = json.loads(facts)
-            table = kept.get("table")
-            result, margin = outcome(kept["result"], side)
-        cells.append([
-            day, kind, short(game) if kind == "game" else "", shown(event), shown(round_),
-            shown(table), shown(", ".join(against.get((pos, side), ()))), shown(result),
-            shown(margin), shown(s), shown(p), shown(k), shown(before), shown(after),
-            shown(change), shown(note),
-        ])  # fmt: skip
-    return f"{name} in {ladder_name}", cells
+    )
+    if not rows:
+        return title, []
+    # Column by column, each one comprehension.
+    (pos, kind, day, side, s, p, k, before, after, change, note, game, event, round_,
+     table, result) = zip(*rows, strict=True)  # fmt: skip
+    against = faced(conn, number, pn)
+    results: dict[str, Any] = {}
+    seen = [
+        outcome(results.get(text) or results.setdefault(text, json.loads(text)), at)
+        if text is not None
+        else (None, None)
+        for text, at in zip(result, side, strict=True)
+    ]
+    return title, list(
+        zip(
+            day,
+            kind,
+            [short(g) if g is not None else "" for g in game],
+            shown_texts(event),
+            shown_numbers(round_),
+            [shown(t) for t in table],
+            shown_texts(", ".join(against.get(at, ())) for at in zip(pos, side, strict=True)),
+            shown_texts(r for r, _ in seen),
+            shown_texts(m for _, m in seen),
+            *map(shown_numbers, (s, p, k, before, after, change)),
+            shown_texts(note),
+            strict=True,
+        )
+    )
 
 
 def _player(conn: Any, name: str) -> tuple[int, str] | None:

@@ -16,7 +16,7 @@ from operator import itemgetter
 from typing import Any
 
 from ledger.identity import name_key
-from ledger.output import printable, rounded_texts
+from ledger.output import shown_numbers, shown_texts
 from projections.ranking import ranks
 
 #: The columns, as ``projections.queries.StandingRow`` names them.
@@ -51,8 +51,8 @@ def current(conn: Any, ladder: str, lang: str = "en") -> list[tuple[str, ...]] |
     return list(
         zip(
             map(str, ranks(ratings)),
-            [name if name.isprintable() else printable(name) for name in names],
-            rounded_texts(ratings),
+            shown_texts(names),
+            shown_numbers(ratings),
             [grade(r, g) or "" for r, g in zip(ratings, games, strict=True)]
             if grade is not None
             else [""] * len(rows),
