@@ -37,7 +37,7 @@ from projections.timeline import sort_key
 from projections.views import facts as kept_facts
 from projections.views import source
 from projections.views.problems import effective
-from projections.views.store import LadderState
+from projections.views.store import LadderState, ladder_entries
 
 KIND_NAMES = {
     ev.LadderOpened: "ladder opened",
@@ -196,6 +196,19 @@ class Projector:
                 ).fetchall()
             )
         return {pid: row[4] for pid, row in self.players.items() if row[4]}
+
+    def hold_timelines(self) -> None:
+        """Hold every ladder's timeline as the views have it (their entries
+        other than games: views holding no game yet), each ladder to be
+        replayed whole from memory, as in a rebuild (``timeline``)."""
+        assert self.entries is not None, "a projector keeping timelines"
+        ids = {row[0]: pid for pid, row in self.players.items()}
+        for row in self.ladders.values():
+            ladder = row[0]
+            held = self.entries.setdefault(ladder, {})
+            for entry in ladder_entries(self.conn, ladder, None, ids):
+                held[entry.key] = entry
+            self._touch(ladder, "")
 
     def fresh_states(self) -> dict[int, LadderState]:
         """Every ladder's replay state in views being built (nothing replayed)."""

@@ -34,6 +34,15 @@ from projections.views.source import PAGE, raw_pages
 __all__ = ["PAGE", "pages"]
 
 
+#: How many events a catch-up into views holding no game yet must bring for
+#: it to be filled as a rebuild fills them (see ``_project``), and how many
+#: at most: the timelines held cost about 350 bytes a game, so a larger one
+#: reads its games back instead (an import of 1M games peaks ~360 MB higher
+#: held whole, past the import's 500 MB).
+WHOLE_AFTER = 2_000
+WHOLE_UP_TO = 200_000
+
+
 class CatchUp(msgspec.Struct):
     """What a catch-up did: events applied, and warnings to show (ladders
     that cannot be replayed, maths versions that differ)."""
@@ -130,8 +139,20 @@ def _project(
     start = tracked = position(conn)
     applied = 0
     last = (recorder.max_notification_id() or 0) if progress is not None else 0
+    # A long catch-up into views holding no game yet (a new ledger's first
+    # import) fills them as a rebuild does: every player's row read once,
+    # each ladder's timeline held in memory (never read back), each ladder
+    # replayed whole. A short one (``record``) reads only what it names; a
+    # very long one reads its games back, its memory bounded.
+    whole = rebuild or (
+        known_at is None
+        and WHOLE_AFTER <= (recorder.max_notification_id() or 0) - start <= WHOLE_UP_TO
+        and not _holds_games(conn)
+    )
     with _paused_gc():
-        projector = Projector(conn, timeline=rebuild)
+        projector = Projector(conn, timeline=whole)
+        if whole and not rebuild:
+            projector.hold_timelines()
         apply = projector.apply_stored
         for page in raw_pages(recorder, start, PAGE):
             if known_at is None:
@@ -158,6 +179,11 @@ def _project(
         (start,),
     )
     return CatchUp(applied, warnings)
+
+
+def _holds_games(conn: Database) -> bool:
+    """Whether the views hold a game (recorded, corrected or voided)."""
+    return conn.execute("SELECT 1 FROM view_games LIMIT 1").fetchone() is not None
 
 
 @contextmanager

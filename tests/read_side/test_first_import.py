@@ -1,0 +1,102 @@
+"""A long catch-up into views that hold no game yet (a new ledger's first
+import) fills them as a rebuild does: every ladder's timeline held in memory,
+never read back from the views, each ladder replayed whole. The views are
+those a rebuild gives, whatever they held before (ladders, rulesets, players)
+and whatever the catch-up brings (corrections, voids, a game moved to another
+ladder, later rules); a short catch-up afterwards appends as before."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any
+
+import pytest
+
+from projections import verify, views
+from projections.views import runner
+from projections.views.store import LadderStore
+from tests.read_side.ledger_builder import Builder
+
+NAMES = ("Ann", "Ben", "Cat", "Dan", "Eve", "Fay")
+RESULTS = {
+    "elo": ({"result": "a"}, {"result": "draw"}),
+    "battle-empire": ({"result": "a", "margin": "decisive"}, {"result": "draw"}),
+}
+
+
+@pytest.mark.parametrize("family", ["elo", "battle-empire"])
+def test_a_first_import_is_filled_whole_as_a_rebuild(
+    monkeypatch: pytest.MonkeyPatch, family: str
+) -> None:
+    made: list[Any] = []
+    read_back: list[int] = []
+    projector, entries = runner.Projector, LadderStore.entries
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        made.append(projector(*args, **kwargs))
+        return made[-1]
+
+    def reading(self: LadderStore, after: str | None) -> Any:
+        read_back.append(self.ladder)
+        return entries(self, after)
+
+    monkeypatch.setattr(views.runner, "WHOLE_AFTER", 5)
+    monkeypatch.setattr(views.runner, "Projector", spy)
+    monkeypatch.setattr(LadderStore, "entries", reading)
+    b = Builder()
+    b.ladder("Club", family)
+    b.ladder("Other", family)
+    b.player(*NAMES)
+    conn = b.views()  # ladders, rules and players; no game
+    first = date(2025, 1, 1)
+    win, draw = RESULTS[family]
+    games = [
+        b.game("Club", first + timedelta(days=i), NAMES[i % 6], NAMES[(i + 1) % 6], win,
+               sequence=1)
+        for i in range(12)
+    ]  # fmt: skip
+    b.correct(games[3], result=draw)
+    b.void(games[5])
+    b.correct(games[7], ladder=b.ladders["Other"])
+    b.rules("Club", family, {}, first + timedelta(days=6))
+    read_back.clear()
+    assert views.catch_up(conn, b.recorder) > 5
+    assert made[-1].entries is not None  # held in memory...
+    assert read_back == []  # ...and never read back
+    fresh = views.in_memory(b.recorder)
+    assert verify.compare_views(conn, fresh) == []
+    assert verify.checksum(conn) == verify.checksum(fresh)
+
+    b.game("Club", first + timedelta(days=30), "Ann", "Fay", win, sequence=1)
+    assert views.catch_up(conn, b.recorder) == 1
+    assert made[-1].entries is None  # views holding games: a plain catch-up
+    fresh = views.in_memory(b.recorder)
+    assert verify.compare_views(conn, fresh) == []
+    assert verify.checksum(conn) == verify.checksum(fresh)
+
+
+def test_a_very_long_first_import_reads_its_games_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``WHOLE_UP_TO`` events the timelines are not held (memory stays
+    bounded whatever the import's size); the views are the same."""
+    made: list[Any] = []
+    projector = runner.Projector
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        made.append(projector(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(runner, "WHOLE_AFTER", 2)
+    monkeypatch.setattr(runner, "WHOLE_UP_TO", 5)
+    monkeypatch.setattr(runner, "Projector", spy)
+    b = Builder()
+    b.ladder("Club")
+    b.player(*NAMES)
+    conn = b.views()
+    for i in range(3):
+        b.game("Club", date(2025, 1, 1 + i), NAMES[i], NAMES[i + 1], sequence=1)
+    views.catch_up(conn, b.recorder)
+    assert made[-1].entries is not None  # 3 events: held whole
+    conn = b.views()
+    assert made[-1].entries is None  # all 12 events at once: read back
+    fresh = views.in_memory(b.recorder)
+    assert verify.compare_views(conn, fresh) == []
