@@ -3,7 +3,7 @@ import) fills them as a rebuild does: every ladder's timeline held in memory,
 never read back from the views, each ladder replayed whole. The views are
 those a rebuild gives, whatever they held before (ladders, rulesets, players)
 and whatever the catch-up brings (corrections, voids, a game moved to another
-ladder, later rules); a short catch-up afterwards appends as before."""
+ladder, later rules, a merge); a short catch-up afterwards appends as before."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from ledger import events as ev
 from projections import verify, views
 from projections.views import runner
 from projections.views.store import LadderStore
@@ -59,6 +60,8 @@ def test_a_first_import_is_filled_whole_as_a_rebuild(
     b.void(games[5])
     b.correct(games[7], ladder=b.ladders["Other"])
     b.rules("Club", family, {}, first + timedelta(days=6))
+    fay = b.players["Fay"]
+    b.store(ev.PlayerMerged(**b._next(fay), into=b.players["Eve"], reason="same person"))
     read_back.clear()
     assert views.catch_up(conn, b.recorder) > 5
     assert made[-1].entries is not None  # held in memory...
