@@ -138,16 +138,14 @@ def _project(
     transaction)."""
     start = tracked = position(conn)
     applied = 0
-    last = (recorder.max_notification_id() or 0) if progress is not None else 0
+    last = recorder.max_notification_id() or 0
     # A long catch-up into views holding no game yet (a new ledger's first
     # import) fills them as a rebuild does: every player's row read once,
     # each ladder's timeline held in memory (never read back), each ladder
     # replayed whole. A short one (``record``) reads only what it names; a
     # very long one reads its games back, its memory bounded.
     whole = rebuild or (
-        known_at is None
-        and WHOLE_AFTER <= (recorder.max_notification_id() or 0) - start <= WHOLE_UP_TO
-        and not _holds_games(conn)
+        known_at is None and WHOLE_AFTER <= last - start <= WHOLE_UP_TO and not _holds_games(conn)
     )
     with _paused_gc():
         projector = Projector(conn, timeline=whole)
