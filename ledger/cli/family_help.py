@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from projections.families.base import Family
-from projections.families.params_doc import params_help
 from projections.families.registry import BUILT_IN
 
 
@@ -18,7 +17,7 @@ def parameters_epilog() -> str:
     values (the other built-in families take a subset under their own names)."""
     others = ", ".join(sorted(n for n in BUILT_IN if n != "elo"))
     return _verbatim(
-        params_help(BUILT_IN["elo"])
+        BUILT_IN["elo"].params_help()
         + f"\n\nThe other families ({others}) document theirs in 'ledger ladder show'"
         " and the README."
     )

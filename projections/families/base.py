@@ -24,7 +24,7 @@ from typing import Any, ClassVar, Literal, NamedTuple
 
 import msgspec
 
-from projections.families.params_doc import ParamDoc, describe_struct
+from projections.families.params_doc import ParamDoc, describe_struct, render
 
 
 class FamilyError(ValueError):
@@ -335,6 +335,16 @@ class Family:
         """Every parameter: name, type, default, help, allowed values and, for
         structured parameters, their sub-fields (read from ``Params``)."""
         return describe_struct(cls.Params)
+
+    @classmethod
+    def params_help(cls) -> str:
+        """Every parameter, its type, default, allowed values, help and
+        sub-fields, as plain text (for ``--help``, ``ladder show``, README)."""
+        docs = cls.describe_params()
+        if not docs:
+            return f"{cls.name} has no parameters: its rules are fixed."
+        head = f"{cls.name} parameters (--set KEY=VALUE; lists and tables as JSON):"
+        return "\n".join([head, *render(docs, indent=2)])
 
     @classmethod
     def default_params(cls) -> Any:

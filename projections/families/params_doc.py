@@ -8,21 +8,18 @@ and allowed values (``Literal`` types) come from the struct itself through
 ``k_rules`` of ``KRule``, ``season_penalties`` of ``Bracket``) are documented
 with their sub-fields.
 
-``params_help(family_cls)`` renders it as plain text for ``--help``,
-``ladder show`` and the README.
+``render`` lays it out as plain text: ``Family.params_help()`` for
+``--help``, ``ladder show`` and the README.
 """
 
 from __future__ import annotations
 
 import textwrap
 import typing
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import msgspec
 import msgspec.inspect as mi
-
-if TYPE_CHECKING:
-    from projections.families.base import Family
 
 
 class ParamDoc(msgspec.Struct, frozen=True):
@@ -171,13 +168,3 @@ def render(docs: list[ParamDoc], indent: int = 0, width: int = 78) -> list[str]:
             lines.append(f"{pad}    each has:")
             lines += render(list(doc.fields), indent + 8, width)
     return lines
-
-
-def params_help(family_cls: type[Family]) -> str:
-    """Every parameter of a family, its type, default, allowed values, help
-    and sub-fields, as plain text (for ``--help``, ``ladder show``, README)."""
-    docs = family_cls.describe_params()
-    if not docs:
-        return f"{family_cls.name} has no parameters: its rules are fixed."
-    head = f"{family_cls.name} parameters (--set KEY=VALUE; lists and tables as JSON):"
-    return "\n".join([head, *render(docs, indent=2)])

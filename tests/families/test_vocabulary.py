@@ -14,7 +14,6 @@ from projections.families.base import Family, FamilyError, ResultColumn
 from projections.families.battle_empire import BattleEmpireFamily
 from projections.families.bga import BgaFamily
 from projections.families.elo import EloFamily
-from projections.families.params_doc import params_help
 from projections.families.registry import BUILT_IN, load_family
 
 
@@ -192,15 +191,15 @@ def test_every_built_in_parameter_has_help(name: str) -> None:
 
 
 def test_params_help_names_every_parameter_sub_field_and_allowed_value() -> None:
-    text = params_help(EloFamily)
+    text = EloFamily.params_help()
     for doc in EloFamily.describe_params():
         assert re.search(rf"^  {doc.name} \(", text, re.M), doc.name
     for sub in ("k", "games_below", "rating_at_least", "above", "penalty"):
         assert re.search(rf"^ {{10}}{sub} \(", text, re.M), sub
     assert "one of none, half-up, half-away, truncate, floor; default none" in text
-    assert "bga parameters" in params_help(BgaFamily)
-    assert "one of fr, en; default fr" in params_help(BattleEmpireFamily)
-    assert params_help(AdlgFamily) == "adlg has no parameters: its rules are fixed."
+    assert "bga parameters" in BgaFamily.params_help()
+    assert "one of fr, en; default fr" in BattleEmpireFamily.params_help()
+    assert AdlgFamily.params_help() == "adlg has no parameters: its rules are fixed."
 
 
 def test_a_bad_enum_value_lists_the_allowed_values() -> None:
