@@ -137,6 +137,8 @@ class Projector:
         self.conn = conn
         self.affected: dict[int, str] = {}
         self.entries: dict[int, dict[str, Entry | Duel]] | None = {} if timeline else None
+        #: Each ladder's entry keys as ``hold_timelines`` read them.
+        self._loaded: dict[int, frozenset[str]] = {}
         self._rebuild = timeline
         self._strings: dict[str, str] = {}
         self._results: dict[tuple[Any, ...], dict[str, Any]] = {}
@@ -199,8 +201,9 @@ class Projector:
 
     def hold_timelines(self) -> None:
         """Hold every ladder's timeline as the views have it (their entries
-        other than games: views holding no game yet), each ladder to be
-        replayed whole from memory, as in a rebuild (``timeline``)."""
+        other than games: views holding no game yet), to be replayed whole
+        from memory, as in a rebuild (``timeline``), once the events have
+        changed it (``touch_changed``)."""
         assert self.entries is not None, "a projector keeping timelines"
         ids = {row[0]: pid for pid, row in self.players.items()}
         for row in self.ladders.values():
@@ -208,7 +211,16 @@ class Projector:
             held = self.entries.setdefault(ladder, {})
             for entry in ladder_entries(self.conn, ladder, None, ids):
                 held[entry.key] = entry
-            self._touch(ladder, "")
+            self._loaded[ladder] = frozenset(held)
+
+    def touch_changed(self) -> None:
+        """Every ladder whose timeline the events applied since
+        ``hold_timelines`` changed is replayed whole; the others are not
+        replayed (nor warned about)."""
+        assert self.entries is not None, "a projector keeping timelines"
+        for ladder, held in self.entries.items():
+            if held.keys() != self._loaded.get(ladder, frozenset()):
+                self._touch(ladder, "")
 
     def fresh_states(self) -> dict[int, LadderState]:
         """Every ladder's replay state in views being built (nothing replayed)."""

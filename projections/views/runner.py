@@ -165,6 +165,8 @@ def _project(
                 progress("reading events", start - tracked, last - tracked)
         if start == tracked:
             return CatchUp(0)
+        if whole and not rebuild:
+            projector.touch_changed()
         if progress is not None:
             progress("rating games", 0, 0)  # one step, of unknown length
         warnings = replay_ladders(

@@ -14,9 +14,11 @@ import pytest
 
 from ledger import events as ev
 from projections import verify, views
+from projections.db import SQLiteDatabase
 from projections.views import runner
 from projections.views.store import LadderStore
 from tests.read_side.ledger_builder import Builder
+from tests.read_side.test_family_versions import BUMPED
 
 NAMES = ("Ann", "Ben", "Cat", "Dan", "Eve", "Fay")
 RESULTS = {
@@ -103,3 +105,41 @@ def test_a_very_long_first_import_reads_its_games_back(monkeypatch: pytest.Monke
     assert made[-1].entries is None  # all 12 events at once: read back
     fresh = views.in_memory(b.recorder)
     assert verify.compare_views(conn, fresh) == []
+
+
+def test_a_first_import_replays_and_warns_only_the_ladders_it_changes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A ladder the import does not touch is not replayed: its rulesets'
+    maths-version warnings are not the import's to print."""
+    replayed: list[int] = []
+    replay_ladder = views.ladder_replay.replay_ladder
+
+    def spy(store: LadderStore, *args: Any, **kwargs: Any) -> Any:
+        replayed.append(store.ladder)
+        return replay_ladder(store, *args, **kwargs)
+
+    monkeypatch.setattr(runner, "WHOLE_AFTER", 5)
+    monkeypatch.setattr(views.ladder_replay, "replay_ladder", spy)
+    b = Builder()
+    b.ladder("Club")
+    b.ladder("Old", BUMPED, {"k": 20}, family_version=1)  # older maths: a warning
+    b.player(*NAMES)
+    conn = b.views()
+    replayed.clear()
+    for i in range(8):
+        b.game("Club", date(2025, 1, 1 + i), NAMES[i % 6], NAMES[(i + 1) % 6], sequence=1)
+    report = views.catch_up_report(conn, b.recorder)
+    assert report.applied == 8
+    assert report.warnings == []
+    assert replayed == [conn.execute("SELECT n FROM view_ladders WHERE name='Club'").fetchone()[0]]
+    fresh = views.in_memory(b.recorder)
+    assert verify.compare_views(conn, fresh) == []
+    assert verify.checksum(conn) == verify.checksum(fresh)
+
+    # A game of that ladder in the next long catch-up replays it, and warns.
+    for i in range(6):
+        b.game("Old", date(2025, 2, 1 + i), NAMES[i], NAMES[(i + 1) % 6], sequence=1)
+    conn = views.connect(SQLiteDatabase(":memory:"))
+    report = views.catch_up_report(conn, b.recorder)  # every event: held whole
+    assert [w.split(":")[0] for w in report.warnings] == ["ladder 'Old'"]
