@@ -341,7 +341,17 @@ def _import_sheet(
                     player_ids = [sides[0].ids, sides[1].ids]
                 else:
                     player_ids = [side.ids for side in sides]
-                facts = None
+                facts = ev.GameFacts(
+                    ladder=state.id,
+                    date=dated.on,
+                    sides=player_ids,
+                    result=result,
+                    event=event_of,
+                    round=round_of,
+                    table=table,
+                    neutral=neutral,
+                    attributes=attributes,
+                )
             else:
                 book.row = number
                 try:
@@ -373,18 +383,6 @@ def _import_sheet(
             version = 1
             if known_games_get(gid.int):
                 # Recorded before (or voided, or corrected since): read in full.
-                if facts is None:
-                    facts = ev.GameFacts(
-                        ladder=state.id,
-                        date=dated.on,
-                        sides=player_ids,
-                        result=result,
-                        event=event_of,
-                        round=round_of,
-                        table=table,
-                        neutral=neutral,
-                        attributes=attributes,
-                    )
                 try:
                     gid, version = commands.place_game(facts, known_games)
                 except DuplicateGame as dup:
@@ -430,21 +428,7 @@ def _import_sheet(
                 last = stored_rounds.get(round_key_, 0)
             sequence = table if table is not None else last + 1
             sequences[round_key_] = sequence if sequence > last else last
-            if facts is None:
-                game = ev.GameFacts(
-                    ladder=state.id,
-                    date=dated.on,
-                    sides=player_ids,
-                    result=result,
-                    event=event_of,
-                    round=round_of,
-                    table=table,
-                    neutral=neutral,
-                    attributes=attributes,
-                    sequence=sequence,
-                )
-            else:
-                game = msgspec.structs.replace(facts, sequence=sequence)
+            game = msgspec.structs.replace(facts, sequence=sequence)
             event = ev.GameRecorded(
                 originator_id=gid,
                 originator_version=version,
