@@ -42,7 +42,7 @@ from datetime import date
 from importlib import resources
 from operator import itemgetter
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import jinja2
 import msgspec
@@ -152,6 +152,18 @@ def _table(
 
 
 # -- the builder ----------------------------------------------------------------------
+class LadderPages(NamedTuple):
+    """What every page of one ladder is made with: its name, id, folder
+    (``slug``), rules, and the period (kind, first day) its players' change
+    is shown over."""
+
+    name: str
+    lid: str
+    slug: str
+    rules: LadderRules
+    period: tuple[str, str]
+
+
 class SiteBuilder:
     """Renders every page of the site into a ``SiteWriter``."""
 
@@ -257,13 +269,13 @@ class SiteBuilder:
         # Two halves of the pages (every other event or month page, every
         # other player page), one on a second core: the halves share nothing
         # but the output folder, where they write different files.
+        pages = LadderPages(name, lid, lslug, rules, period)
         helper = parallel.start(
-            self.conn, lambda conn: self._half_in(conn, name, lid, lslug, rules, period, 1),
-            rows=2 * n_games,
-        )  # fmt: skip
+            self.conn, lambda conn: self._half_in(conn, pages, 1), rows=2 * n_games
+        )
         halves = 1 if helper is None else 2
         self.step = halves
-        per_player, events, months = self._half(name, lid, lslug, rules, period, 0, halves)
+        per_player, events, months = self._half(pages, 0, halves)
         if helper is not None:
             other, other_events, other_months, seen, counts = helper.join()
             self.writer.merge(seen, counts)
@@ -368,48 +380,32 @@ class SiteBuilder:
 
     # -- pass 1: event and month pages, each with its games ---------------------------
     def _half(
-        self,
-        name: str,
-        lid: str,
-        lslug: str,
-        rules: LadderRules,
-        period: tuple[str, str],
-        half: int,
-        halves: int,
+        self, ladder: LadderPages, half: int, halves: int
     ) -> tuple[dict[str, float], list[dict[str, Any]], list[dict[str, Any]]]:
         """One of ``halves`` parts of a ladder's game and player pages: the
-        players' changes over ``period`` and the pages' summaries."""
-        events, months = self._game_pages(name, lid, lslug, rules, half, halves)
-        return self._players(name, lid, lslug, rules, period, half, halves), events, months
+        players' changes over its period and the pages' summaries."""
+        events, months = self._game_pages(ladder, half, halves)
+        return self._players(ladder, half, halves), events, months
 
-    def _half_in(
-        self,
-        conn: Database,
-        name: str,
-        lid: str,
-        lslug: str,
-        rules: LadderRules,
-        period: tuple[str, str],
-        half: int,
-    ) -> tuple[Any, ...]:
+    def _half_in(self, conn: Database, ladder: LadderPages, half: int) -> tuple[Any, ...]:
         """``_half`` in a helper process on its own connection, and what it
         wrote for the parent's writer to take over."""
         self.conn = conn
         self.writer = self.writer.fresh()
         self.progress = None  # the parent tells for both halves
-        done = self._half(name, lid, lslug, rules, period, half, 2)
+        done = self._half(ladder, half, 2)
         return (*done, self.writer.seen, self.writer.counts())
 
     def _game_pages(
-        self, name: str, lid: str, lslug: str, rules: LadderRules, half: int, halves: int
+        self, ladder: LadderPages, half: int, halves: int
     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """Render every ``halves``-th event page and month page (games
         outside events), from the ``half``-th; returns the summaries of both
         for the ladder's tables."""
-        n = ladder_number(self.conn, lid)
+        n = ladder_number(self.conn, ladder.lid)
         n = -1 if n is None else n
         upto = queries.cut_pos(self.conn, n, self.cut)
-        context = GameContext(self.t, self.sections, rules, name, self.ids, self.names,
+        context = GameContext(self.t, self.sections, ladder.rules, ladder.name, self.ids, self.names,
                               self.label, self.who)  # fmt: skip
         later = later_lines(self.conn, n, self.who)
         spans = games.pages(self.conn, n, self.cut)
@@ -437,15 +433,14 @@ class SiteBuilder:
             page.add(context, g, read(g.facts), later.get(g.n, ()))
             # A page is written once its last game is in (pages one at a time in memory).
             if g.key == spans.get((g.event, "" if g.event else g.key[:7]), ("", ""))[1]:
-                self._game_page(name, lslug, pages.pop(where), events, months, context.csv)
+                self._game_page(ladder, pages.pop(where), events, months, context.csv)
         for page in pages.values():
-            self._game_page(name, lslug, page, events, months, context.csv)
+            self._game_page(ladder, page, events, months, context.csv)
         return events, months
 
     def _game_page(
         self,
-        ladder: str,
-        lslug: str,
+        ladder: LadderPages,
         page: GamePage,
         events: list[dict[str, Any]],
         months: list[dict[str, Any]],
@@ -467,7 +462,7 @@ class SiteBuilder:
         totals = _table("totals", t["totals"], [
             (t["name"], False), (t["total_change"], True),
         ], total_rows, f"{stem}.totals")  # fmt: skip
-        prefix = f"{lslug}/{page.path.rsplit('/', 1)[0]}/"
+        prefix = f"{ladder.slug}/{page.path.rsplit('/', 1)[0]}/"
         self.download(prefix, games, totals)
         self.writer.table(f"{prefix}{stem}.changes", GamePage.changes_columns(t), page.changes,
                           (page.changes_lines, csv))  # fmt: skip
@@ -475,7 +470,7 @@ class SiteBuilder:
                           (page.audit_lines, csv))  # fmt: skip
         heading = page.event or t["month_games"].format(month=page.month)
         self.render(
-            f"{lslug}/{page.path}", "event", "../../", ladder=ladder, heading=heading,
+            f"{ladder.slug}/{page.path}", "event", "../../", ladder=ladder.name, heading=heading,
             first=page.first or "", last=page.last or "", games=games, totals=totals,
             sections=html.join(page.sections), stem=stem,
         )  # fmt: skip
@@ -488,35 +483,19 @@ class SiteBuilder:
         (events if page.event else months).append(summary)
 
     # -- pass 2: players -------------------------------------------------------------
-    def _players(
-        self,
-        name: str,
-        lid: str,
-        lslug: str,
-        rules: LadderRules,
-        period: tuple[str, str],
-        half: int = 0,
-        halves: int = 1,
-    ) -> dict[str, float]:
+    def _players(self, ladder: LadderPages, half: int = 0, halves: int = 1) -> dict[str, float]:
         """Render every ``halves``-th player page (by id), from the
-        ``half``-th; returns each one's change over ``period``."""
+        ``half``-th; returns each one's change over the ladder's period."""
         changes: dict[str, float] = {}
-        self.player_rows = PlayerRows(self.t, self.lang, self.names, rules, page_of, slug)
-        rows = tables.history_rows(self.conn, lid, self.cut, by_player=True,
+        self.player_rows = PlayerRows(self.t, self.lang, self.names, ladder.rules, page_of, slug)
+        rows = tables.history_rows(self.conn, ladder.lid, self.cut, by_player=True,
                                    part=(half, halves))  # fmt: skip
         for pid, player_rows in _by_player(rows):
-            changes[pid] = _period_change(player_rows, period)
-            self._player_page(name, lslug, pid, player_rows, rules)
+            changes[pid] = _period_change(player_rows, ladder.period)
+            self._player_page(ladder, pid, player_rows)
         return changes
 
-    def _player_page(
-        self,
-        ladder: str,
-        lslug: str,
-        pid: str,
-        rows: list[tuple],
-        rules: LadderRules,
-    ) -> None:
+    def _player_page(self, ladder: LadderPages, pid: str, rows: list[tuple]) -> None:
         t = self.t
         who = self.names.get(pid, pid)
         done = self.player_rows.rows(rows)
@@ -543,13 +522,13 @@ class SiteBuilder:
             hi=f"{max(ratings):g}",
         )  # fmt: skip
         chart = charts.rating_history(
-            t["player_in"].format(player=who, ladder=ladder), description, entries,
+            t["player_in"].format(player=who, ladder=ladder.name), description, entries,
             [(n, a, b) for n, (a, b) in sorted(spans.items(), key=lambda kv: kv[1][0])],
             t["date_axis"], t["rating_axis"],
         )  # fmt: skip
-        self.download(f"{lslug}/players/", games, *([grades] if grades is not None else []))
+        self.download(f"{ladder.slug}/players/", games, *([grades] if grades is not None else []))
         self.render(
-            f"{lslug}/players/{pid}.html", "player", "../../", ladder=ladder, who=who,
+            f"{ladder.slug}/players/{pid}.html", "player", "../../", ladder=ladder.name, who=who,
             chart=chart, points=html.history_points(chart.points), games=games, grades=grades,
             rating=ratings[-1], grade=grade,
         )  # fmt: skip
