@@ -120,11 +120,10 @@ def _fill(
     conn: Database, recorder: Any, known_at: datetime | None, progress: Progress | None = None
 ) -> CatchUp:
     """Empty views of this version filled from every event (inside the
-    caller's transaction), indexes built once their tables are full."""
+    caller's transaction), indexes built once their tables are full
+    (``_project``)."""
     schema.create(conn, indexes=False)
-    report = _project(conn, recorder, known_at, rebuild=True, progress=progress)
-    schema.create_indexes(conn)
-    return report
+    return _project(conn, recorder, known_at, rebuild=True, progress=progress)
 
 
 def _project(
@@ -147,10 +146,10 @@ def _project(
     whole = rebuild or (
         known_at is None and WHOLE_AFTER <= last - start <= WHOLE_UP_TO and not _holds_games(conn)
     )
-    with _paused_gc():
-        projector = Projector(conn, timeline=whole)
-        if whole and not rebuild:
-            projector.hold_timelines()
+    projector = Projector(conn, timeline=whole)
+    if whole and not rebuild:
+        projector.hold_timelines()  # (along the indexes, before they go)
+    with _paused_gc(), _indexes_built_after(conn, whole):
         apply = projector.apply_stored
         for page in raw_pages(recorder, start, PAGE):
             if known_at is None:
@@ -184,6 +183,19 @@ def _project(
 def _holds_games(conn: Database) -> bool:
     """Whether the views hold a game (recorded, corrected or voided)."""
     return conn.execute("SELECT 1 FROM view_games LIMIT 1").fetchone() is not None
+
+
+@contextmanager
+def _indexes_built_after(conn: Database, whole: bool) -> Iterator[None]:
+    """Views filled whole (a rebuild, a first import) are filled without
+    their secondary indexes, each then built once from the full tables; an
+    error leaves them to the caller's rollback."""
+    if not whole:
+        yield
+        return
+    schema.drop_indexes(conn)
+    yield
+    schema.create_indexes(conn)
 
 
 @contextmanager

@@ -29,6 +29,8 @@ changed them); every later event has its own ``view_audit`` line.
 
 from __future__ import annotations
 
+import re
+
 from ledger import chain
 from projections.db import Database
 
@@ -78,7 +80,7 @@ CREATE TABLE view_version (version INTEGER NOT NULL);
 """
 
 #: Secondary indexes, of the games and of the rest (built after a rebuild
-#: has filled the tables).
+#: or a first import has filled the tables).
 GAME_INDEX_DDL = """
 CREATE UNIQUE INDEX IF NOT EXISTS view_games_id ON view_games (id);
 CREATE INDEX IF NOT EXISTS view_games_key ON view_games (ladder, key);
@@ -165,12 +167,19 @@ def create(db: Database, indexes: bool = True) -> None:
         create_indexes(db)
 
 
-def create_indexes(db: Database, games: bool = True, others: bool = True) -> None:
-    """The secondary indexes not built yet: the games' and the others'."""
-    if games:
-        db.script(GAME_INDEX_DDL)
-    if others:
-        db.script(INDEX_DDL)
+def create_indexes(db: Database) -> None:
+    """The secondary indexes not built yet."""
+    db.script(GAME_INDEX_DDL)
+    db.script(INDEX_DDL)
+
+
+def drop_indexes(db: Database) -> None:
+    """Drop the secondary indexes (inside the caller's transaction), for
+    views about to be filled as a rebuild fills them: ``create_indexes``
+    builds each once, sorted, after the tables are full, rather than
+    keeping it in order row by row."""
+    for name in re.findall(r"INDEX IF NOT EXISTS (\w+)", GAME_INDEX_DDL + INDEX_DDL):
+        db.execute(f"DROP INDEX IF EXISTS {name}")
 
 
 def connect(db: Database) -> Database:

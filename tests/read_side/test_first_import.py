@@ -143,3 +143,37 @@ def test_a_first_import_replays_and_warns_only_the_ladders_it_changes(
     conn = views.connect(SQLiteDatabase(":memory:"))
     report = views.catch_up_report(conn, b.recorder)  # every event: held whole
     assert [w.split(":")[0] for w in report.warnings] == ["ladder 'Old'"]
+
+
+def _indexes(conn: Any) -> list[str]:
+    return sorted(
+        name
+        for (name,) in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type='index' AND name LIKE 'view%'"
+        )
+    )
+
+
+def test_a_first_import_builds_the_indexes_once_its_tables_are_full(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Filled as a rebuild fills them: the secondary indexes are dropped
+    while the rows go in and built after, so the views end with every one
+    (and the lookups along them give what a rebuild's do)."""
+    monkeypatch.setattr(runner, "WHOLE_AFTER", 5)
+    b = Builder()
+    b.ladder("Club")
+    b.player(*NAMES)
+    conn = b.views()
+    every = _indexes(conn)
+    assert "view_games_id" in every and "view_history_player" in every
+    games = [
+        b.game("Club", date(2025, 1, 1 + i), NAMES[i % 6], NAMES[(i + 1) % 6], sequence=1)
+        for i in range(8)
+    ]
+    assert views.catch_up(conn, b.recorder) == 8
+    assert _indexes(conn) == every == _indexes(views.in_memory(b.recorder))
+    found = conn.execute(
+        "SELECT key FROM view_games INDEXED BY view_games_id WHERE id=?", (str(games[-1]),)
+    ).fetchone()
+    assert found is not None and found[0].startswith("2025-01-08")
