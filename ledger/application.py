@@ -32,6 +32,7 @@ from ledger import events as ev
 from ledger import refs, write_index
 from ledger.errors import Conflict, Invalid, NotFound
 from ledger.identity import ladder_id, name_key, short
+from ledger.matching import probing_keys
 from ledger.pager import pages
 from ledger.state import (
     GameState,
@@ -253,10 +254,13 @@ class LedgerApplication(Application):
                 pid = into
         return pid
 
-    def known_names(self) -> dict[str, str]:
-        """Every name held now: name key -> the name as written."""
+    def names_near(self, names: Iterable[str]) -> list[str]:
+        """The names held now that a name of ``names`` may be a typo of (or
+        swap, or initial for): those sharing a blocking key with one of them
+        (``matching``), read from the index rather than every name."""
         self.ensure_index()
-        return dict(self.recorder.query("SELECT key, name FROM ledger_names"))
+        blocks = [block for name in names for block in probing_keys(name)]
+        return write_index.names_filed_under(self.recorder.query, blocks)
 
     def last_sequence(self, round_key: str) -> int:
         """The last order-of-play number recorded in a round (0: none)."""

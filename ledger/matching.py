@@ -21,7 +21,9 @@ words and spacing differences always share a key; a name with typos in two
 words at once may be missed (the price of a warning costing the same at 100 or
 100,000 known players).
 
-Pure functions, no database: the caller passes the names it knows.
+Pure functions, no database: the caller passes the names it knows, or (a
+store of many names) keeps each name's ``filing_keys`` and passes only the
+names filed under a new name's ``probing_keys``.
 """
 
 from __future__ import annotations
@@ -245,6 +247,20 @@ def _keys(name: _Name, probing: bool = False) -> Iterator[str]:
             if len(word) > 1:
                 for kind in kinds:
                     yield f"{kind}\x1f{letters}\x1f{i}\x1f{word}"
+
+
+def filing_keys(name: str) -> list[str]:
+    """The blocking keys ``name`` is filed under, each once (what a store
+    keeps for every known name, so that finding a new name's candidates
+    reads only the names sharing one of its ``probing_keys``)."""
+    return list(dict.fromkeys(_keys(_Name(name))))
+
+
+def probing_keys(name: str) -> list[str]:
+    """The blocking keys ``name`` is looked up by, each once: a filed name
+    is one of its candidates exactly when one of its ``filing_keys`` is
+    among them."""
+    return list(dict.fromkeys(_keys(_Name(name), probing=True)))
 
 
 def similar_names(name: str, known: Mapping[str, str], limit: int = 3) -> list[str]:

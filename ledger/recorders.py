@@ -31,8 +31,9 @@ from ledger import chain, write_index
 CHUNK = 1000
 #: The PostgreSQL store's shape (``ledger_store_version``); a store of an
 #: older one is upgraded by its owner (``Storage.prepare``).
-#: 1: no version table; 2: append-only triggers on the events and chain.
-STORE_VERSION = 2
+#: 1: no version table; 2: append-only triggers on the events and chain;
+#: 3: the write index's name blocks (``write_index.VERSION`` 2).
+STORE_VERSION = 3
 #: The trigger that keeps stored events and chain links append-only.
 APPEND_ONLY = "ledger_append_only"
 
@@ -125,7 +126,7 @@ class SQLiteLedgerRecorder(SQLiteApplicationRecorder):
         return [
             *super().construct_create_table_statements(),
             chain.SCHEMA,
-            *write_index.schema("INTEGER"),
+            *write_index.schema("INTEGER", " WITHOUT ROWID"),
         ]
 
     def insert_batches(self, batches: Iterable[Batch], rounds: dict[str, int] | None = None) -> int:
