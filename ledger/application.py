@@ -153,6 +153,11 @@ class LedgerApplication(Application):
         super().__init__(env)
         self._index_checked = False
 
+    def close(self) -> None:
+        """Close the event store's connections, the write-side reads' too."""
+        self.recorder.close_reader()
+        super().close()
+
     # -- appending ---------------------------------------------------------------
     def append(self, events: Sequence[Any]) -> None:
         """Append events in one transaction, with their chain links and write
@@ -208,7 +213,12 @@ class LedgerApplication(Application):
         return list(self.events.get(aggregate))
 
     def exists(self, aggregate: UUID) -> bool:
-        return bool(self.recorder.select_events(aggregate, limit=1))
+        return bool(
+            self.recorder.query(
+                "SELECT 1 FROM stored_events WHERE originator_id = ? LIMIT 1",
+                (self.recorder.stored_id(aggregate),),
+            )
+        )
 
     def ladder(self, name_or_id: str | UUID) -> LadderState:
         lid = name_or_id if isinstance(name_or_id, UUID) else ladder_id(name_or_id)

@@ -676,9 +676,10 @@ def name_warnings(
     ones (a typo, swapped names). Only the known names sharing a blocking
     key with a new one are read and compared (``application.names_near``),
     so a new name costs the same at 100 or 100,000 known players."""
-    if not new:
+    near = app.names_near(new.values()) if new else []
+    if not near:
         return []
-    index = NameIndex(app.names_near(new.values()))
+    index = NameIndex(near)
     warnings = []
     for key, name in new.items():
         candidates = index.similar(name)

@@ -44,6 +44,13 @@ class PostgresLedgerRecorder(PostgresApplicationRecorder):
             wrapped.execute(sql.replace(" stored_events ", f" {events} "), params)
             return [tuple(row.values()) for row in curs.fetchall()]
 
+    def close_reader(self) -> None:
+        """Nothing to close: reads go through the store's pool."""
+
+    def stored_id(self, aggregate: UUID) -> UUID:
+        """An aggregate's id as the events table stores it (a uuid column)."""
+        return aggregate
+
     def rebuild_index(self, notifications: Any) -> None:
         with self.datastore.transaction(commit=True) as curs:
             write_index.rebuild(_PostgresCursor(curs, self.datastore.schema), notifications)
