@@ -99,3 +99,16 @@ def test_an_index_rebuilt_from_the_events_files_the_same_blocks(club: Cli, tmp_p
     finally:
         app.close()
     assert club.sql("SELECT block, key FROM ledger_name_blocks ORDER BY block, key") == filed
+
+
+def test_a_name_freed_by_a_rename_registers_a_new_player_under_a_new_id(
+    club: Cli, tmp_path: Path
+) -> None:
+    """The name's first id still belongs to the renamed player: the store is
+    asked whether it holds events for it (``exists``) and the next id is
+    taken, on either backend."""
+    club.ok("player", "rename", "Hélène Marbot", "Zoé Quarrel")
+    _imported(club, tmp_path, [("Hélène Marbot", "Zoé Quarrel")], 3)
+    players = {p["name"]: p for p in club.json("player", "list")}
+    assert {"Hélène Marbot", "Zoé Quarrel"} <= set(players)
+    assert len(club.sql("SELECT DISTINCT player FROM ledger_names")) == len(KNOWN) + 1
