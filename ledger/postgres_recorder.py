@@ -188,3 +188,8 @@ class _PostgresCursor:
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         for chunk in chunks(rows):
             self.curs.executemany(self._sql(sql), chunk)
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """The rows of a read, as tuples (the store's cursor gives dicts)."""
+        self.curs.execute(self._sql(sql), params)
+        return [tuple(row.values()) for row in self.curs.fetchall()]

@@ -242,3 +242,8 @@ class _SQLiteCursor:
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         self.c.executemany(sql, rows)
+
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """The rows of a read, as tuples."""
+        self.c.execute(sql, params)
+        return [tuple(row) for row in self.c.fetchall()]

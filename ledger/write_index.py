@@ -48,6 +48,8 @@ class Cursor(Protocol):
 
     def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None: ...
 
+    def rows(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
+
 
 #: Reads the index: ``query(sql, params)`` -> rows.
 Query = Callable[[str, Sequence[Any]], list[tuple[Any, ...]]]
@@ -109,7 +111,7 @@ def apply(cursor: Cursor, events: Iterable[Any], rebuilding: bool = False) -> No
             player = str(event.originator_id)
             # The blocks filed for the names it held go with them (a name
             # claimed in this batch is filed below, after every release).
-            for (held,) in cursor.execute(_HELD, (player,)).fetchall():
+            for (held,) in cursor.rows(_HELD, (player,)):
                 held_key = name_key(held)
                 unfiled = [(block, held_key) for block in filing_keys(held)]
                 cursor.executemany(_UNFILE, unfiled)

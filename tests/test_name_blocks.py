@@ -67,6 +67,8 @@ def test_a_new_name_reads_only_the_known_names_sharing_a_key(club: Cli) -> None:
 
 def test_a_renamed_player_is_filed_under_the_new_name_only(club: Cli, tmp_path: Path) -> None:
     club.ok("player", "rename", "Hélène Marbot", "Zoé Quarrel")
+    assert club.sql("SELECT COUNT(*) FROM ledger_name_blocks WHERE key = 'helene marbot'") == [(0,)]
+    assert club.sql("SELECT COUNT(*) FROM ledger_name_blocks WHERE key = 'zoe quarrel'")[0][0] > 5
     app = app_of(club)
     try:
         assert app.names_near(["Helene Marbott"]) == []
