@@ -30,10 +30,12 @@ from ledger.game_input import (
     GameInput,
     PlayerBook,
     build_facts,
+    close_to_known,
     new_player_id,
     parse_date,
     parse_int,
     parse_number,
+    typo_warning,
 )
 from ledger.identity import (
     adjustment_id,
@@ -51,12 +53,14 @@ from projections.families.base import FamilyError, Game, PlayerState
 
 
 class Recorded(msgspec.Struct):
-    """A game just recorded: its id and the players registered with it."""
+    """A game just recorded: its id, the players registered with it, and
+    warnings (a new player's name close to a known one)."""
 
     game: str
     short: str
     sequence: int
     new_players: list[str]
+    warnings: list[str] = []
 
 
 class GameChanges(msgspec.Struct):
@@ -206,6 +210,16 @@ class Commands:
         )
         return ids
 
+    def typo_warnings(self, names: Sequence[str]) -> list[str]:
+        """A warning for each name not held yet that is close to a known one
+        (a typo, swapped names, an initial): what ``add_players`` and
+        ``record`` registering those names would be told."""
+        new = {name_key(name): name.strip() for name in names}
+        new = {key: name for key, name in new.items() if self.app.name_holder(name) is None}
+        return [
+            typo_warning(new[key], close) for key, close in close_to_known(self.app, new).items()
+        ]
+
     def registration(
         self, pid: UUID, name: str, source: ev.Source | None, at: datetime | None = None
     ) -> ev.PlayerRegistered:
@@ -270,9 +284,15 @@ class Commands:
                 said = explain(retired, identity, lambda p: self.app.player(p).name)
                 raise Conflict(f"{said}; pass --again to record it as a game again")
         new = [self.registration(pid, book.new[key], None) for key, pid in book.new_ids().items()]
+        warnings = [
+            typo_warning(book.new[key], close)
+            for key, close in close_to_known(self.app, book.new).items()
+        ]
         self.app.append([*new, event])
         gid = event.originator_id
-        return Recorded(str(gid), short(gid), facts.sequence or 0, sorted(book.new.values()))
+        return Recorded(
+            str(gid), short(gid), facts.sequence or 0, sorted(book.new.values()), warnings
+        )
 
     def sequenced(
         self, facts: ev.GameFacts, last: dict[str, int], stored: dict[str, int] | None = None

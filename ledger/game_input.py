@@ -7,6 +7,7 @@ game is read and checked the same way whichever way it arrives.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from datetime import date
 from functools import lru_cache
 from typing import Any
@@ -19,6 +20,7 @@ from ledger import events as ev
 from ledger.application import LedgerApplication
 from ledger.errors import Invalid, NotFound
 from ledger.identity import name_key, player_id
+from ledger.matching import NameIndex
 from ledger.names import clean_name
 from ledger.state import LadderState
 from projections.families.base import Family
@@ -149,6 +151,25 @@ class PlayerBook:
             self._written.clear()
         self._written[written] = pid
         return pid
+
+
+def close_to_known(app: LedgerApplication, new: Mapping[str, str]) -> dict[str, list[str]]:
+    """The known names each new name (``new``: name key -> name) may be a
+    typo of, or the same words swapped, or an initial for (best first; only
+    the new names with any). Only the known names sharing a blocking key
+    with a new one are read and compared (``LedgerApplication.names_near``),
+    so a new name costs the same at 100 or 100,000 known players."""
+    near = app.names_near(new.values()) if new else []
+    if not near:
+        return {}
+    index = NameIndex(near)
+    found = {key: index.similar(name) for key, name in new.items()}
+    return {key: names for key, names in found.items() if names}
+
+
+def typo_warning(name: str, close: Sequence[str]) -> str:
+    """What a new player's name close to known ones earns."""
+    return f"new player {name!r} is close to {', '.join(repr(c) for c in close)}: a typo?"
 
 
 def new_player_id(app: LedgerApplication, name: str) -> UUID:

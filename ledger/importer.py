@@ -45,10 +45,11 @@ from ledger.game_input import (
     GameInput,
     PlayerBook,
     build_facts,
+    close_to_known,
     parse_date,
+    typo_warning,
 )
 from ledger.identity import game_id, game_identity, short
-from ledger.matching import NameIndex
 from ledger.recorders import EventRow, event_rows
 from ledger.sheet import (
     ATTRIBUTE_PREFIX,
@@ -673,22 +674,11 @@ def name_warnings(
 ) -> list[str]:
     """Warnings for new players (``new``: name key -> name, ``first_row``:
     name key -> the sheet row naming them) whose names are close to known
-    ones (a typo, swapped names). Only the known names sharing a blocking
-    key with a new one are read and compared (``application.names_near``),
-    so a new name costs the same at 100 or 100,000 known players."""
-    near = app.names_near(new.values()) if new else []
-    if not near:
-        return []
-    index = NameIndex(near)
-    warnings = []
-    for key, name in new.items():
-        candidates = index.similar(name)
-        if candidates:
-            warnings.append(
-                f"{label}: row {first_row[key]}: new player {name!r} is close to "
-                f"{', '.join(repr(c) for c in candidates)}: a typo?"
-            )
-    return warnings
+    ones (``game_input.close_to_known``)."""
+    return [
+        f"{label}: row {first_row[key]}: {typo_warning(new[key], close)}"
+        for key, close in close_to_known(app, new).items()
+    ]
 
 
 def _ranges(numbers: list[int]) -> str:

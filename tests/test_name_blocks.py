@@ -114,3 +114,19 @@ def test_a_name_freed_by_a_rename_registers_a_new_player_under_a_new_id(
     players = {p["name"]: p for p in club.json("player", "list")}
     assert {"Hélène Marbot", "Zoé Quarrel"} <= set(players)
     assert len(club.sql("SELECT DISTINCT player FROM ledger_names")) == len(KNOWN) + 1
+
+
+def test_player_add_and_record_warn_of_a_new_name_close_to_a_known_one(club: Cli) -> None:
+    """As an import does: the player is registered, with a warning."""
+    out = club.ok("player", "add", "Anne Martine", "Quentin Quarrel")
+    assert "warning: new player 'Anne Martine' is close to 'Anne Martin': a typo?" in out
+    assert out.count("warning:") == 1
+    out = club.ok("record", "Club", "--date", "2025-03-01", "--side", "Jean Lanes",
+                  "--side", "Plato", "--result", "a", "--add-players")  # fmt: skip
+    assert "warning: new player 'Jean Lanes' is close to 'Jean Lannes': a typo?" in out
+    assert out.count("warning:") == 1  # Plato is known: no warning
+    out = club.ok("record", "Club", "--date", "2025-03-02", "--side", "Jean Lanes",
+                  "--side", "Anne Martine", "--result", "a")  # fmt: skip
+    assert "warning" not in out  # both registered now
+    names = {p["name"] for p in club.json("player", "list")}
+    assert {"Anne Martine", "Quentin Quarrel", "Jean Lanes"} <= names

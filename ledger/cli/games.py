@@ -137,6 +137,8 @@ def record(
     recorded = commands_for(led, allow_future).record(game, add_players, again)
     led.caught_up()
     click.echo(f"Recorded game {recorded.short}.")
+    for warning in recorded.warnings:
+        click.echo(f"warning: {warning}")
     for note in replayed_closes(led.conn, recorded.game):
         click.echo(f"note: {note}")
 

@@ -23,10 +23,14 @@ def player() -> None:
 @click.argument("names", nargs=-1, required=True)
 @pass_ledger
 def player_add(led: Ledger, names: tuple[str, ...]) -> None:
-    """Register one or more players."""
+    """Register one or more players (a name close to a known one, a likely
+    typo, is registered with a warning)."""
+    warnings = led.commands.typo_warnings(names)
     led.commands.add_players(names)
     led.caught_up()
     click.echo(f"Added {len(names)} player(s).")
+    for warning in warnings:
+        click.echo(f"warning: {warning}")
 
 
 @player.command("rename")
