@@ -28,6 +28,7 @@ from eventsourcing.persistence import StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
 from ledger import chain, write_index
+from ledger.bulk_insert import insert_rows
 
 #: Rows sent per statement on PostgreSQL (events, chain links, index rows).
 CHUNK = 1000
@@ -201,7 +202,7 @@ class SQLiteLedgerRecorder(SQLiteApplicationRecorder):
         c.execute(self.insert_events_statement, rows[0])
         first = c.lastrowid
         if len(rows) > 1:
-            c.executemany(self.insert_events_statement, rows[1:])
+            insert_rows(c, f"INSERT INTO {self.events_table_name}", rows[1:])
         c.execute(f"SELECT MAX(rowid) FROM {self.events_table_name}")
         if c.fetchone()[0] != first + len(rows) - 1:
             # Never seen: refuse rather than chain links to the wrong rows.
@@ -226,7 +227,7 @@ class SQLiteLedgerRecorder(SQLiteApplicationRecorder):
         c.execute(f"SELECT link FROM {chain.TABLE} ORDER BY seq DESC LIMIT 1")
         row = c.fetchone()
         previous = row[0] if row else chain.GENESIS
-        c.executemany(f"INSERT INTO {chain.TABLE} VALUES (?, ?)", chain_rows(previous, ids, rows))
+        insert_rows(c, f"INSERT INTO {chain.TABLE}", chain_rows(previous, ids, rows))
         return ids
 
 

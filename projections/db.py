@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
+from ledger.bulk_insert import insert_rows
 from ledger.errors import Denied
 
 
@@ -51,6 +52,11 @@ class Database:
 
     def executemany(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         self.conn.executemany(sql, rows)
+
+    def insert_rows(self, head: str, rows: Sequence[Sequence[Any]]) -> None:
+        """``head`` (``INSERT INTO table (columns)``, without ``VALUES``) for
+        each row: a bulk write, many rows a statement on SQLite."""
+        insert_rows(self.conn, head, rows)
 
     def tuples(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Every row of a SELECT as a plain tuple: quicker to make and to
@@ -202,6 +208,10 @@ class PostgresDatabase(Database):
                 cur.executemany(self.placeholders(sql), list(rows))
         except self._denied as exc:
             raise self.denied(exc) from None
+
+    def insert_rows(self, head: str, rows: Sequence[Sequence[Any]]) -> None:
+        if rows:  # psycopg pipelines executemany's rows already
+            self.executemany(f"{head} VALUES ({','.join('?' * len(rows[0]))})", rows)
 
     def tuples(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         from psycopg.rows import tuple_row

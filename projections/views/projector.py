@@ -290,7 +290,7 @@ class Projector:
         if self._games:
             new, old = self._new_games, self._old_games
             if new:
-                conn.executemany("INSERT INTO view_games VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", new)
+                conn.insert_rows("INSERT INTO view_games", new)
             if old:
                 conn.executemany(
                     "UPDATE view_games SET ladder=?, key=?, status=?, event=?, round=?, "
@@ -301,12 +301,10 @@ class Projector:
             self._new_games = []
             self._old_games = []
         if self._entries:
-            conn.executemany("INSERT INTO view_entries VALUES (?,?,?,?,?,?,?)", self._entries)
+            conn.insert_rows("INSERT INTO view_entries", self._entries)
             self._entries.clear()
         if self._audit:
-            conn.executemany(
-                "INSERT INTO view_audit VALUES (?,?,?,?,?,?,?,?,?,?)", list(self._audit.values())
-            )
+            conn.insert_rows("INSERT INTO view_audit", list(self._audit.values()))
             self._audit.clear()
 
     # -- one handler per event class: returns (ladder, subject, summary) ---------

@@ -33,13 +33,10 @@ WHOLE_EVERY = 8
 
 #: A history row in the short shape (``replay.HistoryRow``), and the inserts.
 _SHORT = len(schema.HISTORY_DATA.split(","))
-_INSERT_SHORT = (
-    f"INSERT INTO view_history_data ({schema.HISTORY_DATA}) VALUES ({','.join('?' * _SHORT)})"
-)
+_INSERT_SHORT = f"INSERT INTO view_history_data ({schema.HISTORY_DATA})"
 _INSERT_WHOLE = (
     "INSERT INTO view_history_data (ladder, pos, seat, entry, kind, player, side, s, p, k, "
-    "before, change, after, games_before, games_after, note) "
-    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"
+    "before, change, after, games_before, games_after, note)"
 )
 _decode_data = msgspec.json.Decoder(dict[str, Any]).decode
 _pack = msgspec.msgpack.Encoder().encode
@@ -366,14 +363,14 @@ class LadderStore:
         """Write history rows: those of rated games in their short shape (one
         statement for the lot), the others whole."""
         if set(map(len, rows)) == {_SHORT}:  # most chunks: no copy of them made
-            self.conn.executemany(_INSERT_SHORT, rows)
+            self.conn.insert_rows(_INSERT_SHORT, rows)
             return
         short = [r for r in rows if len(r) == _SHORT]
         if len(short) < len(rows):
             whole = [r for r in rows if len(r) != _SHORT]
-            self.conn.executemany(_INSERT_WHOLE, whole)
+            self.conn.insert_rows(_INSERT_WHOLE, whole)
         if short:
-            self.conn.executemany(_INSERT_SHORT, short)
+            self.conn.insert_rows(_INSERT_SHORT, short)
 
 
 def _iso(value: date | None) -> str | None:

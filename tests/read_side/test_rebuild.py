@@ -32,14 +32,14 @@ def test_a_write_failing_fails_the_rebuild_and_changes_nothing(
     b = ledger()
     conn = b.views()
     before = verify.checksum(conn)
-    executemany = Database.executemany
+    insert_rows = Database.insert_rows
 
-    def full_disk(self: Database, sql: str, rows: Any) -> None:
-        if "view_history_data" in sql:
+    def full_disk(self: Database, head: str, rows: Any) -> None:
+        if "view_history_data" in head:
             raise sqlite3.OperationalError("database or disk is full")
-        executemany(self, sql, rows)
+        insert_rows(self, head, rows)
 
-    monkeypatch.setattr(Database, "executemany", full_disk)
+    monkeypatch.setattr(Database, "insert_rows", full_disk)
     with pytest.raises(sqlite3.OperationalError, match="disk is full"):
         views.rebuild(conn, b.recorder)
     assert verify.checksum(conn) == before

@@ -1,0 +1,72 @@
+"""Many rows a statement (``ledger.bulk_insert``) inserts exactly the rows,
+in the order, that one statement a row would."""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ledger import bulk_insert
+
+VALUES = st.one_of(
+    st.none(), st.integers(-(2**63), 2**63 - 1), st.floats(allow_nan=False), st.text(), st.binary()
+)
+
+
+def _table(width: int) -> sqlite3.Connection:
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    columns = ", ".join(f"c{i}" for i in range(width))
+    conn.execute(f"CREATE TABLE t (n INTEGER PRIMARY KEY, {columns})")
+    return conn
+
+
+def _rows(conn: sqlite3.Connection) -> list[tuple[Any, ...]]:
+    return conn.execute("SELECT * FROM t ORDER BY n").fetchall()
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    width=st.integers(1, 5),
+    count=st.integers(0, 700),
+    limit=st.sampled_from([5, 7, 999, 32766]),
+    data=st.data(),
+)
+def test_the_rows_of_many_statements_are_those_of_one_a_row(
+    width: int, count: int, limit: int, data: st.DataObject
+) -> None:
+    cells = data.draw(st.lists(VALUES, min_size=width, max_size=width))
+    rows = [tuple(cells[(i + j) % width] for j in range(width)) for i in range(count)]
+    columns = ", ".join(f"c{i}" for i in range(width))
+    one_a_row = _table(width)
+    one_a_row.executemany(f"INSERT INTO t ({columns}) VALUES ({','.join('?' * width)})", rows)
+    many = _table(width)
+    many.setlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER, limit)  # (an older SQLite's 999)
+    bulk_insert.insert_rows(many, f"INSERT INTO t ({columns})", rows)
+    assert _rows(many) == _rows(one_a_row)
+    assert len(_rows(many)) == count
+
+
+def test_statements_hold_many_rows_within_the_connections_limit() -> None:
+    conn = _table(3)
+    statements: list[str] = []
+    conn.set_trace_callback(statements.append)
+    bulk_insert.insert_rows(conn, "INSERT INTO t (c0, c1, c2)", [(1, 2, 3)] * 450)
+    inserts = [s for s in statements if s.startswith("INSERT")]
+    # 450 rows: two statements of 200, then 50 one at a time.
+    assert len(inserts) == 2 + 50
+    assert len(_rows(conn)) == 450
+    limit = conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
+    assert bulk_insert._variables(conn) == limit
+    assert bulk_insert._variables(conn.cursor()) == limit
+
+
+def test_an_error_in_any_row_is_the_drivers_error() -> None:
+    conn = _table(1)
+    conn.execute("CREATE UNIQUE INDEX t_c0 ON t (c0)")
+    rows = [(i,) for i in range(300)] + [(5,)]
+    with pytest.raises(sqlite3.IntegrityError):
+        bulk_insert.insert_rows(conn, "INSERT INTO t (c0)", rows)
