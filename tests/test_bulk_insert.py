@@ -70,3 +70,20 @@ def test_an_error_in_any_row_is_the_drivers_error() -> None:
     rows = [(i,) for i in range(300)] + [(5,)]
     with pytest.raises(sqlite3.IntegrityError):
         bulk_insert.insert_rows(conn, "INSERT INTO t (c0)", rows)
+
+
+def test_none_and_bytes_are_bound_as_themselves() -> None:
+    """The identity adapters registered on import bind NULL and BLOB, as the
+    driver does without them; a subclass of bytes keeps the driver's way."""
+
+    class Tagged(bytes):
+        pass
+
+    assert sqlite3.adapters[(type(None), sqlite3.PrepareProtocol)](None) is None
+    state = b'{"a": 1}\x00\xff'
+    assert sqlite3.adapters[(bytes, sqlite3.PrepareProtocol)](state) is state
+    conn = sqlite3.connect(":memory:")
+    row = conn.execute(
+        "SELECT ?1 IS NULL, typeof(?2), ?2, typeof(?3), ?3", (None, state, Tagged(b"xy"))
+    ).fetchone()
+    assert row == (1, "blob", state, "blob", b"xy")
