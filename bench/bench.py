@@ -224,6 +224,8 @@ def phase_import(args: dict[str, Any]) -> dict[str, Any]:
     commands = Commands(app, BY)
     commands.open_ladder(args["ladder"], args["family"], {})
     views.catch_up(conn, app.recorder)
+    if args.get("baseline"):  # everything but the import (bench/instructions.py)
+        return {}
     start_rss = peak_rss_mb()
     times: dict[str, float] = {}
 
@@ -272,6 +274,8 @@ def phase_rebuild(args: dict[str, Any]) -> dict[str, Any]:
 
     store = Store.from_dict(args["store"])
     app, conn = store.open()
+    if args.get("baseline"):  # everything but the rebuild (bench/instructions.py)
+        return {}
     start_rss = peak_rss_mb()
     c0, t0 = time.process_time(), time.perf_counter()
     applied = profiled(args.get("profile"), lambda: views.rebuild(conn, app.recorder))
@@ -388,6 +392,8 @@ def phase_floor(args: dict[str, Any]) -> dict[str, Any]:
     insert = "INSERT INTO history VALUES (?,?,?,?,?)"
     decode = msgspec.json.Decoder(FloorGame).decode
     game_topic = ev.GameRecorded.TOPIC
+    if args.get("baseline"):  # everything but the floor's work (bench/instructions.py)
+        return {}
     start_rss = peak_rss_mb()
     c0, t0 = time.process_time(), time.perf_counter()
     sink.execute("BEGIN")
