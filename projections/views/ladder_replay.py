@@ -22,6 +22,7 @@ from projections.families.base import Family
 from projections.families.registry import load_family
 from projections.replay import Duel, Entry, EntryFailed, Replay, entry_key, expand, resolve_merges
 from projections.views import problems
+from projections.views.player_numbers import PlayerNumbers
 from projections.views.store import LadderState, LadderStore
 
 #: Games between checkpoints (besides event and season closes).
@@ -45,7 +46,7 @@ def replay_ladders(
     ``merged_into``, the merges; ``fresh``, every ladder's state in views
     being built."""
     if numbers is None:
-        numbers = dict(conn.execute("SELECT id, n FROM view_players").fetchall())
+        numbers = PlayerNumbers(conn)
     if merged_into is None:
         merged_into = dict(
             conn.execute(

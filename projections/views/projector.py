@@ -36,6 +36,7 @@ from projections.replay import Duel, Entry, Play
 from projections.timeline import sort_key
 from projections.views import facts as kept_facts
 from projections.views import source
+from projections.views.player_numbers import PlayerNumbers
 from projections.views.problems import effective
 from projections.views.store import LadderState, ladder_entries
 
@@ -157,7 +158,7 @@ class Projector:
             self._numbers = {pid: row[0] for pid, row in self.players.items()}
         else:
             self.players = _PlayerRows(conn)
-            self._numbers = dict(conn.execute("SELECT id, n FROM view_players").fetchall())
+            self._numbers = PlayerNumbers(conn)
         self.ladders: dict[str, list[Any]] = {
             r[1]: list(r)
             for r in conn.execute("SELECT n, id, name, key, opened_at, opened_by FROM view_ladders")
@@ -185,7 +186,10 @@ class Projector:
 
     # -- applying events ------------------------------------------------------
     def numbers(self) -> dict[str, int]:
-        """Player id -> the views' number of that player."""
+        """Player id -> the views' number of that player (in a catch-up,
+        read as asked for: ``PlayerNumbers``)."""
+        if isinstance(self._numbers, PlayerNumbers):
+            return self._numbers
         return dict(self._numbers)
 
     def merges(self) -> dict[str, str]:

@@ -25,6 +25,7 @@ from projections.db import Database
 from projections.families.base import PlayerState
 from projections.replay import Entry, HistoryRow, Play
 from projections.views import facts, schema
+from projections.views.player_numbers import PlayerNumbers
 
 #: Game entries read per page while replaying (a replay holds one page).
 ENTRY_PAGE = 20000
@@ -161,7 +162,11 @@ class LadderStore:
     @property
     def ids(self) -> dict[int, str]:
         if self._ids is None:
-            self._ids = {n: pid for pid, n in self.numbers.items()}
+            numbers = self.numbers
+            if isinstance(numbers, PlayerNumbers):  # read as asked for
+                self._ids = numbers.ids
+            else:
+                self._ids = {n: pid for pid, n in numbers.items()}
         return self._ids
 
     # -- replay state ---------------------------------------------------------

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from projections import verify, views
-from projections.views import ladder_replay
+from projections.views import ladder_replay, player_numbers
 from projections.views.store import LadderStore
 from tests.read_side.ledger_builder import Builder
 
@@ -86,3 +86,47 @@ def test_a_catch_up_reads_the_rows_of_the_players_it_names(
     assert set(dict(made[-1].players)) == {str(b.players["Ann"]), str(b.players["Ben"])}
     fresh = views.in_memory(b.recorder)
     assert verify.compare_views(conn, fresh) == []
+
+
+def test_a_catch_up_reads_the_numbers_of_the_players_it_names(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A game recorded among many players reads those two players' numbers,
+    not every player's (``PlayerNumbers``); a catch-up asking for more than
+    ``SINGLE`` reads them all at once. The views are those a rebuild gives."""
+    made: list[Any] = []
+    original = views.runner.Projector
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        made.append(original(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(views.runner, "Projector", spy)
+    many = [f"P{i:03}" for i in range(3 * player_numbers.SINGLE)]
+    b = Builder()
+    b.ladder("Club", "elo")
+    b.player(*NAMES, *many)
+    conn = b.views()
+    views.catch_up(conn, b.recorder)
+    b.game("Club", date(2025, 1, 1), "Ann", "Ben", {"result": "a"}, sequence=1)
+    views.catch_up(conn, b.recorder)
+    ann, ben = str(b.players["Ann"]), str(b.players["Ben"])
+    numbers = made[-1].numbers()
+    assert isinstance(numbers, player_numbers.PlayerNumbers)
+    assert set(dict(numbers)) == {ann, ben}
+    assert set(dict(numbers.ids).values()) == {ann, ben}
+    # Asked for one player more than SINGLE: every player is read at once.
+    lazy = player_numbers.PlayerNumbers(conn)
+    for name in many[: player_numbers.SINGLE + 1]:
+        assert lazy[str(b.players[name])] == numbers[str(b.players[name])]
+    assert len(dict(lazy)) == len(NAMES) + len(many)
+    assert "no such player" not in lazy
+    with pytest.raises(KeyError):
+        lazy.ids[10**9]
+    for day in range(2, 6):  # more games, one far back (read back from the views)
+        b.game("Club", date(2025, 1, day), many[day], many[-day], {"result": "b"}, sequence=1)
+    b.game("Club", date(2024, 12, 1), many[0], "Ann", {"result": "draw"}, sequence=1)
+    views.catch_up(conn, b.recorder)
+    fresh = views.in_memory(b.recorder)
+    assert verify.compare_views(conn, fresh) == []
+    assert verify.checksum(conn) == verify.checksum(fresh)
