@@ -37,6 +37,20 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     return asked
 
 
+@pytest.fixture
+def made(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Every projector a catch-up makes, in order."""
+    projectors: list[Any] = []
+    original = views.runner.Projector
+
+    def spy(*args: Any, **kwargs: Any) -> Any:
+        projectors.append(original(*args, **kwargs))
+        return projectors[-1]
+
+    monkeypatch.setattr(views.runner, "Projector", spy)
+    return projectors
+
+
 @pytest.mark.parametrize("family", ["elo", "battle-empire"])
 def test_an_append_reads_its_players_states_alone(reads: list[Any], family: str) -> None:
     b = Builder()
@@ -63,19 +77,9 @@ def test_an_append_reads_its_players_states_alone(reads: list[Any], family: str)
     assert verify.checksum(conn) == verify.checksum(fresh)
 
 
-def test_a_catch_up_reads_the_rows_of_the_players_it_names(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_catch_up_reads_the_rows_of_the_players_it_names(made: list[Any]) -> None:
     """The projector of a catch-up holds the rows of the players its events
     name, not every player's; the views are still those a rebuild gives."""
-    made: list[Any] = []
-    original = views.runner.Projector
-
-    def spy(*args: Any, **kwargs: Any) -> Any:
-        made.append(original(*args, **kwargs))
-        return made[-1]
-
-    monkeypatch.setattr(views.runner, "Projector", spy)
     b = Builder()
     b.ladder("Club", "elo")
     b.player(*NAMES)
@@ -88,20 +92,10 @@ def test_a_catch_up_reads_the_rows_of_the_players_it_names(
     assert verify.compare_views(conn, fresh) == []
 
 
-def test_a_catch_up_reads_the_numbers_of_the_players_it_names(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_catch_up_reads_the_numbers_of_the_players_it_names(made: list[Any]) -> None:
     """A game recorded among many players reads those two players' numbers,
     not every player's (``PlayerNumbers``); a catch-up asking for more than
     ``SINGLE`` reads them all at once. The views are those a rebuild gives."""
-    made: list[Any] = []
-    original = views.runner.Projector
-
-    def spy(*args: Any, **kwargs: Any) -> Any:
-        made.append(original(*args, **kwargs))
-        return made[-1]
-
-    monkeypatch.setattr(views.runner, "Projector", spy)
     many = [f"P{i:03}" for i in range(3 * player_numbers.SINGLE)]
     b = Builder()
     b.ladder("Club", "elo")
