@@ -86,11 +86,13 @@ _PLAYER = "n, id, name, key, merged_into, registered_at"
 
 class _PlayerRows(dict):  # type: ignore[type-arg]
     """Player rows read from the views when first asked for (``get`` or
-    ``[]``): a catch-up names few of the ladder's players."""
+    ``[]``): a catch-up names few of the ladder's players. Each row read
+    gives ``numbers`` that player's number too (not read again)."""
 
-    def __init__(self, conn: Database) -> None:
+    def __init__(self, conn: Database, numbers: PlayerNumbers) -> None:
         super().__init__()
         self._conn = conn
+        self._numbers = numbers
 
     def get(self, pid: str, default: Any = None) -> Any:
         row = dict.get(self, pid)
@@ -101,6 +103,7 @@ class _PlayerRows(dict):  # type: ignore[type-arg]
             if found is None:
                 return default
             row = self[pid] = list(found)
+            self._numbers.add(pid, row[0])
         return row
 
     def __missing__(self, pid: str) -> list[Any]:
@@ -148,8 +151,8 @@ class Projector:
         self._solo: dict[str, tuple[int, tuple[str]]] = {}
         # Ladders are few: all of them are held, written when changed. A
         # rebuild holds every player too; a catch-up (``record``: a game or
-        # two) reads a player's row when an event first names them, and
-        # every player's number in one read.
+        # two) reads a player's row, or only their number, when first
+        # needed (``PlayerNumbers``).
         self.players: dict[str, list[Any]]
         if timeline:
             self.players = {
@@ -157,8 +160,8 @@ class Projector:
             }
             self._numbers = {pid: row[0] for pid, row in self.players.items()}
         else:
-            self.players = _PlayerRows(conn)
             self._numbers = PlayerNumbers(conn)
+            self.players = _PlayerRows(conn, self._numbers)
         self.ladders: dict[str, list[Any]] = {
             r[1]: list(r)
             for r in conn.execute("SELECT n, id, name, key, opened_at, opened_by FROM view_ladders")
