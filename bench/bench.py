@@ -117,9 +117,9 @@ class Store:
 
     def open(self) -> tuple[Any, Any]:
         """(application, views connection), views caught up."""
-        from ledger.application import LedgerApplication
         from ledger.cli.context import open_views
-        from ledger.storage import resolve
+        from ledger.write.application import LedgerApplication
+        from ledger.write.storage import resolve
         from projections import views
 
         storage = resolve(self.url or str(self.path), self.schema)
@@ -215,8 +215,8 @@ def profiled(profile: str | None, fn: Callable[[], Any]) -> Any:
 
 def phase_import(args: dict[str, Any]) -> dict[str, Any]:
     """Open the ladder, then import_sheet (append) and catch_up (project)."""
-    from ledger.commands import Commands
-    from ledger.importer import import_sheet
+    from ledger.sheets.importer import import_sheet
+    from ledger.write.commands import Commands
     from projections import views
 
     store = Store.from_dict(args["store"])
@@ -354,7 +354,7 @@ def _encoded_events(store: Store, recorder: Any) -> Iterator[list[tuple[str, byt
             yield [(topic, state) for _, topic, state in page]
         db.close()
         return
-    from ledger.pager import pages
+    from ledger.kernel.pager import pages
 
     for notes in pages(recorder):
         yield [(n.topic, n.state) for n in notes]
@@ -375,7 +375,7 @@ class FloorGame(msgspec.Struct):
 def phase_floor(args: dict[str, Any]) -> dict[str, Any]:
     """Read the encoded events, msgspec-decode the games, a bare Elo update in
     a plain loop, bulk-insert one history row per player per game (SQLite)."""
-    from ledger import events as ev
+    from ledger.kernel import events as ev
 
     store = Store.from_dict(args["store"])
     app, conn = store.open()
@@ -532,9 +532,9 @@ def phase_names(args: dict[str, Any]) -> dict[str, Any]:
     names: half typos of known ones (two letters swapped), half names
     nobody has."""
     from fixtures.generate import player_names
-    from ledger.commands import Commands
-    from ledger.identity import name_key, player_id
-    from ledger.importer import name_warnings
+    from ledger.kernel.identity import name_key, player_id
+    from ledger.sheets.importer import name_warnings
+    from ledger.write.commands import Commands
 
     known = player_names(args["known"])
     typos = [n[:3] + n[4] + n[3] + n[5:] for n in known[: args["new"] // 2]]
@@ -657,7 +657,7 @@ def correction_args(family: str, result: dict[str, Any]) -> list[str]:
 
 def games_in_order(store: Store, ladder: str) -> list[str]:
     """The ladder's game ids in effective order (from the views)."""
-    from ledger.identity import ladder_id
+    from ledger.kernel.identity import ladder_id
 
     _app, conn = store.open()
     try:

@@ -45,9 +45,9 @@ def sql_times(path: str) -> None:
     sys.path.insert(0, str(ROOT))
     import sqlite3
 
-    from ledger.application import LedgerApplication
     from ledger.cli.context import open_views
-    from ledger.storage import resolve
+    from ledger.write.application import LedgerApplication
+    from ledger.write.storage import resolve
     from projections import views
     from projections.db import Database
 

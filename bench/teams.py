@@ -1,4 +1,4 @@
-"""Solve times of ``projections.teams.balance`` for 20, 40 and 60 players in
+"""Solve times of ``projections.teams.balance.balance`` for 20, 40 and 60 players in
 2, 4, 5 and 6 camps (median and max over seeded club rosters), how many were
 proven optimal, and how many within the issue's 2 seconds; with what the
 machine was doing measured in the same run: the load average, and a
@@ -18,7 +18,7 @@ import random
 import statistics
 import time
 
-from projections.teams import Entrant, Strength, balance, elo_expected
+from projections.teams.balance import Entrant, Strength, balance, elo_expected
 
 STRENGTH = Strength("mean", elo_expected(500))
 

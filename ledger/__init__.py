@@ -1,4 +1,7 @@
-"""Write side of the ledger: events, the application that appends them,
-result-sheet import, and the command-line interface."""
+"""The ledger's own packages, one layer each: ``kernel`` (events, identity,
+names, bounds, errors, the hash chain), ``families`` (the pure rating maths),
+``write`` (the application and its commands, recorders, storage), ``sheets``
+(result sheets read, checked and imported) and ``cli`` (the composition root,
+the one package that imports the read side, ``projections``, too)."""
 
 __version__ = "0.1.0"

@@ -14,8 +14,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
-from ledger.bulk_insert import insert_rows
-from ledger.errors import Denied
+from ledger.kernel.bulk_insert import insert_rows
+from ledger.kernel.errors import Denied
 
 
 class Row(tuple):

@@ -29,12 +29,12 @@ from typing import IO, Any
 
 import msgspec
 
-from ledger.errors import Invalid
-from ledger.identity import short
-from ledger.output import neutralise, render
-from ledger.output import write_csv as write_csv_rows
+from ledger.kernel.errors import Invalid
+from ledger.kernel.identity import short
 from projections import queries
 from projections.db import Database
+from projections.formats import neutralise, render
+from projections.formats import write_csv as write_csv_rows
 from projections.site import tables
 from projections.views import facts as kept_facts
 
@@ -199,7 +199,7 @@ def all_histories(conn: Database, ladder: str) -> Iterator[PlayerHistoryLine]:
 
 def write_history(lines: Iterable[PlayerHistoryLine], fmt: str, out: IO[str]) -> int:
     """``history LADDER`` as csv or json text on ``out``, the same text
-    ``ledger.output.render`` gives for the whole list, written a batch of
+    ``projections.formats.render`` gives for the whole list, written a batch of
     lines at a time (bounded memory at any ladder size). Returns the lines."""
     if fmt not in ("csv", "json"):
         raise Invalid(f"streamed history is csv or json, not {fmt!r}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledger import events as ev
+from ledger.kernel import events as ev
 from projections import views
 
 #: A result moving a rating by more than this is worth a second look.

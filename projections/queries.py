@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ledger.errors import LedgerError, NotFound
-from ledger.identity import name_key, short
+from ledger.kernel.errors import LedgerError, NotFound
+from ledger.kernel.identity import name_key, short
 from projections import opponents, ranking
 from projections.db import Database, Row
 from projections.ranking import ranks
@@ -260,7 +260,7 @@ def standings(
         cut = as_of.isoformat() + "\x7f"
         rows = _standings_at(conn, lrow["n"], cut_pos(conn, lrow["n"], cut))
         family = _family(ruleset_at(conn, lrow["n"], cut))
-    from projections.families.base import PlayerState
+    from ledger.families.base import PlayerState
 
     ordered = sorted(rows, key=lambda r: (-r[1], r[0]))
     out = []
@@ -404,7 +404,7 @@ def explanation(
     players it counts for (``sides``, merges followed) and their history rows
     (by player id): the family rates it again with ``explain=True`` from the
     states those rows record."""
-    from projections.families.base import Game, PlayerState
+    from ledger.families.base import Game, PlayerState
 
     base = Explanation(
         game=short_id, ladder=ladder, date=facts["date"], event=facts.get("event"),
@@ -526,9 +526,9 @@ def ladders(conn: Database) -> list[LadderInfo]:
 def ladder_info(conn: Database, name: str, rules: bool = True) -> LadderInfo:
     """A ladder's family, the parameters in force now and its rule history;
     why it cannot be replayed, if so; rulesets of other maths versions."""
+    from ledger.families.base import FamilyError
+    from ledger.families.registry import family_class
     from projections import views
-    from projections.families.base import FamilyError
-    from projections.families.registry import family_class
 
     lrow = ladder_row(conn, name)
     current = ruleset_at(conn, lrow["n"])
@@ -597,6 +597,6 @@ def identity_evidence(conn: Database) -> tuple[dict[str, str], set[frozenset[str
 
 
 def _family(ruleset: dict[str, Any]) -> Any:
-    from projections.families.registry import load_family
+    from ledger.families.registry import load_family
 
     return load_family(ruleset["family"], ruleset["params"])

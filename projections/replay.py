@@ -19,8 +19,8 @@ from typing import Any
 
 import msgspec
 
-from projections.families.base import Family, Game, PlayerState, Season
-from projections.families.registry import load_family
+from ledger.families.base import Family, Game, PlayerState, Season
+from ledger.families.registry import load_family
 from projections.timeline import SEP
 
 #: History rows held before they are handed to ``write``.

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from ledger.errors import Conflict
+from ledger.kernel.errors import Conflict
 from projections import views
 from projections.db import Database
 

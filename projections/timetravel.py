@@ -8,7 +8,7 @@ from typing import Any
 
 import msgspec
 
-from ledger.errors import Invalid, NotFound
+from ledger.kernel.errors import Invalid, NotFound
 from projections import queries, views
 from projections.db import Database
 

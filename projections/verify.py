@@ -2,7 +2,7 @@
 views against views rebuilt in memory from the events alone.
 
 Chain links are written by the event store's recorder with the events
-(``ledger.chain``); verify only reads them. Every event without its link,
+(``ledger.kernel.chain``); verify only reads them. Every event without its link,
 every event that no longer matches its link and every chained event missing
 from the store is named. A ladder that cannot be replayed is a problem;
 a ruleset adopted under another version of its family's maths is a warning.
@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from ledger import chain
+from ledger.kernel import chain
 from projections import views
 from projections.db import Database
 

@@ -8,11 +8,11 @@ from typing import Any
 
 import msgspec
 
-from ledger.errors import Invalid
+from ledger.families.base import FamilyError
+from ledger.families.registry import family_class, load_family
+from ledger.kernel.errors import Invalid
 from projections import queries
 from projections.db import Database
-from projections.families.base import FamilyError
-from projections.families.registry import family_class, load_family
 from projections.replay import Entry, EntryFailed, Replay, event_ends, resolve_merges
 from projections.timeline import sort_key
 from projections.views import ladder_entries, problems

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 
 import msgspec
 
-from projections.families.base import (
+from ledger.families.base import (
     Change,
     Family,
     FamilyError,

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from projections.families.base import Change, Game, PlayerState
-from projections.families.elo import EloFamily
+from ledger.families.base import Change, Game, PlayerState
+from ledger.families.elo import EloFamily
 
 
 class FragileElo(EloFamily):

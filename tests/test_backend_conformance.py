@@ -15,10 +15,10 @@ import msgspec
 import pytest
 from eventsourcing.persistence import StoredEvent
 
-from ledger import events as ev
-from ledger.application import LedgerApplication
-from ledger.identity import game_id, ladder_id, player_id
-from ledger.storage import resolve
+from ledger.kernel import events as ev
+from ledger.kernel.identity import game_id, ladder_id, player_id
+from ledger.write.application import LedgerApplication
+from ledger.write.storage import resolve
 from tests.conftest import Cli
 
 pytestmark = pytest.mark.conformance

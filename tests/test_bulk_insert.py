@@ -1,4 +1,4 @@
-"""Many rows a statement (``ledger.bulk_insert``) inserts exactly the rows,
+"""Many rows a statement (``ledger.kernel.bulk_insert``) inserts exactly the rows,
 in the order, that one statement a row would."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ledger import bulk_insert
+from ledger.kernel import bulk_insert
 
 VALUES = st.one_of(
     st.none(), st.integers(-(2**63), 2**63 - 1), st.floats(allow_nan=False), st.text(), st.binary()

@@ -858,7 +858,7 @@ def _columns(table: str) -> list[list[str]]:
 def test_a_table_is_boxed_on_a_terminal_and_plain_when_piped(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from ledger import output
+    from projections import formats as output
 
     def table(terminal: bool) -> str:
         monkeypatch.setattr(output.sys.stdout, "isatty", lambda: terminal, raising=False)
@@ -887,7 +887,7 @@ def test_a_column_is_shown_as_its_cells_would_be(
 ) -> None:
     """A ranking or history formats whole columns at once: the same text as
     ``shown`` gives each cell."""
-    from ledger.output import shown, shown_numbers, shown_texts
+    from projections.formats import shown, shown_numbers, shown_texts
 
     assert shown_numbers(numbers) == [shown(v) for v in numbers]
     assert shown_texts(texts) == [shown(v) for v in texts]
@@ -903,8 +903,8 @@ def _views_of(cli: Cli) -> Database:
 def _full_table(cli: Cli, ladder: str, lang: str = "en") -> str:
     """The ranking as ``projections.queries.standings`` gives it, rendered
     as a table (what ``standings`` printed before its plain read)."""
-    from ledger.output import render
     from projections import queries
+    from projections.formats import render
 
     conn = _views_of(cli)
     try:
@@ -968,8 +968,8 @@ def test_a_large_ranking_is_plain_columns_and_a_large_import_summarised(
 def _full_history(cli: Cli, ladder: str, player: str) -> str:
     """A player's history as ``projections.queries.history`` gives it,
     rendered as a table (what ``history`` printed before its plain read)."""
-    from ledger.output import render
     from projections import queries
+    from projections.formats import render
 
     conn = _views_of(cli)
     try:

@@ -9,7 +9,7 @@ import csv
 from collections.abc import Callable
 from pathlib import Path
 
-from ledger.sheet import read_csv
+from ledger.sheets.sheet import read_csv
 from tests.conftest import Cli
 from tests.test_import_csv import GOOD_ROWS, HEADER, open_club, refused, sheet
 

@@ -3,7 +3,7 @@ starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is written
 with a leading apostrophe, so a spreadsheet shows it as text; numbers, a
 negative rating change included, stay numbers. Every CSV the ledger writes
 (query ``--format csv``, ``teams``, ``export``, the site's downloads) goes
-through ``ledger.output.write_csv``."""
+through ``projections.formats.write_csv``."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import csv
 import io
 from pathlib import Path
 
-from ledger.output import csv_text, neutralise
+from projections.formats import csv_text, neutralise
 from tests.conftest import Cli
 
 HOSTILE = ["=1+1", "+SUM(A1)", "@cmd", "-2+3", '=HYPERLINK("http://x")']
@@ -88,7 +88,7 @@ def _one_row_at_a_time(columns: list[str], rows: list[list[object]]) -> str:
 
 
 def test_batched_writer_writes_what_a_row_at_a_time_wrote() -> None:
-    from ledger import output
+    from projections import formats as output
 
     cells = ["Ann", "=1+1", "", "-3", "a,b", 'q"q', "x\ny", "\rcmd", "x\ry", -12.5, 0.1, 7, None]
     rows = [[cells[(i * 7 + j) % len(cells)] for j in range(4)] for i in range(5000)]

@@ -138,7 +138,7 @@ def test_history_streamed_in_batches_reads_as_the_whole(
     ``render`` gives for the whole list, whatever the batch size."""
     import io
 
-    from ledger.output import render
+    from projections.formats import render
 
     conn = views.connect(SQLiteDatabase(cli.db))
     whole = render(list(all_histories(conn, "Club")), fmt, "", kind=export.PlayerHistoryLine)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from projections.families import registry
+from ledger.families import registry
 from tests.conftest import Cli
 
 FAMILY = "tests.example_family:PointsShareElo"
@@ -99,7 +99,7 @@ def test_a_reader_that_does_not_trust_a_family_loses_that_ladder_alone(
 def test_the_built_in_families_are_named_without_importing_them() -> None:
     """``BUILT_IN`` names each family and says whether it grades without
     importing its module; what it says is what the class says."""
-    from projections.families.base import Family
+    from ledger.families.base import Family
 
     assert set(registry.BUILT_IN) == {"elo", "battle-empire", "adlg", "battletech", "bga"}
     for name, cls in registry.BUILT_IN.items():
@@ -110,7 +110,7 @@ def test_the_built_in_families_are_named_without_importing_them() -> None:
 
 
 def test_a_trusted_family_is_asked_whether_it_grades(untrusting: None) -> None:
-    from projections.families.base import FamilyError
+    from ledger.families.base import FamilyError
 
     registry.trust(["tests"])
     assert registry.gives_grades(FAMILY) is False

@@ -137,10 +137,10 @@ def test_a_killed_rebuild_leaves_a_working_ledger(base: dict[str, Any]) -> None:
 def events_without_views(base: dict[str, Any], name: str) -> Path:
     """The base ledger with the second sheet's games appended and the views
     not caught up (as a process killed between append and catch-up leaves it)."""
-    from ledger.application import LedgerApplication
-    from ledger.commands import Commands
-    from ledger.importer import import_sheet
-    from ledger.storage import resolve
+    from ledger.sheets.importer import import_sheet
+    from ledger.write.application import LedgerApplication
+    from ledger.write.commands import Commands
+    from ledger.write.storage import resolve
 
     db = copy(base, name)
     app = LedgerApplication(env=resolve(str(db)).app_env())

@@ -22,9 +22,9 @@ from fixtures.generate import (
     main,
     player_names,
 )
-from ledger.identity import name_key
-from projections.families.base import Family, ResultColumn
-from projections.families.registry import BUILT_IN
+from ledger.families.base import Family, ResultColumn
+from ledger.families.registry import BUILT_IN
+from ledger.kernel.identity import name_key
 from tests.conftest import Cli
 
 

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from ledger.application import LedgerApplication
-from ledger.commands import Commands
-from ledger.identity import game_identity
-from ledger.importer import import_sheet
-from ledger.storage import resolve
+from ledger.kernel.identity import game_identity
+from ledger.sheets.importer import import_sheet
+from ledger.write.application import LedgerApplication
+from ledger.write.commands import Commands
+from ledger.write.storage import resolve
 from tests.conftest import Cli
 from tests.test_import_csv import GOOD_ROWS, HEADER, open_club, refused, sheet
 
@@ -179,7 +179,7 @@ def test_a_new_name_close_to_a_known_one_is_a_warning_or_under_strict_an_error(
 def test_one_record_finds_the_game_its_identity_retired(cli: Cli, tmp_path: Path) -> None:
     """The point lookup for ``record``: a voided game, or one corrected away
     from the identity; a live game of the identity is a duplicate, not retired."""
-    from ledger.game_identities import retired_game
+    from ledger.write.game_identities import retired_game
 
     imported(cli, tmp_path)
     app = commands(cli).app

@@ -1,4 +1,4 @@
-"""Rows read from memory (``ledger.cell_memo``) give exactly what checking
+"""Rows read from memory (``ledger.sheets.cell_memo``) give exactly what checking
 every row in full gives: the same events, byte for byte but their time of
 recording, the same write index, the same report, the same errors."""
 
@@ -14,10 +14,10 @@ import msgspec
 import pytest
 
 from fixtures.generate import write
-from ledger.cell_memo import CellMemo
-from ledger.commands import Commands
-from ledger.errors import Invalid
-from ledger.importer import import_sheet
+from ledger.kernel.errors import Invalid
+from ledger.sheets.cell_memo import CellMemo
+from ledger.sheets.importer import import_sheet
+from ledger.write.commands import Commands
 from tests.conftest import Cli
 from tests.test_import_csv import sheet
 from tests.test_import_streaming import app_of

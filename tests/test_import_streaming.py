@@ -14,15 +14,15 @@ import msgspec
 import pytest
 from eventsourcing.persistence import StoredEvent
 
-from ledger import chain
-from ledger import events as ev
-from ledger.application import LedgerApplication
-from ledger.commands import Commands
-from ledger.errors import Invalid
-from ledger.game_input import GameChecks, PlayerBook
-from ledger.identity import NAMESPACE, game_id
-from ledger.importer import EventSpill, import_sheet
-from ledger.storage import resolve
+from ledger.kernel import chain
+from ledger.kernel import events as ev
+from ledger.kernel.errors import Invalid
+from ledger.kernel.identity import NAMESPACE, game_id
+from ledger.sheets.importer import EventSpill, import_sheet
+from ledger.write.application import LedgerApplication
+from ledger.write.commands import Commands
+from ledger.write.game_input import GameChecks, PlayerBook
+from ledger.write.storage import resolve
 from tests.conftest import Cli
 from tests.test_import_csv import open_club, sheet
 
@@ -80,7 +80,7 @@ def test_a_chain_link_hashes_each_part_then_the_state() -> None:
 def test_a_chain_link_from_parts_is_the_link_of_the_stored_event() -> None:
     """An import chains rows (id as 32 hex digits) without making events:
     the link is the one ``ledger verify`` computes from the event read back."""
-    from ledger.recorders import chain_rows, event_rows
+    from ledger.write.recorders import chain_rows, event_rows
 
     events = [
         StoredEvent(originator_id=uuid4(), originator_version=v, topic="t:X", state=b'{"n":%d}' % v)

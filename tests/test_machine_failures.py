@@ -73,8 +73,8 @@ def test_a_database_that_is_not_a_ledger_file_is_refused(tmp_path: Path) -> None
 
 
 def test_a_schema_name_is_checked_before_anything_is_attempted() -> None:
-    from ledger.errors import Invalid
-    from ledger.storage import check_schema_name
+    from ledger.kernel.errors import Invalid
+    from ledger.write.storage import check_schema_name
 
     for bad, message in (
         ("pg_catalog", "is PostgreSQL's own"),

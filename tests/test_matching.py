@@ -5,8 +5,8 @@ from __future__ import annotations
 import msgspec
 import pytest
 
-from ledger.identity import name_key
-from ledger.matching import (
+from ledger.kernel.identity import name_key
+from ledger.kernel.matching import (
     TYPO_RATIO,
     DuplicatePair,
     NameIndex,
@@ -14,7 +14,7 @@ from ledger.matching import (
     name_likeness,
     similar_names,
 )
-from ledger.output import render
+from projections.formats import render
 
 KNOWN = {
     "p1": "Éric Dupont",

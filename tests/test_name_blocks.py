@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ledger.matching import NameIndex, filing_keys, probing_keys
+from ledger.kernel.matching import NameIndex, filing_keys, probing_keys
 from tests.conftest import Cli
 from tests.test_import_streaming import app_of
 

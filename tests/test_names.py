@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from ledger.errors import Invalid
-from ledger.names import MAX_LENGTH, clean_name
+from ledger.kernel.errors import Invalid
+from ledger.kernel.names import MAX_LENGTH, clean_name
 from tests.conftest import Cli
 
 
@@ -71,10 +71,10 @@ def test_a_name_stored_before_the_rules_is_shown_never_obeyed(cli: Cli) -> None:
     tables spell its control characters out; JSON escapes them."""
     from datetime import UTC, datetime
 
-    from ledger import events as ev
-    from ledger.application import LedgerApplication
-    from ledger.identity import player_id
-    from ledger.storage import resolve
+    from ledger.kernel import events as ev
+    from ledger.kernel.identity import player_id
+    from ledger.write.application import LedgerApplication
+    from ledger.write.storage import resolve
 
     cli.ok("ladder", "open", "Club", "--family", "elo")
     app = LedgerApplication(env=resolve(cli.db, cli.schema).app_env())

@@ -15,13 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from ledger import bounds
-from ledger import events as ev
-from ledger.application import LedgerApplication
-from ledger.commands import Commands
-from ledger.errors import Invalid
-from ledger.identity import ladder_id
-from ledger.storage import resolve
+from ledger.kernel import bounds
+from ledger.kernel import events as ev
+from ledger.kernel.errors import Invalid
+from ledger.kernel.identity import ladder_id
+from ledger.write.application import LedgerApplication
+from ledger.write.commands import Commands
+from ledger.write.storage import resolve
 from tests.conftest import Cli
 
 pytestmark = pytest.mark.conformance

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import pytest
 
-from ledger.identity import ladder_id
+from ledger.kernel.identity import ladder_id
 from tests.conftest import PG_URL, drop_schema, require_postgres
 from tests.test_postgres_service import ENV, LEDGER, ROOT, ledger_ok
 
@@ -67,8 +67,8 @@ def event_count(schema: str) -> int:
 
 def chain_problems(schema: str) -> list[str]:
     """What ``verify`` says of the chain (the events against their links)."""
-    from ledger.application import LedgerApplication
-    from ledger.storage import resolve
+    from ledger.write.application import LedgerApplication
+    from ledger.write.storage import resolve
     from projections.db import PostgresDatabase
     from projections.verify import check_chain
 
@@ -86,11 +86,11 @@ def _append_main() -> None:
     players, then append GAMES elo games in the importer's one append; with
     ``duplicate-last`` the last game repeats the first game's id. Prints
     ``appended`` or the refusal."""
-    from ledger import events as ev
-    from ledger.application import LedgerApplication
-    from ledger.commands import Commands
-    from ledger.errors import LedgerError
-    from ledger.storage import resolve
+    from ledger.kernel import events as ev
+    from ledger.kernel.errors import LedgerError
+    from ledger.write.application import LedgerApplication
+    from ledger.write.commands import Commands
+    from ledger.write.storage import resolve
 
     url, schema, games = sys.argv[1], sys.argv[2], int(sys.argv[3])
     app = LedgerApplication(env=resolve(url, schema).app_env())

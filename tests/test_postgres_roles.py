@@ -296,9 +296,9 @@ def test_only_the_owner_rebuilds(roles: Roles, kind: str) -> None:
 def _append_without_catch_up_main() -> None:
     """``python -c ... URL SCHEMA``: a referee's append that stops before the
     views are caught up (a command interrupted between the two)."""
-    from ledger.application import LedgerApplication
-    from ledger.commands import Commands
-    from ledger.storage import resolve
+    from ledger.write.application import LedgerApplication
+    from ledger.write.commands import Commands
+    from ledger.write.storage import resolve
 
     app = LedgerApplication(env=resolve(sys.argv[1], sys.argv[2]).app_env())
     Commands(app, "referee").add_players(["Late Comer"])

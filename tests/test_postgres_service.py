@@ -34,7 +34,7 @@ from uuid import UUID
 import msgspec
 import pytest
 
-from ledger.identity import short
+from ledger.kernel.identity import short
 from tests.conftest import PG_URL, Cli, drop_schema, require_postgres
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -211,10 +211,10 @@ def api_record(
 def _api_record_main() -> None:
     """Child process: ``DB SCHEMA LADDER DATE A B``; records A beat B, prints
     the game id and the time the append returned, and never catches up."""
-    from ledger.application import LedgerApplication
-    from ledger.commands import Commands
-    from ledger.game_input import GameInput
-    from ledger.storage import resolve
+    from ledger.write.application import LedgerApplication
+    from ledger.write.commands import Commands
+    from ledger.write.game_input import GameInput
+    from ledger.write.storage import resolve
 
     db, schema, ladder_name, on, a, b = sys.argv[1:7]
     app = LedgerApplication(env=resolve(db, schema or None).app_env())
@@ -237,7 +237,7 @@ def wait_history(views: Views, gid: str, rows: int, timeout: float = 10) -> floa
 def _attempt(call: Callable[[], Any]) -> dict[str, Any]:
     """Run one command; an event-store conflict (two appends to one aggregate
     at once) is retried a few times, then reported."""
-    from ledger.errors import Conflict, LedgerError
+    from ledger.kernel.errors import Conflict, LedgerError
 
     tries = 0
     while True:
@@ -264,11 +264,11 @@ def _writer_main() -> None:
     refused), now and then one of its own games again (refused), and
     corrects its own games. Logs every command to WORKDIR/writer<N>.jsonl.
     """
-    from ledger import events as ev
-    from ledger.application import LedgerApplication
-    from ledger.commands import Commands, GameChanges
-    from ledger.identity import player_id
-    from ledger.storage import resolve
+    from ledger.kernel import events as ev
+    from ledger.kernel.identity import player_id
+    from ledger.write.application import LedgerApplication
+    from ledger.write.commands import Commands, GameChanges
+    from ledger.write.storage import resolve
 
     db, schema, ladder_name, wid_, count_, players_, workdir_ = sys.argv[1:8]
     wid, count, players, workdir = int(wid_), int(count_), int(players_), Path(workdir_)
@@ -450,8 +450,8 @@ def _open_main() -> None:
     """Child process: ``DB SCHEMA WORKDIR ROUNDS``: once WORKDIR/go exists,
     opens the ledger's event store as every ``ledger`` command does, ROUNDS
     times (less once a sibling crashed); a crash exits non-zero."""
-    from ledger.application import LedgerApplication
-    from ledger.storage import resolve
+    from ledger.write.application import LedgerApplication
+    from ledger.write.storage import resolve
 
     db, schema, workdir_, rounds = sys.argv[1:5]
     workdir = Path(workdir_)

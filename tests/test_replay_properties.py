@@ -37,13 +37,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import projections.views.ladder_replay
-from ledger import events as ev
-from ledger.application import LedgerApplication
-from ledger.commands import Commands, DuplicateGame, GameChanges
-from ledger.errors import Conflict, Invalid
-from ledger.game_input import GameInput
-from ledger.identity import ladder_id
-from ledger.storage import resolve
+from ledger.kernel import events as ev
+from ledger.kernel.errors import Conflict, Invalid
+from ledger.kernel.identity import ladder_id
+from ledger.write.application import LedgerApplication
+from ledger.write.commands import Commands, DuplicateGame, GameChanges
+from ledger.write.game_input import GameInput
+from ledger.write.storage import resolve
 from projections import queries, verify, views
 from projections.db import Database, SQLiteDatabase
 

@@ -342,12 +342,12 @@ def test_a_helper_process_builds_the_same_site(
 
 def test_site_csv_is_write_csv() -> None:
     """The site's CSV writer (a cell at a time, texts cached) writes what
-    ``ledger.output.write_csv`` writes: formulas neutralised, quoting, numbers."""
+    ``projections.formats.write_csv`` writes: formulas neutralised, quoting, numbers."""
     import io
     import random
 
-    from ledger.output import write_csv
-    from projections.site.output import csv_text
+    from projections.formats import write_csv
+    from projections.site.writer import csv_text
 
     rnd = random.Random(13)
     texts = [FORMULA, LINK, SCRIPT, "a,b", 'say "hi"', "two\nlines", "", "-5", "+1", "@x",

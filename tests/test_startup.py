@@ -17,8 +17,8 @@ from tests.conftest import Cli
 NEVER = (
     "psycopg",
     "eventsourcing.postgres",
-    "ledger.recorders",
-    "ledger.commands",
+    "ledger.write.recorders",
+    "ledger.write.commands",
     "projections.export",
     "projections.verify",
     "projections.whatif",
@@ -72,9 +72,9 @@ def test_a_query_on_current_views_loads_no_projection(club: str) -> None:
 
 
 def test_views_behind_are_caught_up_before_the_query_answers(club: str) -> None:
-    from ledger.application import LedgerApplication
-    from ledger.commands import Commands
-    from ledger.storage import resolve
+    from ledger.write.application import LedgerApplication
+    from ledger.write.commands import Commands
+    from ledger.write.storage import resolve
 
     app = LedgerApplication(env=resolve(club).app_env())
     try:  # appended, the views not told
@@ -92,7 +92,7 @@ def test_views_behind_are_caught_up_before_the_query_answers(club: str) -> None:
 #: What a table of a ladder whose family gives no grades never loads: the
 #: rows are read plain (msgspec, the views' query module and the family are
 #: for JSON, CSV and grades).
-PLAIN_TABLE_NEVER = ("msgspec", "projections.queries", "projections.families.elo")
+PLAIN_TABLE_NEVER = ("msgspec", "projections.queries", "ledger.families.elo")
 
 
 @pytest.mark.parametrize("query", [["standings", "club"], ["history", "Club", "ann"]])
@@ -108,20 +108,20 @@ def test_a_graded_ladder_loads_its_own_family_alone(tmp_path: Path) -> None:
     cli.ok("record", "Club", "--date", "2025-01-05", "--side", "Ann", "--side", "Bob",
            "--result", "a", "--add-players")  # fmt: skip
     modules = loaded("--db", cli.db, "standings", "Club")
-    families = {m for m in modules if m.startswith("projections.families.")}
-    assert "projections.families.adlg" in families
+    families = {m for m in modules if m.startswith("ledger.families.")}
+    assert "ledger.families.adlg" in families
     others = ("battle_empire", "bga", "battletech")  # (adlg builds on elo)
-    assert not families & {f"projections.families.{n}" for n in others}
+    assert not families & {f"ledger.families.{n}" for n in others}
 
 
 def test_naming_the_families_imports_none() -> None:
     done = subprocess.run(
-        [sys.executable, "-c", "import sys; from projections.families import registry; "
+        [sys.executable, "-c", "import sys; from ledger.families import registry; "
          "print(sorted(registry.BUILT_IN), sorted(m for m in sys.modules if 'families.' in m))"],
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.stdout.strip() == (
-        "['adlg', 'battle-empire', 'battletech', 'bga', 'elo'] ['projections.families.registry']"
+        "['adlg', 'battle-empire', 'battletech', 'bga', 'elo'] ['ledger.families.registry']"
     )
 
 
@@ -130,7 +130,7 @@ def test_a_write_on_sqlite_loads_neither_postgresql_nor_the_importer(club: str) 
     its own module) and no importer (sheets and workbooks)."""
     modules = loaded("--db", club, "--by", "tester", "record", "Club", "--date", "2025-01-06",
                      "--side", "Ann", "--side", "Bob", "--result", "b")  # fmt: skip
-    assert "ledger.recorders" in modules  # the probe appended
-    unwanted = ("psycopg", "eventsourcing.postgres", "ledger.postgres_recorder",
-                "ledger.importer", "openpyxl")  # fmt: skip
+    assert "ledger.write.recorders" in modules  # the probe appended
+    unwanted = ("psycopg", "eventsourcing.postgres", "ledger.write.postgres_recorder",
+                "ledger.sheets.importer", "openpyxl")  # fmt: skip
     assert not {m for m in modules for name in unwanted if m == name or m.startswith(name + ".")}

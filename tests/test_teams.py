@@ -10,7 +10,7 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from projections.teams import (
+from projections.teams.balance import (
     Entrant,
     Strength,
     balance,

@@ -1,4 +1,4 @@
-"""The relaxation over windows of camp values (projections.teams_bound):
+"""The relaxation over windows of camp values (projections.teams.bound):
 never rules out a gap some split has (against brute force, with
 constraints and unequal sizes), is exact on the roster that was out of
 reach, and with gaps under a point counted as ties fractional ratings are
@@ -10,10 +10,10 @@ import random
 
 import pytest
 
-import projections.teams as teams
-import projections.teams_cover as teams_cover
-from projections.teams import Entrant, _Problem, balance, camp_sizes, check_constraints
-from projections.teams_bound import gap_ruled_out
+import projections.teams.balance as teams
+import projections.teams.cover as teams_cover
+from projections.teams.balance import Entrant, _Problem, balance, camp_sizes, check_constraints
+from projections.teams.bound import gap_ruled_out
 from tests.test_teams_solver import MEAN, SUM, brute_force, instance
 from tests.test_teams_solver import club as bench_roster
 
@@ -85,7 +85,7 @@ def test_fractional_ratings_are_proven_within_a_point(relaxation_only: None) -> 
 def test_past_its_budget_the_relaxation_leaves_the_question_to_the_others(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import projections.teams_bound as teams_bound
+    import projections.teams.bound as teams_bound
 
     p = problem(bench_roster(20, 1), 6, "mean", {})
     monkeypatch.setattr(teams_bound, "MAX_WORK", 0)

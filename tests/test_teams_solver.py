@@ -11,9 +11,9 @@ from collections.abc import Iterator
 
 import pytest
 
-import projections.teams_cover as teams_cover
-import projections.teams_search as teams_search
-from projections.teams import (
+import projections.teams.cover as teams_cover
+import projections.teams.search as teams_search
+from projections.teams.balance import (
     Entrant,
     Strength,
     balance,
@@ -209,7 +209,7 @@ def test_a_gap_above_a_point_is_proven_without_the_mip(
     swaps aim at; the relaxation and the listing prove it without the MIP,
     and the MIP alone
     (given minutes, not the listing) agrees."""
-    import projections.teams as teams
+    import projections.teams.balance as teams
 
     people = club(20, 1)
     with monkeypatch.context() as patch:

@@ -14,7 +14,7 @@ from datetime import date
 import msgspec
 import pytest
 
-from ledger import chain
+from ledger.kernel import chain
 from projections import verify as verify_mod
 from projections import views
 from projections.db import Database, SQLiteDatabase
@@ -297,7 +297,7 @@ def test_rebuild_keeps_standings_history_and_head(ledger: Ledger) -> None:
 # -- the chain check and the views, without the CLI ------------------------------
 def chained_ledger(skip: frozenset[int] = frozenset()) -> tuple[Database, Builder]:
     """A small ledger in memory whose links are written as the event store's
-    recorder writes them (``ledger.chain.link`` from the last link), except
+    recorder writes them (``ledger.kernel.chain.link`` from the last link), except
     for the events at the positions in ``skip``; returns (views, builder)."""
     b = Builder()
     b.player("Ann", "Ben")

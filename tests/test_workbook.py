@@ -16,10 +16,11 @@ import openpyxl
 import pytest
 from openpyxl.utils import get_column_letter
 
-from ledger.errors import Invalid
-from ledger.importer import Layout, result_columns, row_input
-from ledger.sheet import check_columns, read_csv
-from ledger.workbook import (
+from ledger.families.registry import load_family
+from ledger.kernel.errors import Invalid
+from ledger.sheets.importer import Layout, result_columns, row_input
+from ledger.sheets.sheet import check_columns, read_csv
+from ledger.sheets.workbook import (
     INSTRUCTIONS,
     RESULTS,
     TEMPLATE_ROWS,
@@ -30,7 +31,6 @@ from ledger.workbook import (
     write_rows,
     write_template,
 )
-from projections.families.registry import load_family
 from projections.queries import AuditLine, HistoryLine, LadderInfo, StandingRow
 from tests.conftest import Cli
 
@@ -506,7 +506,7 @@ def test_append_row_keeps_text_as_text(tmp_path: Path) -> None:
     """openpyxl's own append stores "=1+1" as a formula; append_row does not."""
     import openpyxl
 
-    from ledger.workbook import append_row
+    from ledger.sheets.workbook import append_row
 
     book = openpyxl.Workbook()
     ws = book.active

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from ledger import events as ev
-from ledger.application import LedgerApplication
-from ledger.commands import Commands
-from ledger.errors import Conflict
-from ledger.identity import player_id
-from ledger.storage import resolve
+from ledger.kernel import events as ev
+from ledger.kernel.errors import Conflict
+from ledger.kernel.identity import player_id
+from ledger.write.application import LedgerApplication
+from ledger.write.commands import Commands
+from ledger.write.storage import resolve
 from tests.conftest import Cli
 
 FAMILY = "tests.example_family:PointsShareElo"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from projections.families.elo import EloFamily
+from ledger.families.elo import EloFamily
 
 
 class VersionedElo(EloFamily):

@@ -98,7 +98,7 @@ def main(
     from ledger.cli.context import Ledger
 
     if trusted:  # the environment's list is read when a family is loaded
-        from projections.families.registry import trust
+        from ledger.families.registry import trust
 
         trust(trusted)
     ctx.obj = Ledger(db, by, schema)

@@ -8,19 +8,19 @@ from typing import Any
 import click
 import msgspec
 
-from ledger import migrate as migrate_mod
-from ledger.application import LedgerApplication
 from ledger.cli.context import (
     Ledger,
     format_option,
     open_views,
     pass_ledger,
 )
-from ledger.errors import Invalid
-from ledger.output import render
-from ledger.storage import resolve
+from ledger.kernel.errors import Invalid
+from ledger.write import migrate as migrate_mod
+from ledger.write.application import LedgerApplication
+from ledger.write.storage import resolve
 from projections import queries, service, views
 from projections import verify as verify_mod
+from projections.formats import render
 
 
 @click.command()

@@ -1,4 +1,4 @@
-"""Number options within one of ``ledger.bounds``' ranges: refused at the
+"""Number options within one of ``ledger.kernel.bounds``' ranges: refused at the
 option that took it, the range shown in ``--help``."""
 
 from __future__ import annotations
@@ -7,12 +7,12 @@ from typing import Any
 
 import click
 
-from ledger import bounds
-from ledger.errors import Invalid
+from ledger.kernel import bounds
+from ledger.kernel.errors import Invalid
 
 
 class BoundedNumber(click.ParamType):
-    """A number within one of ``ledger.bounds``' ranges; ``--help`` shows it."""
+    """A number within one of ``ledger.kernel.bounds``' ranges; ``--help`` shows it."""
 
     def __init__(self, bound: bounds.Range) -> None:
         self.bound = bound

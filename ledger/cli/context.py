@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ledger.errors import Denied, Invalid
-from ledger.output import FORMATS, render
-from ledger.storage import Storage, resolve
+from ledger.kernel.errors import Denied, Invalid
+from ledger.write.storage import Storage, resolve
 from projections.db import Database, PostgresDatabase, SQLiteDatabase
+from projections.formats import FORMATS, render
 
 if TYPE_CHECKING:
-    from ledger.application import LedgerApplication
-    from ledger.commands import Commands
+    from ledger.write.application import LedgerApplication
+    from ledger.write.commands import Commands
 
 
 #: How much of a SQLite ledger a query may map into memory (address space;
@@ -53,7 +53,7 @@ class Ledger:
 
     @property
     def by(self) -> str:
-        from ledger.application import current_user
+        from ledger.write.application import current_user
 
         return current_user(self._by)
 
@@ -66,7 +66,7 @@ class Ledger:
     @property
     def app(self) -> LedgerApplication:
         if self._app is None:
-            from ledger.application import LedgerApplication
+            from ledger.write.application import LedgerApplication
 
             self._app = LedgerApplication(env=self.storage.app_env())
         return self._app
@@ -74,7 +74,7 @@ class Ledger:
     @property
     def commands(self) -> Commands:
         """The command layer, recording as ``--by``."""
-        from ledger.commands import Commands
+        from ledger.write.commands import Commands
 
         self.writable()
         return Commands(self.app, self.by)
@@ -242,7 +242,7 @@ def emit(rows: Any, fmt: str, title: str, kind: Any, output: Path | None) -> Non
     if fmt == "xlsx":
         if output is None:
             raise Invalid("--format xlsx needs --output FILE.xlsx")
-        from ledger.workbook import write_rows
+        from ledger.sheets.workbook import write_rows
 
         write_rows(output, rows, kind, title)
         click.echo(f"Wrote {len(rows)} rows to {output}.")

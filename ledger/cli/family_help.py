@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from projections.families.base import Family
-from projections.families.registry import BUILT_IN
+from ledger.families.base import Family
+from ledger.families.registry import BUILT_IN
 
 
 def _verbatim(text: str) -> str:

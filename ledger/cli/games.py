@@ -8,7 +8,6 @@ from typing import Any
 
 import click
 
-from ledger import bounds
 from ledger.cli.bounded import ORDER, BoundedNumber, bounded_help
 from ledger.cli.context import (
     Ledger,
@@ -18,10 +17,11 @@ from ledger.cli.context import (
 from ledger.cli.family_help import result_fields_epilog
 from ledger.cli.params import ATTRIBUTE, DATE, SETTING, as_dict
 from ledger.cli.progress import ProgressBar
-from ledger.commands import Commands, GameChanges
-from ledger.game_input import GameInput, parse_number
-from ledger.identity import short
-from ledger.output import render
+from ledger.kernel import bounds
+from ledger.kernel.identity import short
+from ledger.write.commands import Commands, GameChanges
+from ledger.write.game_input import GameInput, parse_number
+from projections.formats import render
 from projections.preview import FIRST_GAMES_SHOWN, preview_warnings
 from projections.season_notes import replayed_closes, replayed_closes_of_import
 
@@ -176,7 +176,7 @@ def import_(
     """
     # Imported here: the importer (sheets, workbooks, the batch store) is
     # more than ``record`` and ``correct`` need to start.
-    from ledger.importer import import_sheet
+    from ledger.sheets.importer import import_sheet
 
     with ProgressBar("checking rows", threshold=2000) as progress:
         plan = import_sheet(

@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 
 import click
 
-from ledger.errors import LedgerError
+from ledger.kernel.errors import LedgerError
 
 
 def fail(message: str) -> NoReturn:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from ledger.identity import name_key, short
-from ledger.output import shown, shown_numbers, shown_texts
+from ledger.kernel.identity import name_key, short
+from projections.formats import shown, shown_numbers, shown_texts
 from projections.opponents import faced
 from projections.ranking import outcome
 

@@ -15,9 +15,9 @@ from ledger.cli.context import (
 )
 from ledger.cli.family_help import parameter_help, parameters_epilog
 from ledger.cli.params import DATE, SETTING, as_dict
-from ledger.output import render
+from ledger.families.registry import BUILT_IN, family_class
 from projections import queries
-from projections.families.registry import BUILT_IN, family_class
+from projections.formats import render
 
 
 @click.group()

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from ledger.errors import Invalid
+from ledger.kernel.errors import Invalid
 
 
 class DateType(click.ParamType):
@@ -21,7 +21,7 @@ class DateType(click.ParamType):
         if isinstance(value, date):
             return value
         try:
-            from ledger.game_input import parse_date  # lazily: it loads the write side
+            from ledger.write.game_input import parse_date  # lazily: it loads the write side
 
             return parse_date(value, param.name if param else "date")
         except Invalid:
@@ -44,7 +44,7 @@ class KeyValueType(click.ParamType):
         key, sep, text = str(value).partition("=")
         if not sep or not key.strip():
             self.fail(f"expected {self.name}, got {value!r}", param, ctx)
-        from projections.families.base import parse_param_value  # lazily: the families
+        from ledger.families.base import parse_param_value  # lazily: the families
 
         return key.strip(), parse_param_value(text) if self.json_values else text
 

@@ -9,9 +9,9 @@ from ledger.cli.context import (
     format_option,
     pass_ledger,
 )
-from ledger.matching import DuplicatePair, likely_duplicates
-from ledger.output import render
+from ledger.kernel.matching import DuplicatePair, likely_duplicates
 from projections import queries
+from projections.formats import render
 
 
 @click.group()

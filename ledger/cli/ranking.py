@@ -15,8 +15,8 @@ from datetime import date
 from operator import itemgetter
 from typing import Any
 
-from ledger.identity import name_key
-from ledger.output import shown_numbers, shown_texts
+from ledger.kernel.identity import name_key
+from projections.formats import shown_numbers, shown_texts
 from projections.ranking import ranks
 
 #: The columns, as ``projections.queries.StandingRow`` names them.
@@ -66,7 +66,7 @@ def current(conn: Any, ladder: str, lang: str = "en") -> list[tuple[str, ...]] |
 def _grader(conn: Any, ladder: int, lang: str) -> Any:
     """``grade(rating, games)`` of the family in force today, or None for a
     family that gives no grades (known without loading a built-in one)."""
-    from projections.families.registry import gives_grades, load_family
+    from ledger.families.registry import gives_grades, load_family
 
     # SQLite reads the family's name out of the ruleset itself (no JSON
     # decoder to load when there is no grade to give).
@@ -83,7 +83,7 @@ def _grader(conn: Any, ladder: int, lang: str) -> Any:
     ruleset = json.loads(data)
     if not gives_grades(ruleset["family"]):
         return None
-    from projections.families.base import PlayerState
+    from ledger.families.base import PlayerState
 
     bound = load_family(ruleset["family"], ruleset["params"])
     return lambda rating, games: bound.grade(PlayerState(rating=rating, games=games), lang)

@@ -17,7 +17,7 @@ import click
 
 from ledger.cli.context import Ledger, emit, export_options, pass_ledger, show
 from ledger.cli.params import DATE
-from ledger.output import table_lines
+from projections.formats import table_lines
 
 
 @click.command()

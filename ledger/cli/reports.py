@@ -19,9 +19,9 @@ from ledger.cli.context import (
     pass_ledger,
 )
 from ledger.cli.params import DATE, SETTING, as_dict
-from ledger.errors import Invalid
-from ledger.output import render
+from ledger.kernel.errors import Invalid
 from projections import queries
+from projections.formats import render
 
 # Each command imports what only it needs (the export, verify, time travel,
 # what-if modules and the event store) when it runs: a query starts in
@@ -59,7 +59,7 @@ def explain(led: Ledger, game: str, fmt: str) -> None:
 def audit(led: Ledger, ladder_name: str | None, head: bool, fmt: str, output: Path | None) -> None:
     """The event log: sequence, recorded at, by, kind, summary, reason."""
     if head:
-        from ledger import chain as ledger_chain
+        from ledger.kernel import chain as ledger_chain
 
         seq, link = ledger_chain.head(led.conn)
         click.echo(link if fmt == "table" else render(HeadLine(seq, link), fmt))
@@ -112,7 +112,7 @@ def _views_to_verify(stored: Any, recorder: Any) -> Any:
     up to date are not compared with a rebuild (they differ by what they
     have not applied yet, which is no fault): views built in memory stand in
     for them, beside the stored chain, which is checked."""
-    from ledger import chain
+    from ledger.kernel import chain
     from projections import views
 
     fresh = views.in_memory(recorder)

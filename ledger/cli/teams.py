@@ -1,5 +1,5 @@
 """``ledger teams``: split registered players into fair camps (the thin
-command: read players and ratings, call projections.teams, render)."""
+command: read players and ratings, call projections.teams.balance, render)."""
 
 from __future__ import annotations
 
@@ -14,15 +14,15 @@ import msgspec
 
 from ledger.cli.context import Ledger, pass_ledger
 from ledger.cli.params import DATE
-from ledger.errors import Invalid
-from ledger.identity import name_key
-from ledger.output import csv_text
-from ledger.sheet import PLAYER_SEPARATOR, SIDE_COLUMNS
-from ledger.workbook import append_row
+from ledger.families.base import PlayerState
+from ledger.families.registry import family_class, load_family
+from ledger.kernel.errors import Invalid
+from ledger.kernel.identity import name_key
+from ledger.sheets.sheet import PLAYER_SEPARATOR, SIDE_COLUMNS
+from ledger.sheets.workbook import append_row
 from projections import queries
-from projections.families.base import PlayerState
-from projections.families.registry import family_class, load_family
-from projections.teams import Balance, Entrant, balance, family_strength
+from projections.formats import csv_text
+from projections.teams.balance import Balance, Entrant, balance, family_strength
 
 #: The printable sheet of the camp sheet: one column per camp.
 CAMPS_SHEET = "Camps"
@@ -158,7 +158,7 @@ def write_camp_sheet(
     import openpyxl
     from openpyxl.styles import Font
 
-    from ledger.workbook import add_result_sheet
+    from ledger.sheets.workbook import add_result_sheet
 
     split = result.splits[0]
     wb = openpyxl.Workbook()

@@ -10,7 +10,7 @@ import click
 
 from ledger.cli.context import Ledger, pass_ledger
 from ledger.cli.params import DATE
-from ledger.errors import Invalid
+from ledger.kernel.errors import Invalid
 from projections import queries
 
 
@@ -50,9 +50,9 @@ def template(
     the sheet.
     """
     from ledger.cli.teams import camp_games, read_camps
-    from ledger.workbook import write_template
-    from projections.families.base import FamilyError
-    from projections.families.registry import family_class
+    from ledger.families.base import FamilyError
+    from ledger.families.registry import family_class
+    from ledger.sheets.workbook import write_template
 
     params = None
     ladder = None

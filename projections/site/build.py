@@ -48,8 +48,8 @@ import jinja2
 import msgspec
 from markupsafe import Markup
 
-from ledger import chain
-from ledger.errors import Invalid
+from ledger.kernel import chain
+from ledger.kernel.errors import Invalid
 from projections import queries
 from projections.db import Database
 from projections.site import charts, games, html, parallel, tables
@@ -57,9 +57,9 @@ from projections.site.audit import later_lines
 from projections.site.explain import LadderRules, final
 from projections.site.game_page import GameContext, GamePage
 from projections.site.html import Cell, DataTable
-from projections.site.output import BuildReport, CsvCells, SiteWriter
 from projections.site.player import PlayerRows
 from projections.site.text import LANGS, WORDS
+from projections.site.writer import BuildReport, CsvCells, SiteWriter
 from projections.views import facts as kept_facts
 from projections.views import ladder_number
 

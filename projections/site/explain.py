@@ -10,8 +10,8 @@ from __future__ import annotations
 import bisect
 from typing import Any
 
-from projections.families.base import Family
-from projections.families.registry import load_family
+from ledger.families.base import Family
+from ledger.families.registry import load_family
 
 
 class LadderRules:

@@ -17,7 +17,7 @@ from projections.site.audit import Line
 from projections.site.explain import LadderRules
 from projections.site.games import Game
 from projections.site.html import GameSections, escape_text
-from projections.site.output import CsvCells
+from projections.site.writer import CsvCells
 from projections.views.facts import KeptFacts
 from projections.views.facts import read as read_facts
 
@@ -153,7 +153,7 @@ class GamePage:
         lab = sections.labels
         gid, key, status, event, round_ = g.id, g.key, g.status, g.event, g.round
         day = key[:10]
-        short_id = gid.replace("-", "")[:8]  # ledger.identity.short
+        short_id = gid.replace("-", "")[:8]  # ledger.kernel.identity.short
         voided = status == "voided"
         if not voided:
             self.rated += 1

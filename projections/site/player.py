@@ -12,12 +12,12 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
-from ledger.identity import short
-from projections.families.base import PlayerState
+from ledger.families.base import PlayerState
+from ledger.kernel.identity import short
 from projections.site import html
 from projections.site.explain import LadderRules
 from projections.site.html import Cell
-from projections.site.output import CsvCells
+from projections.site.writer import CsvCells
 
 # Places in a history row (``tables.HISTORY_COLUMNS``).
 KEY, ENTRY, KIND, DATE, EVENT, OPPONENTS, S, P, K = 0, 1, 2, 4, 5, 8, 9, 10, 11

@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from ledger.identity import short
+from ledger.kernel.identity import short
 from projections.db import Database
 from projections.queries import cut_pos
 from projections.views import facts as kept_facts

@@ -6,7 +6,7 @@ date, which is its key's, the event and the round are columns), players by
 the views' number, and fields left at their default omitted. The audit keeps
 a game's facts as an event left them the same way, with the date, event and
 round (``whole``). Readers turn them back into the stored shape
-(``stored``): the facts as ``ledger.events.GameFacts`` has them, ids and all.
+(``stored``): the facts as ``ledger.kernel.events.GameFacts`` has them, ids and all.
 """
 
 from __future__ import annotations

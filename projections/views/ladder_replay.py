@@ -17,9 +17,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from itertools import chain, islice
 from operator import attrgetter
 
+from ledger.families.base import Family
+from ledger.families.registry import load_family
 from projections.db import Database
-from projections.families.base import Family
-from projections.families.registry import load_family
 from projections.replay import Duel, Entry, EntryFailed, Replay, entry_key, expand, resolve_merges
 from projections.views import problems
 from projections.views.player_numbers import PlayerNumbers

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from datetime import date
 
-from ledger.identity import short
-from projections.families.base import FamilyError
-from projections.families.registry import family_class
+from ledger.families.base import FamilyError
+from ledger.families.registry import family_class
+from ledger.kernel.identity import short
 from projections.replay import Entry, EntryFailed
 
 

@@ -29,8 +29,8 @@ from typing import Any
 
 import msgspec
 
-from ledger import events as ev
-from ledger.identity import name_key
+from ledger.kernel import events as ev
+from ledger.kernel.identity import name_key
 from projections.db import Database
 from projections.replay import Duel, Entry, Play
 from projections.timeline import sort_key

@@ -24,7 +24,7 @@ from typing import Any
 
 import msgspec
 
-from ledger.pager import pages
+from ledger.kernel.pager import pages
 from projections.db import Database, SQLiteDatabase
 from projections.views import schema
 from projections.views.ladder_replay import replay_ladders

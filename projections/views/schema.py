@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 
-from ledger import chain
+from ledger.kernel import chain
 from projections.db import Database
 
 #: Bump when the view tables change shape (or what their rows hold).

@@ -6,10 +6,10 @@ event, and decoding every event into the ledger's typed classes parses every
 id into a UUID and every time into a datetime that the views write back as
 text. So the views read pages of ``(position, topic, state)`` with one plain
 SELECT on the recorder's own connection (SQLite and PostgreSQL; any other
-recorder through ``ledger.pager.pages``), and decode the events that are
+recorder through ``ledger.kernel.pager.pages``), and decode the events that are
 numerous (games recorded or corrected) into lean structs whose ids, dates and
 times stay the text they are stored as. Every other event, and a game stored
-in an older shape (which needs upcasting), is decoded by ``ledger.events``.
+in an older shape (which needs upcasting), is decoded by ``ledger.kernel.events``.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from typing import Any
 
 import msgspec
 
-from ledger import events as ev
-from ledger.pager import pages
+from ledger.kernel import events as ev
+from ledger.kernel.pager import pages
 
 #: Events read per page.
 PAGE = 5000
@@ -30,7 +30,7 @@ Stored = tuple[int, str, bytes]
 
 
 class Facts(msgspec.Struct, gc=False):
-    """A game's facts as stored (``ledger.events.GameFacts``), ids and the
+    """A game's facts as stored (``ledger.kernel.events.GameFacts``), ids and the
     date kept as their text. The replay rates a game from them as they are
     (``sides``, ``result``, ``event``, ``round``, ``neutral``,
     ``attributes``)."""

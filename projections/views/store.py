@@ -21,8 +21,8 @@ from typing import Any
 
 import msgspec
 
+from ledger.families.base import PlayerState
 from projections.db import Database
-from projections.families.base import PlayerState
 from projections.replay import Entry, HistoryRow, Play
 from projections.views import facts, schema
 from projections.views.player_numbers import PlayerNumbers

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from projections.families.adlg import AdlgFamily
-from projections.families.base import (
+from ledger.families.adlg import AdlgFamily
+from ledger.families.base import (
     Change,
     FamilyError,
     Game,

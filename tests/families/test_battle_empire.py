@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from projections.families.base import (
+from ledger.families.base import (
     Change,
     FamilyError,
     Game,
@@ -16,7 +16,7 @@ from projections.families.base import (
     PlayerState,
     Season,
 )
-from projections.families.battle_empire import BattleEmpireFamily
+from ledger.families.battle_empire import BattleEmpireFamily
 
 FR = BattleEmpireFamily(BattleEmpireFamily.parse_params({}))
 EN = BattleEmpireFamily(BattleEmpireFamily.parse_params({"variant": "en"}))

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from projections.families.base import FamilyError, Game, PlayerState
-from projections.families.battletech import (
+from ledger.families.base import FamilyError, Game, PlayerState
+from ledger.families.battletech import (
     BattleTechFamily,
     Objective,
     Unit,

@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from projections.families.base import FamilyError, Game, PlayerState
-from projections.families.bga import NOT_RATED, BgaFamily, BgaParams, BgaResult
+from ledger.families.base import FamilyError, Game, PlayerState
+from ledger.families.bga import NOT_RATED, BgaFamily, BgaParams, BgaResult
 
 EXPERIENCED = 40  # RULES.md examples: "experienced players, 40 or more games"
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from projections.families.base import (
+from ledger.families.base import (
     Change,
     FamilyError,
     Game,
@@ -18,10 +18,10 @@ from projections.families.base import (
     PlayerState,
     Season,
 )
-from projections.families.battletech import BattleTechFamily, BattleTechResult
-from projections.families.bga import BgaFamily, BgaResult
-from projections.families.elo import EloFamily
-from projections.families.registry import BUILT_IN, load_family
+from ledger.families.battletech import BattleTechFamily, BattleTechResult
+from ledger.families.bga import BgaFamily, BgaResult
+from ledger.families.elo import EloFamily
+from ledger.families.registry import BUILT_IN, load_family
 
 
 def family(**params: Any) -> EloFamily:

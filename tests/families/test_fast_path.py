@@ -12,12 +12,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from projections.families.adlg import AdlgFamily
-from projections.families.base import Change, Family, Game, PlayerState
-from projections.families.battle_empire import BattleEmpireFamily
-from projections.families.battletech import BattleTechFamily
-from projections.families.bga import BgaFamily
-from projections.families.elo import EloFamily
+from ledger.families.adlg import AdlgFamily
+from ledger.families.base import Change, Family, Game, PlayerState
+from ledger.families.battle_empire import BattleEmpireFamily
+from ledger.families.battletech import BattleTechFamily
+from ledger.families.bga import BgaFamily
+from ledger.families.elo import EloFamily
 from projections.replay import Entry, Replay, whole_row
 from projections.views.source import Facts
 from tests.example_family import PointsShareElo

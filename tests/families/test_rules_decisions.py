@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from projections.families.adlg import AdlgFamily
-from projections.families.base import Game, Outcome, PlayerState, Season
-from projections.families.battle_empire import BattleEmpireFamily
-from projections.families.elo import EloFamily
-from projections.families.registry import BUILT_IN
+from ledger.families.adlg import AdlgFamily
+from ledger.families.base import Game, Outcome, PlayerState, Season
+from ledger.families.battle_empire import BattleEmpireFamily
+from ledger.families.elo import EloFamily
+from ledger.families.registry import BUILT_IN
 
 SEASON = Season(label="2025", start=date(2025, 1, 1), end=date(2025, 12, 31))
 BEFORE = date(2024, 3, 1)

@@ -9,12 +9,12 @@ from typing import Any
 import msgspec
 import pytest
 
-from projections.families.adlg import AdlgFamily
-from projections.families.base import Family, FamilyError, ResultColumn
-from projections.families.battle_empire import BattleEmpireFamily
-from projections.families.bga import BgaFamily
-from projections.families.elo import EloFamily
-from projections.families.registry import BUILT_IN, load_family
+from ledger.families.adlg import AdlgFamily
+from ledger.families.base import Family, FamilyError, ResultColumn
+from ledger.families.battle_empire import BattleEmpireFamily
+from ledger.families.bga import BgaFamily
+from ledger.families.elo import EloFamily
+from ledger.families.registry import BUILT_IN, load_family
 
 
 def family(name: str, **params: Any) -> Family:

@@ -11,11 +11,11 @@ from typing import Any
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.popo import POPOApplicationRecorder
 
-from ledger import events as ev
+from ledger.families.base import FamilyError
+from ledger.families.registry import family_class
+from ledger.kernel import events as ev
 from projections import views
 from projections.db import Database, SQLiteDatabase
-from projections.families.base import FamilyError
-from projections.families.registry import family_class
 
 BY = "tester"
 START = date(1, 1, 1)

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
+from ledger.families.registry import load_family
 from projections import verify, views
-from projections.families.registry import load_family
 from projections.replay import Entry, Play, Replay, entry_key, expand
 from projections.timeline import SEP, sort_key
 from projections.views.projector import Projector

@@ -7,8 +7,8 @@ from __future__ import annotations
 from datetime import date
 from typing import ClassVar
 
+from ledger.families.elo import EloFamily
 from projections import queries, verify, views
-from projections.families.elo import EloFamily
 from tests.read_side.ledger_builder import Builder
 
 

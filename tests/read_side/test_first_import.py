@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from ledger import events as ev
+from ledger.kernel import events as ev
 from projections import verify, views
 from projections.db import SQLiteDatabase
 from projections.views import runner

@@ -11,11 +11,11 @@ from typing import Any
 import msgspec
 import pytest
 
-from ledger.errors import LedgerError
-from ledger.identity import short
+from ledger.families.base import Change, FamilyError, Game, PlayerState
+from ledger.families.elo import EloFamily
+from ledger.kernel.errors import LedgerError
+from ledger.kernel.identity import short
 from projections import queries, verify, views
-from projections.families.base import Change, FamilyError, Game, PlayerState
-from projections.families.elo import EloFamily
 from tests.read_side.ledger_builder import Builder
 
 POINTS = {"points_a": 15.0, "points_b": 5.0}

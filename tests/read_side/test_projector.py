@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from ledger import events as ev
+from ledger.kernel import events as ev
 from projections import views
 from projections.db import SQLiteDatabase
 from projections.views.projector import KIND_NAMES, Projector

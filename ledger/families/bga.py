@@ -1,0 +1,286 @@
+"""The ``bga`` family: Board Game Arena's ELO (RULES.md "bga", seed 004).
+
+One ladder per game title. A game ranks N sides (ties allowed); every player
+plays one virtual two-player Elo game against each other side::
+
+    S = 1 ranked better, 0.5 tied, 0 ranked worse
+    P = 1 / (1 + 10 ** (clamp(R_opp - R_self, ±difference_cap) / divisor))
+    change = round_half_away(K × N_capped / 2 × mean over opponents of (S − P))
+
+K is ``k_new`` for a player with fewer than ``new_games`` rated games, else
+``k``; N is capped at the title's advised number of players. In a game where
+someone quit, only the first quitter is rated: as if finishing last, minus
+``quit_penalty`` more points; nobody else's rating moves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+import msgspec
+
+from ledger.families.base import (
+    Change,
+    Family,
+    FamilyError,
+    Game,
+    PlayerState,
+    ResultColumn,
+    example_sides,
+    side_means,
+)
+from ledger.families.rounding import round_half_away
+
+NOT_RATED = "not rated: a player quit"
+
+# Levels from the seed, highest first; each is earned strictly above its bound.
+LEVELS: tuple[tuple[float, str], ...] = (
+    (2000, "Master"),
+    (1800, "Expert"),
+    (1600, "Good player"),
+)
+
+
+class BgaParams(msgspec.Struct, forbid_unknown_fields=True):
+    """A bga ruleset's parameters (RULES.md defaults)."""
+
+    initial: Annotated[
+        int, msgspec.Meta(ge=0, description="The rating a new player starts at.")
+    ] = 1500
+    divisor: Annotated[
+        float, msgspec.Meta(gt=0, description="P = 1 / (1 + 10^(difference / divisor)).")
+    ] = 400
+    advised_players: Annotated[
+        Annotated[int, msgspec.Meta(ge=2)] | None,
+        msgspec.Meta(
+            description="The title's advised number of players: N in K x N/2 is capped at "
+            "it (none: no cap)."
+        ),
+    ] = None
+    difference_cap: Annotated[
+        float,
+        msgspec.Meta(ge=0, description="Each rating difference is clamped to ±this."),
+    ] = 600
+    k_new: Annotated[
+        float, msgspec.Meta(ge=0, description="K of a player with fewer than new_games games.")
+    ] = 60
+    k: Annotated[float, msgspec.Meta(ge=0, description="K of an experienced player.")] = 40
+    new_games: Annotated[
+        int,
+        msgspec.Meta(ge=0, description="K is k_new while a player has played fewer games."),
+    ] = 30
+    quit_penalty: Annotated[
+        float,
+        msgspec.Meta(ge=0, description="Points the first player to quit loses beyond last place."),
+    ] = 10
+
+
+class BgaResult(msgspec.Struct, forbid_unknown_fields=True):
+    """A bga game's result.
+
+    ``ranks`` holds one rank per side in recorded order (1 = best; tied sides
+    share a rank, e.g. ``[1, 1, 3]``). ``quit`` is the 1-based number of the
+    side whose player quit first, or None when everyone finished.
+    """
+
+    ranks: list[int]
+    quit: int | None = None
+
+
+class BgaFamily(Family):
+    """Board Game Arena's multi-player ELO.
+
+    ``Change.k`` is the effective K, i.e. K × N_capped / 2 (so that, before
+    rounding and the quit penalty, ``delta == k × (s − p)``); ``s`` and ``p``
+    are the means of S and P over the player's virtual games.
+    """
+
+    name = "bga"
+    version = 1
+    Params = BgaParams
+    Result = BgaResult
+    min_sides = 2
+    max_sides = 64
+
+    params: BgaParams
+
+    @classmethod
+    def result_columns(cls, params: Any = None) -> tuple[ResultColumn, ...]:
+        """``ranks`` (one per side) and ``quit`` (who quit first, if anyone)."""
+        return (
+            ResultColumn(
+                name="ranks",
+                help="One rank per side, in side order (side_a first), separated by commas: "
+                "1 = best; tied sides share a rank. E.g. 1,3,2,4 or 1,1,3. The column is "
+                "formatted as text so Excel keeps the commas.",
+                example="1,3,2,4",
+                required=True,
+                kind="integers",
+            ),
+            ResultColumn(
+                name="quit",
+                help="Leave blank when everyone finished. Otherwise the name of the player "
+                "who quit first (or their side number, 1 for side_a): only that player is "
+                "rated, as if last and with a penalty; nobody else's rating moves.",
+                kind="player",
+            ),
+        )
+
+    @classmethod
+    def example_rows(cls, n_sides: int | None = None) -> list[dict[str, str]]:
+        """A finished game of ``n_sides`` players (default 4), then one a
+        player quit."""
+        n = n_sides or 4
+        sides = example_sides(["MeepleMarie", "RoadBuilder", "CloisterKing", "FarmerJo"], n)
+        ranks = list(range(1, n + 1))
+        if n >= 3:  # not in side order: 1,3,2,4
+            ranks[1], ranks[2] = ranks[2], ranks[1]
+        cells = ",".join(map(str, ranks))
+        base = {"ladder": "BGA Carcassonne", "date": "2025-01-05", **sides}
+        return [
+            {**base, "table": "1", "ranks": cells, "quit": ""},
+            {**base, "table": "2", "ranks": cells, "quit": sides["side_b"]},
+        ]
+
+    def check_result(self, result: BgaResult, n_sides: int) -> None:
+        """One rank (>= 1) per side; ``quit`` names an existing side."""
+        if len(result.ranks) != n_sides:
+            raise FamilyError(
+                f"bga ranks need one entry per side: {n_sides} sides, "
+                f"got {len(result.ranks)} ranks",
+                field="ranks",
+            )
+        for rank in result.ranks:
+            if rank < 1:
+                raise FamilyError(f"bga ranks start at 1, got {rank}", field="ranks")
+        if result.quit is not None and not 1 <= result.quit <= n_sides:
+            raise FamilyError(
+                f"bga quit is a side number from 1 to {n_sides}, got {result.quit}",
+                field="quit",
+            )
+
+    def k_factor(self, state: PlayerState) -> float:
+        """K before the N/2 multiplier: k_new for fewer than new_games played."""
+        return self.params.k_new if state.games < self.params.new_games else self.params.k
+
+    def n_capped(self, n: int) -> int:
+        """N capped at the advised number of players (no cap when unset)."""
+        advised = self.params.advised_players
+        return n if advised is None else min(n, advised)
+
+    def rate(
+        self,
+        game: Game,
+        states: Sequence[Sequence[PlayerState]],
+        explain: bool = False,
+    ) -> list[list[Change]]:
+        """Each player's change per side, in recorded order.
+
+        N is the number of sides (each side is usually one player; a team side
+        is rated on its players' mean rating, each player with their own K).
+        When the first quitter's side is a team, every player of that side is
+        rated as a quitter.
+        """
+        result: BgaResult = game.result
+        ranks = result.ranks
+        n = len(states)
+        if len(ranks) != n:
+            raise FamilyError(f"bga game {game.id}: {n} sides but {len(ranks)} ranks")
+        means = side_means(states)
+        n_capped = self.n_capped(n)
+        multiplier = n_capped / 2
+        cap = self.params.difference_cap
+        divisor = self.params.divisor
+
+        changes: list[list[Change]] = []
+        for i, side in enumerate(states):
+            quitter = result.quit == i + 1
+            rated = result.quit is None or quitter
+            virtual: list[dict[str, Any]] = []
+            for j in range(n):
+                if j == i:
+                    continue
+                raw_diff = means[j] - means[i]
+                diff = max(-cap, min(cap, raw_diff))
+                if quitter:
+                    s = 0.0  # finishes last, below even those tied last
+                elif ranks[i] < ranks[j]:
+                    s = 1.0
+                elif ranks[i] == ranks[j]:
+                    s = 0.5
+                else:
+                    s = 0.0
+                p = 1 / (1 + 10 ** (diff / divisor))
+                virtual.append(
+                    {
+                        "opponent": j + 1,
+                        "opponent rating": means[j],
+                        "difference": raw_diff,
+                        "clamped difference": diff,
+                        "S": s,
+                        "P": p,
+                        "S - P": s - p,
+                    }
+                )
+            mean_s = sum(v["S"] for v in virtual) / len(virtual)
+            mean_p = sum(v["P"] for v in virtual) / len(virtual)
+            mean_sp = sum(v["S - P"] for v in virtual) / len(virtual)
+
+            side_changes: list[Change] = []
+            for state in side:
+                k = self.k_factor(state)
+                if not rated:
+                    # Nobody but the first quitter is rated; no points at stake.
+                    detail = (
+                        {"rated": False, "reason": NOT_RATED, "quit": result.quit}
+                        if explain
+                        else None
+                    )
+                    side_changes.append(
+                        Change(0, mean_s, mean_p, 0.0, detail, rated=False, note=NOT_RATED)
+                    )
+                    continue
+                unrounded = k * multiplier * mean_sp
+                penalty = self.params.quit_penalty if quitter else 0.0
+                # One rounding, after the penalty (same as rounding first when
+                # the penalty is whole, since a quitter's change is never > 0).
+                delta = round_half_away(unrounded - penalty)
+                detail = None
+                if explain:
+                    detail = {
+                        "side": i + 1,
+                        "rank": ranks[i],
+                        "rating": means[i],
+                        "games played": state.games,
+                        "N": n,
+                        "advised players": self.params.advised_players,
+                        "N_capped": n_capped,
+                        "K": k,
+                        "multiplier": multiplier,
+                        "effective K": k * multiplier,
+                        "virtual games": [dict(v) for v in virtual],
+                        "mean S": mean_s,
+                        "mean P": mean_p,
+                        "mean (S - P)": mean_sp,
+                        "unrounded": unrounded,
+                    }
+                    if quitter:
+                        detail["quit"] = "quit first: rated as last"
+                        detail["quit penalty"] = penalty
+                    detail["change"] = delta
+                side_changes.append(Change(delta, mean_s, mean_p, k * multiplier, detail))
+            changes.append(side_changes)
+        return changes
+
+    def grade(self, state: PlayerState, lang: str = "en") -> str | None:
+        """The BGA level: strictly above 1600 Good player, 1800 Expert, 2000
+        Master.
+
+        The seed names no level at or below 1600, so that returns None. The
+        seed gives the names in English only; ``lang`` is ignored.
+        """
+        for bound, level in LEVELS:
+            if state.rating > bound:
+                return level
+        return None

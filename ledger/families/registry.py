@@ -1,0 +1,149 @@
+"""Finding a family: built in, registered, or trusted.
+
+A family is code, and a family named in an event is loaded by every reader
+of the ledger. So a ``package.module:Class`` path is imported only when it is
+registered (a ``ledger.families`` entry point of an installed package, the
+ecosystem's plugin convention, as pytest's ``pytest11``) or when its module is
+trusted by whoever runs the command (``--trust-family MODULE`` or
+``LEDGER_TRUST_FAMILIES=mod1,mod2``). Anything else is refused before it is
+imported.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ledger.families.base import Family
+
+
+class _Entry:
+    """A built-in family: where its class is, and whether it overrides
+    ``Family.grade`` (a grade column to show)."""
+
+    __slots__ = ("path", "grades")
+
+    def __init__(self, path: str, grades: bool) -> None:
+        self.path = path  # package.module:Class
+        self.grades = grades
+
+
+class _BuiltIn(Mapping[str, "type[Family]"]):
+    """The built-in families by name, each module imported when its class is
+    first asked for: naming them (``--help``, an error's list, ``name in
+    BUILT_IN``) imports none (nor msgspec), and a query on an elo ladder
+    imports elo alone, only if it needs it."""
+
+    def __init__(self, entries: Mapping[str, _Entry]) -> None:
+        self.entries = dict(entries)
+
+    def __getitem__(self, name: str) -> type[Family]:
+        module, _, attr = self.entries[name].path.partition(":")
+        cls: type[Family] = getattr(importlib.import_module(module), attr)
+        return cls
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.entries)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self.entries
+
+
+#: name -> class of the families that come with the ledger (each name is its
+#: class's ``name``; tests/test_family_trust.py checks both columns).
+BUILT_IN = _BuiltIn({
+    "elo": _Entry("ledger.families.elo:EloFamily", grades=False),
+    "battle-empire": _Entry("ledger.families.battle_empire:BattleEmpireFamily", grades=True),
+    "adlg": _Entry("ledger.families.adlg:AdlgFamily", grades=True),
+    "battletech": _Entry("ledger.families.battletech:BattleTechFamily", grades=False),
+    "bga": _Entry("ledger.families.bga:BgaFamily", grades=True),
+})  # fmt: skip
+
+#: The entry-point group a package registers its families in.
+ENTRY_POINT_GROUP = "ledger.families"
+#: Modules trusted from the environment (comma-separated).
+TRUST_VARIABLE = "LEDGER_TRUST_FAMILIES"
+
+_trusted: set[str] = set()
+
+
+def trust(modules: Iterable[str]) -> None:
+    """Trust these modules (and the modules under them) to hold families."""
+    _trusted.update(m.strip() for m in modules if m.strip())
+
+
+@cache
+def registered() -> dict[str, str]:
+    """Registered families: entry-point name -> ``package.module:Class``."""
+    from importlib.metadata import entry_points  # 25 ms to import: only when needed
+
+    return {point.name: point.value for point in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def is_trusted(path: str) -> bool:
+    """Whether ``package.module:Class`` may be imported."""
+    if path in registered().values():
+        return True
+    module = path.partition(":")[0]
+    trusted = _trusted | {m.strip() for m in os.environ.get(TRUST_VARIABLE, "").split(",")}
+    return any(module == t or module.startswith(t + ".") for t in trusted if t)
+
+
+def gives_grades(name: str) -> bool:
+    """Whether the family ``name`` gives grades (a ranking's grade column):
+    a built-in's is known without importing it; any other family is loaded
+    (raises FamilyError) and asked."""
+    if name in BUILT_IN:
+        return BUILT_IN.entries[name].grades
+    from ledger.families.base import Family
+
+    return family_class(name).grade is not Family.grade
+
+
+def family_class(name: str) -> type[Family]:
+    """The class for ``name``: a built-in or registered family's name, or a
+    registered or trusted ``package.module:Class``."""
+    from ledger.families.base import Family, FamilyError
+
+    if name in BUILT_IN:
+        return BUILT_IN[name]
+    path = registered().get(name, name)
+    if ":" not in path:
+        raise FamilyError(
+            f"unknown family {name!r} (built-in: {', '.join(sorted(BUILT_IN))}; registered: "
+            f"{', '.join(sorted(registered())) or 'none'}; or a trusted package.module:Class)",
+            field="family",
+        )
+    if not is_trusted(path):
+        module = path.partition(":")[0]
+        raise FamilyError(
+            f"family {name!r} is neither built in nor registered: loading it would run the code "
+            f"of module {module!r}. Register it as a {ENTRY_POINT_GROUP!r} entry point, or "
+            f"trust it with --trust-family {module} (or {TRUST_VARIABLE}={module})",
+            field="family",
+        )
+    module_name, _, attr = path.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+        cls = getattr(module, attr)
+    except (ImportError, AttributeError) as exc:
+        raise FamilyError(f"cannot load family {name!r}: {exc}", field="family") from None
+    if not (isinstance(cls, type) and issubclass(cls, Family)):
+        raise FamilyError(
+            f"{name!r} is not a rating family (a subclass of ledger.families.base.Family)",
+            field="family",
+        )
+    return cls
+
+
+def load_family(name: str, params: Mapping[str, Any]) -> Family:
+    """A family bound to validated parameters (raises FamilyError)."""
+    cls = family_class(name)
+    return cls(cls.parse_params(params))

@@ -1,0 +1,598 @@
+"""Excel workbooks: result sheets read like CSV ones, query exports, templates.
+
+- ``load_sheet`` reads an ``.xlsx`` result sheet into the ``sheet.Sheet``
+  that ``sheet.read_csv`` gives for CSV (rows of ``{column: text}``),
+  every cell turned into the text a CSV cell would hold, so the importer
+  checks both alike; ``read_sheet`` gives just the rows.
+- ``write_rows`` exports query results (standings, history, audit).
+- ``write_template`` writes a ready-to-fill result sheet for a family, with
+  dropdowns, an example row (or the games to play, pre-filled: the camps of
+  ``ledger teams``) and an "Instructions" sheet; ``add_result_sheet`` adds
+  the same to another workbook (the camp sheet).
+
+openpyxl is imported on first use: importing this module stays cheap for the CLI.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from datetime import date, datetime, time, timedelta
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from ledger.families.base import Family, FamilyError
+from ledger.families.registry import family_class
+from ledger.kernel.errors import Invalid
+from ledger.sheets.sheet import ATTRIBUTE_PREFIX, SIDE_COLUMNS, Sheet
+
+if TYPE_CHECKING:
+    from openpyxl.workbook.workbook import Workbook
+    from openpyxl.worksheet.worksheet import Worksheet
+
+#: The sheet the template explains the columns on; never read as results.
+INSTRUCTIONS = "Instructions"
+#: The template's result sheet.
+RESULTS = "Results"
+#: Rows of the template that get dropdowns (header = row 1).
+TEMPLATE_ROWS = 1000
+#: Characters Excel refuses in a sheet name.
+_SHEET_NAME_FORBIDDEN = re.compile(r"[\[\]:*?/\\]")
+_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+#: Invisible characters pasted from web pages, stripped like spaces.
+_INVISIBLE = "\u200b\ufeff"
+
+
+def _openpyxl() -> Any:
+    try:
+        import openpyxl
+    except ImportError:  # pragma: no cover - openpyxl is a dependency
+        raise Invalid("Excel workbooks need openpyxl: pip install openpyxl") from None
+    return openpyxl
+
+
+# -- reading -------------------------------------------------------------------------
+def cell_text(value: Any) -> str:
+    """A cell's value as the text a CSV cell would hold.
+
+    Dates and date-times give ``YYYY-MM-DD`` (a time of day is dropped), whole
+    numbers give no ``.0`` (``3.0`` → ``"3"``), other numbers their shortest
+    text (at most 15 significant digits, Excel's precision), booleans
+    ``true``/``false``, empty cells ``""``, text is stripped of surrounding
+    whitespace.
+    """
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, datetime):
+        return value.date().isoformat()
+    if isinstance(value, (date, time)):
+        return value.isoformat()
+    if isinstance(value, timedelta):
+        return str(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, Decimal):
+        value = float(value)
+    if isinstance(value, float):
+        if math.isfinite(value) and value.is_integer():
+            return str(int(value))
+        return f"{value:.15g}"
+    return str(value).strip().strip(_INVISIBLE).strip()
+
+
+def sheet_label(path: Path, sheet: str) -> str:
+    """How messages name a workbook's sheet: ``results.xlsx (sheet 'Results')``."""
+    return f"{path} (sheet {sheet!r})"
+
+
+def load_sheet(path: Path, sheet: str | None = None) -> Sheet:
+    """An ``.xlsx`` result sheet as ``sheet.read_csv`` gives a CSV one.
+
+    ``Sheet.label`` names the file and sheet (``results.xlsx (sheet
+    'Results')``); ``Sheet.rows`` holds ``(excel_row_number, {column: text})``
+    for each non-blank row (the header is row 1; blank rows anywhere are
+    skipped). Column names are the header cells stripped and lower-cased;
+    every header column is in every row's dict (``""`` for an empty cell);
+    cells are text as ``cell_text`` gives them, formulas by their saved
+    values. ``Sheet.bad_rows`` says why rows could not be read (an Excel
+    error value such as ``#N/A``, a value right of the header's columns);
+    the importer reports them with its other row errors.
+
+    ``sheet`` names the worksheet (exact name, else case-insensitive); by
+    default the first visible sheet not named "Instructions". The header is
+    checked by the importer, which knows the ladders' families.
+
+    Raises Invalid naming the file (and sheet): no such file, not a workbook,
+    unknown sheet, empty sheet, no header in row 1, bad columns, a header but
+    no games.
+    """
+    openpyxl = _openpyxl()
+    if not path.exists():
+        raise Invalid(f"{path}: no such file")
+    try:
+        book = openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except Exception as exc:  # openpyxl raises many kinds on a broken or foreign file
+        raise Invalid(
+            f"{path}: cannot read it as an Excel workbook (.xlsx): {exc or type(exc).__name__}"
+        ) from None
+    try:
+        ws = _pick_sheet(path, book, sheet)
+        label = sheet_label(path, ws.title)
+        try:
+            return _read_rows(label, ws)
+        except Invalid:
+            raise
+        except Exception as exc:  # a corrupt sheet part fails while streaming
+            raise Invalid(f"{label}: cannot read: {exc or type(exc).__name__}") from None
+    finally:
+        book.close()
+
+
+def read_sheet(path: Path, sheet: str | None = None) -> list[tuple[int, dict[str, str]]]:
+    """Just the rows of ``load_sheet``: ``[(excel_row_number, {column: text})]``.
+
+    Raises Invalid as ``load_sheet`` does, and also listing every row that
+    could not be read (``Sheet.bad_rows``).
+    """
+    loaded = load_sheet(path, sheet)
+    if loaded.bad_rows:
+        raise Invalid("\n".join(loaded.bad_rows))
+    return list(loaded.rows)
+
+
+def _pick_sheet(path: Path, book: Workbook, sheet: str | None) -> Worksheet:
+    names = book.sheetnames
+    listed = ", ".join(repr(n) for n in names)
+    if sheet is None:
+        results = [
+            ws for ws in book.worksheets if ws.title.strip().casefold() != INSTRUCTIONS.casefold()
+        ]
+        visible = [ws for ws in results if getattr(ws, "sheet_state", "visible") == "visible"]
+        if not results:
+            raise Invalid(f"{path}: no result sheet in the workbook (sheets: {listed})")
+        return (visible or results)[0]
+    if sheet in names:
+        chosen = sheet
+    else:
+        wanted = sheet.strip().casefold()
+        matches = [n for n in names if n.strip().casefold() == wanted]
+        if len(matches) != 1:
+            raise Invalid(f"{path}: no sheet named {sheet!r} (sheets: {listed})")
+        chosen = matches[0]
+    ws = book[chosen]
+    if ws not in book.worksheets:
+        raise Invalid(f"{sheet_label(path, chosen)}: is a chart, not a sheet of cells")
+    return ws
+
+
+def _read_rows(label: str, ws: Any) -> Sheet:
+    from openpyxl.utils import get_column_letter
+
+    # Saved dimensions may be stale (files from other tools): read every cell.
+    ws.reset_dimensions()
+    columns: list[str] | None = None
+    rows: list[tuple[int, dict[str, str]]] = []
+    loaded = Sheet(label, rows)
+    for number, cells in enumerate(ws.iter_rows(), start=1):
+        texts = [cell_text(cell.value) for cell in cells]
+        if number == 1:
+            while texts and not texts[-1]:
+                texts.pop()
+            if texts:
+                columns = [t.lower() for t in texts]
+                loaded.columns = columns
+            continue
+        if not any(texts):
+            continue
+        if columns is None:
+            raise Invalid(
+                f"{label}: row 1 is blank; the header row (ladder, date, side_a, side_b, "
+                "result, ...) must be the first row"
+            )
+        problems = []
+        for index, cell in enumerate(cells):
+            if getattr(cell, "data_type", None) == "e":
+                name = columns[index] if index < len(columns) else get_column_letter(index + 1)
+                problems.append(
+                    f"{label}: row {number}, column {name}: the cell holds the Excel error "
+                    f"{texts[index]} (fix the formula or type the value)"
+                )
+        extra = [i for i in range(len(columns), len(texts)) if texts[i]]
+        if extra:
+            problems.append(
+                f"{label}: row {number}: a value in column {get_column_letter(extra[0] + 1)} "
+                f"but the header has only {len(columns)} columns"
+            )
+        if problems:
+            loaded.bad_rows.extend(problems)
+            continue
+        texts += [""] * (len(columns) - len(texts))
+        rows.append((number, dict(zip(columns, texts, strict=False))))
+    if columns is None:
+        raise Invalid(
+            f"{label}: the sheet is empty (expected a header row: "
+            "ladder,date,side_a,side_b,result,...)"
+        )
+    if not rows and not loaded.bad_rows:
+        raise Invalid(f"{label}: the sheet has a header but no games")
+    loaded.count = len(rows)
+    loaded.ladder_names = {row.get("ladder", "").strip() for _, row in rows} - {""}
+    return loaded
+
+
+# -- writing -------------------------------------------------------------------------
+def _sheet_title(title: str) -> str:
+    """A valid Excel sheet name (no []:*?/\\, at most 31 characters)."""
+    clean = _SHEET_NAME_FORBIDDEN.sub(" ", title).strip().strip("'")
+    clean = " ".join(clean.split())[:31].strip() or "Sheet1"
+    # Excel reserves "History" (change tracking) and refuses a sheet named so.
+    return "History list" if clean.casefold() == "history" else clean
+
+
+def _excel_value(value: Any) -> Any:
+    """A plain value (from msgspec.to_builtins) as an Excel cell value."""
+    from openpyxl.cell.cell import ILLEGAL_CHARACTERS_RE
+
+    if value is None or isinstance(value, (bool, int, float)):
+        return value
+    if isinstance(value, (dict, list)):
+        value = msgspec.json.encode(value).decode()
+    text = ILLEGAL_CHARACTERS_RE.sub("", str(value))
+    if not text:
+        return None
+    if _ISO_DATE.fullmatch(text):
+        try:
+            return date.fromisoformat(text)
+        except ValueError:
+            return text
+    return text
+
+
+def _put(ws: Worksheet, row: int, column: int, value: Any) -> Any:
+    """Write one cell; text is always text (a leading ``=`` is no formula)."""
+    cell = ws.cell(row=row, column=column, value=value)
+    if isinstance(value, str):
+        cell.data_type = "s"  # a player named "=1+1" stays a name
+    elif isinstance(value, date):
+        cell.number_format = "yyyy-mm-dd"
+    return cell
+
+
+def append_row(ws: Worksheet, values: Sequence[Any]) -> None:
+    """Append a row to a worksheet with its text kept as text: openpyxl
+    stores a string starting with ``=`` as a formula, so a player named
+    ``=1+1`` would be computed by the spreadsheet."""
+    ws.append(list(values))
+    for cell in ws[ws.max_row]:
+        if isinstance(cell.value, str):
+            cell.data_type = "s"
+
+
+def _width(value: Any) -> int:
+    if value is None:
+        return 0
+    if isinstance(value, date):
+        return 10
+    if isinstance(value, float):
+        return len(f"{value:.4f}".rstrip("0").rstrip("."))
+    return max((len(line) for line in str(value).splitlines()), default=0)
+
+
+def _header(ws: Worksheet, columns: Sequence[str]) -> None:
+    from openpyxl.styles import Font
+
+    bold = Font(bold=True)
+    for number, name in enumerate(columns, start=1):
+        _put(ws, 1, number, name).font = bold
+    ws.freeze_panes = "A2"
+
+
+def _set_widths(ws: Worksheet, widths: Sequence[int]) -> None:
+    from openpyxl.utils import get_column_letter
+
+    for number, width in enumerate(widths, start=1):
+        ws.column_dimensions[get_column_letter(number)].width = min(max(width + 2, 8), 60)
+
+
+def _save(book: Workbook, path: Path) -> None:
+    try:
+        book.save(path)
+    except OSError as exc:
+        raise Invalid(f"{path}: cannot write: {exc.strerror or exc}") from None
+
+
+def write_rows(
+    path: Path, rows: Sequence[msgspec.Struct], kind: type[msgspec.Struct], title: str
+) -> None:
+    """Write query results (standings, history, audit lines...) to ``path`` (.xlsx).
+
+    One sheet named after ``title`` (made a valid sheet name); the columns are
+    ``kind``'s fields in order (so an empty result still has its header), in
+    bold, frozen, with a filter and widths fitted to the content. Numbers stay
+    numbers, ``YYYY-MM-DD`` text becomes an Excel date shown the same way,
+    None an empty cell, dicts and lists JSON text; text starting with ``=`` is
+    written as text, never as a formula. Raises Invalid when the file cannot
+    be written.
+    """
+    openpyxl = _openpyxl()
+    from openpyxl.utils import get_column_letter
+
+    columns = list(kind.__struct_fields__)
+    book = openpyxl.Workbook()
+    ws = book.active
+    ws.title = _sheet_title(title)
+    book.properties.title = title
+    _header(ws, columns)
+    widths = [len(c) for c in columns]
+    for number, row in enumerate(rows, start=2):
+        plain = msgspec.to_builtins(row)
+        for index, column in enumerate(columns):
+            value = _excel_value(plain.get(column))
+            _put(ws, number, index + 1, value)
+            widths[index] = max(widths[index], _width(value))
+    _set_widths(ws, widths)
+    if columns:
+        ws.auto_filter.ref = f"A1:{get_column_letter(len(columns))}{max(len(rows) + 1, 1)}"
+    _save(book, path)
+
+
+# -- templates -----------------------------------------------------------------------
+#: Most side columns a template offers for a many-sided family (bga).
+TEMPLATE_SIDES = 5
+#: Base columns formatted as text (an event id such as 2025-03 must not
+#: become a date). A family's list, JSON and player columns are text too
+#: (``ResultColumn.text_cell``), so "1,2" never turns into the number 1.2.
+_TEXT_COLUMNS = ("event",)
+#: The base columns that hold whole numbers.
+_NUMBER_COLUMNS = ("round", "table")
+
+_GENERAL_NOTES = (
+    "How to fill the {results} sheet",
+    "One row per game. Row 1 holds the column names: keep them as they are "
+    "(columns may be moved; unused optional columns may be deleted).",
+    "Row 2 is an example game: replace it with your own results, or delete it, before importing.",
+    "Import with: ledger import FILE.xlsx (add --dry-run to check without recording).",
+    "The import is all-or-nothing: every row is checked first, and if any row is wrong "
+    "nothing is recorded; every error is listed with its row and column. Fix them and "
+    "import again. Rows already recorded are reported as skipped, never recorded twice.",
+    "Players are matched by name ignoring case and accents ('eric dupont' is 'Éric Dupont'); "
+    "names not yet known are registered by the import.",
+    "Blank rows are ignored.",
+)
+#: Replaces the example note when the sheet is pre-filled with games.
+_PREFILLED_NOTE = (
+    "The rows are the games to play, their sides filled in (the camps of 'ledger teams'): "
+    "write each game's date (if blank) and result, and delete the rows of games not played."
+)
+
+
+def _column_help(family: Family, column: str) -> str:
+    """What to write in ``column``, in plain words: the sheet's own columns
+    here, a result column as its family words it (``ResultColumn.help``)."""
+    texts = {
+        "ladder": "The ladder's name, as opened with 'ledger ladder open'. May be left "
+        "blank when the import is given --ladder NAME.",
+        "date": "The day the game was played: an Excel date, or text YYYY-MM-DD (e.g. 2025-03-02).",
+        "event": "Optional: the tournament or event id, e.g. BE-2025-LYON."
+        + (
+            f" {family.name} ratings change when each event closes, rated from the ratings "
+            "before the event, so give every game of a tournament the same event."
+            if family.per_event
+            else ""
+        ),
+        "round": "Optional: the round number (a whole number).",
+        "table": "Optional: the table number (a whole number). Two games between the same "
+        "players on the same date, event and round need different table numbers; "
+        "it is also the order of play within a round.",
+        "neutral": "yes when no side has the first-player (home) advantage; otherwise "
+        "leave blank (or no). Only matters when the ladder gives the first side an advantage.",
+    }
+    if column in texts:
+        return texts[column]
+    if column in SIDE_COLUMNS:
+        letter = column.removeprefix("side_").upper()
+        if column in ("side_a", "side_b"):
+            first = " (the first side: the one a home advantage applies to)" * (letter == "A")
+            return (
+                f"The player of side {letter}{first}. A team: its members separated by "
+                "';', e.g. Éric Dupont;Paul Roy."
+            )
+        return (
+            f"Side {letter}, when the game had that many players (blank otherwise). "
+            "Add side_f, side_g, ... columns for bigger games."
+        )
+    return family.column(column).help
+
+
+def _family(name: str, params: Mapping[str, Any] | None) -> tuple[type[Family], Family]:
+    try:
+        cls = family_class(name)
+        return cls, cls(cls.parse_params(params or {}))
+    except FamilyError as exc:
+        raise Invalid(str(exc), field=exc.field or "family") from None
+
+
+def template_columns(family: str) -> list[str]:
+    """The columns of ``family``'s result sheet template, in order: the
+    sheet's own columns, the sides, then the family's result columns."""
+    cls, _ = _family(family, None)
+    sides = min(max(cls.max_sides, 2), TEMPLATE_SIDES)
+    return [
+        "ladder",
+        "date",
+        "event",
+        "round",
+        "table",
+        "neutral",
+        *SIDE_COLUMNS[:sides],
+        *(column.name for column in cls.result_columns()),
+    ]
+
+
+def _example_value(column: str, text: str) -> Any:
+    """An example cell as the template writes it: dates as dates, round and
+    table as numbers, everything else as the family wrote it."""
+    if not text:
+        return None
+    if column == "date":
+        return date.fromisoformat(text)
+    if column in _NUMBER_COLUMNS and text.isdigit():
+        return int(text)
+    return text
+
+
+def write_template(
+    path: Path,
+    family: str,
+    *,
+    params: Mapping[str, Any] | None = None,
+    ladder: str | None = None,
+    games: Sequence[Mapping[str, Any]] | None = None,
+) -> None:
+    """Write a ready-to-fill result sheet for ``family`` to ``path`` (.xlsx).
+
+    A "Results" sheet with the family's columns (``template_columns``), a bold
+    frozen header, dropdowns on rows 2..1000 for ``neutral`` (yes, no) and
+    every result column with allowed codes (``ResultColumn.choices``: result
+    a, b, draw; the ladder's margins...), the date column formatted as dates,
+    list columns (ranks, bv...) as text, and the family's first example game
+    (``Family.example_rows``) in row 2, its ladder column ``ladder`` when
+    given; then an "Instructions" sheet explaining each column
+    (``ResultColumn.help`` for the result columns).
+
+    ``games`` pre-fills the sheet instead of the example: one row per game,
+    ``{column: value}`` (sides, round, table...; ``ladder`` defaults to
+    ``ladder``), results left for the referee (e.g. the camps of ``ledger
+    teams`` as team sides).
+
+    ``family`` is a built-in family name or ``package.module:Class``;
+    ``params`` (a ladder's parameters) decide the choices offered, such as an
+    ``elo`` ladder's margins from its own score table. Raises Invalid for an
+    unknown family or bad parameters, or when the file cannot be written.
+    """
+    openpyxl = _openpyxl()
+    book = openpyxl.Workbook()
+    add_result_sheet(book, family, params=params, ladder=ladder, games=games, first=True)
+    _save(book, path)
+
+
+def add_result_sheet(
+    book: Workbook,
+    family: str,
+    *,
+    params: Mapping[str, Any] | None = None,
+    ladder: str | None = None,
+    games: Sequence[Mapping[str, Any]] | None = None,
+    title: str = RESULTS,
+    first: bool = False,
+) -> None:
+    """Add ``write_template``'s result sheet (named ``title``; the book's
+    first sheet when ``first``) and its "Instructions" sheet to ``book``."""
+    from openpyxl.comments import Comment
+    from openpyxl.styles import Alignment, Font
+    from openpyxl.utils import get_column_letter
+    from openpyxl.worksheet.datavalidation import DataValidation
+
+    cls, fam = _family(family, params)
+    columns = template_columns(family)
+    if games:
+        # A game with more sides than the template offers (camps of a
+        # many-sided family) gets the side columns it needs.
+        wanted = max(sum(1 for c in g if c in SIDE_COLUMNS) for g in games)
+        have = [c for c in columns if c in SIDE_COLUMNS]
+        if wanted > len(have):
+            at = columns.index(have[-1]) + 1
+            columns[at:at] = SIDE_COLUMNS[len(have) : wanted]
+    result_columns = {column.name: column for column in fam.columns()}
+    if games:
+        rows = [{"ladder": ladder, **g} for g in games]
+    else:
+        example = dict(cls.example_rows()[0])
+        if ladder is not None:
+            example["ladder"] = ladder
+        rows = [example]
+    text_columns = {*_TEXT_COLUMNS, *(c for c, rc in result_columns.items() if rc.text_cell)}
+    choices_of = {"neutral": ("yes", "no")}
+    choices_of.update({c: rc.choices for c, rc in result_columns.items() if rc.choices})
+
+    if first:
+        ws = book.active
+        ws.title = title
+    else:
+        ws = book.create_sheet(title)
+    _header(ws, columns)
+    widths = []
+    last = max(TEMPLATE_ROWS, len(rows) + 1)
+    for number, column in enumerate(columns, start=1):
+        letter = get_column_letter(number)
+        dimension = ws.column_dimensions[letter]
+        if column == "date":
+            dimension.number_format = "yyyy-mm-dd"
+        elif column in text_columns:
+            dimension.number_format = "@"
+        width = max(len(column), 10 if column == "date" else 0)
+        for line, row in enumerate(rows, start=2):
+            raw = row.get(column)
+            value = _example_value(column, "" if raw is None else str(raw))
+            if value is not None:
+                cell = _put(ws, line, number, value)
+                cell.number_format = dimension.number_format
+            width = max(width, _width(value))
+        widths.append(width)
+        choices = choices_of.get(column)
+        if choices:
+            check = DataValidation(
+                type="list",
+                formula1='"' + ",".join(choices) + '"',
+                allow_blank=True,
+                showErrorMessage=True,
+                showInputMessage=True,
+                errorTitle=f"Bad {column}",
+                error=f"{column} is one of: {', '.join(choices)} (or blank)",
+                promptTitle=column,
+                prompt=_column_help(fam, column)[:255],
+            )
+            check.add(f"{letter}2:{letter}{last}")
+            ws.add_data_validation(check)
+    _set_widths(ws, widths)
+    if not games:
+        ws["A2"].comment = Comment(
+            "Example game: replace this row with your own results, or delete it.", "ledger"
+        )
+
+    info = book.create_sheet(INSTRUCTIONS)
+    bold = Font(bold=True)
+    wrap = Alignment(wrap_text=True, vertical="top")
+    heading, *notes = _GENERAL_NOTES
+    if games:
+        notes = [_PREFILLED_NOTE if n.startswith("Row 2 is") else n for n in notes]
+    _put(info, 1, 1, heading.format(results=title)).font = Font(bold=True, size=13)
+    line = 1
+    for note in notes:
+        line += 1
+        _put(info, line, 1, "•").alignment = Alignment(horizontal="right", vertical="top")
+        _put(info, line, 2, note).alignment = wrap
+    line += 2
+    _put(info, line, 1, "column").font = bold
+    _put(info, line, 2, "what to write").font = bold
+    for column in columns:
+        line += 1
+        _put(info, line, 1, column).alignment = wrap
+        _put(info, line, 2, _column_help(fam, column)).alignment = wrap
+    line += 1
+    _put(info, line, 1, f"{ATTRIBUTE_PREFIX}NAME").alignment = wrap
+    _put(
+        info,
+        line,
+        2,
+        "Optional: any extra number your ladder's rules use, in a column you add, named "
+        f"{ATTRIBUTE_PREFIX} and the number's name (e.g. {ATTRIBUTE_PREFIX}points_a).",
+    ).alignment = wrap
+    info.column_dimensions["A"].width = 16
+    info.column_dimensions["B"].width = 100

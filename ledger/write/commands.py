@@ -1,0 +1,604 @@
+"""The command layer: every rule that decides whether a fact may be recorded.
+
+Each command reads write-side state (small aggregates and the write index of
+``LedgerApplication``), refuses with a LedgerError or appends its events in
+one transaction, and returns what the CLI prints. Commands never read the
+views, so a ledger whose views lag or are being rebuilt still decides right.
+
+    commands = Commands(app, by="referee")
+    commands.open_ladder("Club", "elo", {"k": 24})
+    commands.add_players(["Ann", "Bob"])
+    recorded = commands.record(GameInput("Club", "2025-03-01", [["Ann"], ["Bob"]], {"result": "a"}))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date, datetime, timedelta
+from typing import Any
+from uuid import UUID
+
+import msgspec
+
+from ledger.families.base import FamilyError, Game, PlayerState
+from ledger.kernel import bounds
+from ledger.kernel import events as ev
+from ledger.kernel.errors import Conflict, Invalid, NotFound
+from ledger.kernel.identity import (
+    adjustment_id,
+    game_id,
+    game_identity,
+    ladder_id,
+    name_key,
+    season_id,
+    short,
+)
+from ledger.kernel.names import clean_name
+from ledger.write import refs
+from ledger.write.application import LedgerApplication, now
+from ledger.write.game_identities import explain, retired_game
+from ledger.write.game_input import (
+    GameChecks,
+    GameInput,
+    PlayerBook,
+    build_facts,
+    close_to_known,
+    new_player_id,
+    parse_date,
+    parse_int,
+    parse_number,
+    typo_warning,
+)
+from ledger.write.state import BEGINNING, LadderState, Ruleset, bind_family
+from ledger.write.write_index import round_key
+
+
+class Recorded(msgspec.Struct):
+    """A game just recorded: its id, the players registered with it, and
+    warnings (a new player's name close to a known one)."""
+
+    game: str
+    short: str
+    sequence: int
+    new_players: list[str]
+    warnings: list[str] = []
+
+
+class GameChanges(msgspec.Struct):
+    """What a correction changes; a field left None keeps its stored value.
+
+    ``sides`` are names (resolved now); leaving them out keeps the stored
+    players by id, whatever names they have or whom they were merged into.
+    ``result`` fields replace the stored ones; a field given as None is
+    removed (a new outcome drops the old margin unless it gives one).
+    """
+
+    date: str | None = None
+    event: str | None = None
+    round: str | int | None = None
+    table: str | int | None = None
+    sides: list[list[str]] | None = None
+    result: dict[str, Any] = {}
+    neutral: bool | None = None
+    attributes: dict[str, Any] = {}
+
+
+class DuplicateGame(Conflict):
+    """A live game with the same identity is already recorded."""
+
+    def __init__(self, gid: UUID, facts: ev.GameFacts) -> None:
+        super().__init__(
+            f"this game is already recorded as {short(gid)} (same date, event, round, table "
+            f"and players); use 'ledger correct {short(gid)}' to change it, or give --table"
+        )
+        self.gid = gid
+        self.facts = facts
+
+
+def require_reason(reason: str | None) -> str:
+    if not reason or not reason.strip():
+        raise Invalid("a reason is required (--reason)", field="reason")
+    return reason
+
+
+class Commands:
+    """The ledger's commands, recorded as ``by``."""
+
+    def __init__(self, app: LedgerApplication, by: str, allow_future: bool = False) -> None:
+        self.app = app
+        self.by = by
+        #: Accept games and season closes dated more than a day ahead.
+        self.allow_future = allow_future
+
+    def _not_future(self, on: date, what: str) -> None:
+        """Refuse a date more than a day ahead (a mistyped year, most often)."""
+        today = now().date()
+        if on > today + timedelta(days=1) and not self.allow_future:
+            raise Invalid(
+                f"{what} {on} is in the future (today is {today}); give --allow-future if "
+                "that is right",
+                field="date",
+            )
+
+    def _meta(
+        self, version: int, aggregate: UUID, at: datetime | None = None, **kw: Any
+    ) -> dict[str, Any]:
+        return dict(
+            originator_id=aggregate,
+            originator_version=version,
+            recorded_at=at or now(),
+            recorded_by=self.by,
+            **kw,
+        )
+
+    # -- ladders -----------------------------------------------------------------
+    def open_ladder(self, name: str, family: str, params: dict[str, Any]) -> str:
+        """Open a ladder with its first ruleset (in force from the beginning);
+        returns the family's name."""
+        name = clean_name(name, "ladder")
+        fam = bind_family(family, params)
+        _check_params(fam.params_dict())
+        lid = ladder_id(name)
+        if self.app.exists(lid):
+            raise Conflict(f"ladder {name!r} already exists")
+        self.app.append(
+            [
+                ev.LadderOpened(**self._meta(1, lid), name=name),
+                ev.RulesetAdopted(
+                    **self._meta(2, lid),
+                    family=family,
+                    params=fam.params_dict(),
+                    effective=BEGINNING,
+                    family_version=_version(fam),
+                ),
+            ]
+        )
+        return fam.name
+
+    def change_rules(
+        self,
+        ladder: str,
+        overrides: dict[str, Any],
+        effective: date,
+        reason: str,
+        family: str | None = None,
+    ) -> str:
+        """Adopt a ruleset from ``effective``: the parameters in force on that
+        date with ``overrides`` applied (or a new family's defaults), under the
+        family's current maths version (a rule change with nothing to set
+        adopts that version alone)."""
+        require_reason(reason)
+        state = self.app.ladder(ladder)
+        base = state.ruleset_on(effective)
+        name = family or base.family
+        params = dict(overrides) if family else {**base.params, **overrides}
+        fam = bind_family(name, params)
+        _check_params(fam.params_dict())
+        if not overrides and not family and _version(fam) == base.family_version:
+            raise Invalid(
+                "nothing to change: give --set KEY=VALUE or --family (the rules in force "
+                f"already use version {base.family_version} of the {name} maths)"
+            )
+        self.app.append(
+            [
+                ev.RulesetAdopted(
+                    **self._meta(state.version + 1, state.id, reason=reason),
+                    family=name,
+                    params=fam.params_dict(),
+                    effective=effective,
+                    family_version=_version(fam),
+                )
+            ]
+        )
+        return fam.name
+
+    # -- players -----------------------------------------------------------------
+    def add_players(self, names: Sequence[str]) -> list[UUID]:
+        """Register players: all of them, or none if any name is refused."""
+        keys: set[str] = set()
+        names = [clean_name(name) for name in names]
+        for name in names:
+            key = name_key(name)
+            if key in keys:
+                raise Invalid(f"{name!r} is given twice")
+            keys.add(key)
+            if self.app.name_holder(name) is not None:
+                raise Conflict(f"player {name!r} already exists (nobody was added)")
+        at = now()
+        ids = [new_player_id(self.app, name) for name in names]
+        self.app.append(
+            [self.registration(pid, name, None, at) for pid, name in zip(ids, names, strict=True)]
+        )
+        return ids
+
+    def typo_warnings(self, names: Sequence[str]) -> list[str]:
+        """A warning for each name not held yet that is close to a known one
+        (a typo, swapped names, an initial): what ``add_players`` and
+        ``record`` registering those names would be told."""
+        new = {name_key(name): name.strip() for name in names}
+        new = {key: name for key, name in new.items() if self.app.name_holder(name) is None}
+        return [
+            typo_warning(new[key], close) for key, close in close_to_known(self.app, new).items()
+        ]
+
+    def registration(
+        self, pid: UUID, name: str, source: ev.Source | None, at: datetime | None = None
+    ) -> ev.PlayerRegistered:
+        """The registration event of a new player."""
+        return ev.PlayerRegistered(**self._meta(1, pid, at, source=source), name=name.strip())
+
+    def rename_player(self, old: str, new: str, reason: str | None = None) -> None:
+        """Rename a player; the new name must not belong to anyone else."""
+        pid = self.app.player_by_name(old, follow_merge=False)
+        new = clean_name(new, "new name")
+        holder = self.app.name_holder(new)
+        if holder is not None and holder != pid:
+            raise Conflict(f"another player is already called {new!r}")
+        state = self.app.player(pid)
+        self.app.append(
+            [ev.PlayerRenamed(**self._meta(state.version + 1, pid, reason=reason), name=new)]
+        )
+
+    def merge_players(self, source: str, into: str, reason: str) -> None:
+        """Record that ``source`` is the same person as ``into``: refused when
+        the two ever played in the same live game."""
+        require_reason(reason)
+        src = self.app.player_by_name(source, follow_merge=False)
+        dst = self.app.player_by_name(into)
+        if src == dst:
+            raise Invalid("cannot merge a player into themselves")
+        state, target = self.app.player(src), self.app.player(dst)
+        if state.merged_into is not None:
+            raise Conflict(f"{state.name!r} is already merged")
+        if self.app.games_with_players(src, dst):
+            raise Invalid(
+                f"{source!r} and {into!r} played in the same game; they are not one person"
+            )
+        self.app.append(
+            [ev.PlayerMerged(**self._meta(state.version + 1, src, reason=reason), into=target.id)]
+        )
+
+    def unmerge_player(self, name: str, reason: str) -> None:
+        """Undo a merge: the player's games are replayed as theirs again."""
+        require_reason(reason)
+        pid = self.app.player_by_name(name, follow_merge=False)
+        state = self.app.player(pid)
+        if state.merged_into is None:
+            raise Conflict(f"{state.name!r} is not merged into anyone")
+        self.app.append([ev.PlayerUnmerged(**self._meta(state.version + 1, pid, reason=reason))])
+
+    # -- games -------------------------------------------------------------------
+    def record(self, game: GameInput, add_players: bool = False, again: bool = False) -> Recorded:
+        """Record one game (and the new players it names, with ``add_players``).
+
+        A game that was voided, or corrected into another, is recorded again
+        only with ``again``: otherwise it is refused, saying what happened."""
+        ladder = self.app.ladder(game.ladder)
+        book = PlayerBook(self.app, add_players)
+        facts = build_facts(ladder, game, book)
+        facts = self.sequenced(facts, {})
+        event = self.game_event(ladder, facts)
+        if not again:
+            identity = game_identity(event.game)
+            retired = retired_game(self.app, identity)
+            if retired is not None:
+                said = explain(retired, identity, lambda p: self.app.player(p).name)
+                raise Conflict(f"{said}; pass --again to record it as a game again")
+        new = [self.registration(pid, book.new[key], None) for key, pid in book.new_ids().items()]
+        warnings = [
+            typo_warning(book.new[key], close)
+            for key, close in close_to_known(self.app, book.new).items()
+        ]
+        self.app.append([*new, event])
+        gid = event.originator_id
+        return Recorded(
+            str(gid), short(gid), facts.sequence or 0, sorted(book.new.values()), warnings
+        )
+
+    def sequenced(
+        self, facts: ev.GameFacts, last: dict[str, int], stored: dict[str, int] | None = None
+    ) -> ev.GameFacts:
+        """The game with its order of play: its table number when given, else
+        the next number in its round (``last`` carries the numbers an import
+        has handed out but not yet stored; ``stored``, when given, the last
+        number of every stored round of the game's ladder, read at once)."""
+        key = round_key(facts.ladder, facts.date, facts.event, facts.round)
+        if key not in last:
+            last[key] = stored.get(key, 0) if stored is not None else self.app.last_sequence(key)
+        sequence = facts.table if facts.table is not None else last[key] + 1
+        last[key] = max(last[key], sequence)
+        return msgspec.structs.replace(facts, sequence=sequence)
+
+    def game_event(
+        self,
+        ladder: LadderState,
+        facts: ev.GameFacts,
+        source: ev.Source | None = None,
+        at: datetime | None = None,
+        known: set[int] | None = None,
+    ) -> ev.GameRecorded:
+        """Check a game against the ruleset in force on its date; the event
+        that records it (not yet appended). Raises DuplicateGame when a live
+        game of the same identity is recorded; ``known`` is the set of game
+        ids known to exist, as numbers (an import reads it once)."""
+        facts = self.check_game(ladder, facts)
+        gid, version = self.place_game(facts, known)
+        return ev.GameRecorded(**self._meta(version, gid, at, source=source), game=facts)
+
+    def place_game(self, facts: ev.GameFacts, known: set[int] | None) -> tuple[UUID, int]:
+        """The id and version a new game is recorded under: the id of its
+        identity when first recorded; the next id of the same identity if that
+        one was since corrected into another; a voided game of the same
+        identity is recorded again (its next version)."""
+        identity = game_identity(facts)
+        for attempt in range(1000):
+            gid = game_id(identity, attempt)
+            state = None if known is not None and gid.int not in known else self.app.find_game(gid)
+            if state is None:
+                return gid, 1
+            if game_identity(state.facts) == identity:
+                if state.voided:
+                    return gid, state.version + 1
+                raise DuplicateGame(gid, state.facts)
+        raise Conflict("too many games share this identity: give them --table numbers")
+
+    def check_game(
+        self, ladder: LadderState, facts: ev.GameFacts, checks: GameChecks | None = None
+    ) -> ev.GameFacts:
+        """Validate a whole game with its family: result, attributes, and a
+        trial rating from initial states, so a game the family cannot rate is
+        refused before it is stored. Returns it with the result normalised.
+        ``checks`` (an import's ``game_input.GameChecks``) reuses the verdict
+        on a game of the same shape and result by a built-in family."""
+        _check_numbers(facts)
+        self._not_future(facts.date, "the game's date")
+        fam = ladder.family_on(facts.date) if checks is None else checks.family(ladder, facts.date)
+        key = None if checks is None else checks.result_key(fam, facts)
+        known = None if checks is None else checks.checked(key)
+        if known is not None:
+            return msgspec.structs.replace(facts, result=known)
+        try:
+            result = fam.parse_result(facts.result, len(facts.sides))
+        except FamilyError as exc:
+            raise Invalid(str(exc), field=exc.field or "result") from None
+        game = Game(
+            id="check",
+            date=facts.date,
+            sides=tuple(tuple(str(p) for p in side) for side in facts.sides),
+            result=result,
+            event=facts.event,
+            round=facts.round,
+            neutral=facts.neutral,
+            attributes=facts.attributes,
+        )
+        try:
+            check = getattr(fam, "check_game", None)
+            if check is not None:
+                check(game)
+            start = PlayerState(rating=fam.initial_rating())
+            fam.rate(game, [[start] * len(side) for side in facts.sides])
+        except FamilyError as exc:
+            raise Invalid(str(exc), field=exc.field or "result") from None
+        except Exception as exc:  # noqa: BLE001 - a family's own bug or missing input
+            raise Invalid(
+                f"the {fam.name} family cannot rate this game: {type(exc).__name__}: {exc}"
+            ) from None
+        # Store the normalised result so a replay reads exactly what was checked.
+        normalised = fam.result_dict(result)
+        for field, value in normalised.items():
+            bounds.check_numbers(value, field, bounds.RESULT_NUMBER)
+        if checks is not None:
+            checks.remember(key, normalised)
+        return msgspec.structs.replace(facts, result=normalised)
+
+    def correct(
+        self, ref: str, changes: GameChanges, reason: str, add_players: bool = False
+    ) -> str:
+        """Correct a game: only the fields given change, on the stored facts;
+        players not named keep their stored ids. Returns the game's short id."""
+        require_reason(reason)
+        state = self.app.game_by_ref(ref)
+        if state.voided:
+            raise Conflict(f"game {short(state.id)} is voided; a voided game cannot be corrected")
+        old = state.facts
+        ladder = self.app.ladder(old.ladder)
+        book = PlayerBook(self.app, add_players)
+        sides = old.sides
+        if changes.sides:
+            named = build_facts(
+                ladder,
+                GameInput(ladder.name, old.date.isoformat(), changes.sides, {}),
+                book,
+            )
+            sides = named.sides
+        result = {k: v for k, v in old.result.items() if v is not None}
+        if "result" in changes.result and "margin" not in changes.result:
+            result.pop("margin", None)  # a new outcome does not inherit the old margin
+        result.update(changes.result)
+        result = {k: v for k, v in result.items() if v is not None}  # None removes a field
+        table = parse_int(changes.table, "table") if changes.table is not None else old.table
+        facts = msgspec.structs.replace(
+            old,
+            date=parse_date(changes.date) if changes.date is not None else old.date,
+            event=(changes.event.strip() or None) if changes.event is not None else old.event,
+            round=parse_int(changes.round, "round") if changes.round is not None else old.round,
+            table=table,
+            sides=sides,
+            result=result,
+            neutral=old.neutral if changes.neutral is None else changes.neutral,
+            attributes=(
+                {k: parse_number(v, k) for k, v in changes.attributes.items()}
+                if changes.attributes
+                else old.attributes
+            ),
+            # The order of play is kept unless the table number changes it.
+            sequence=table if changes.table is not None else old.sequence,
+        )
+        facts = self.check_game(ladder, facts)
+        if facts == old:
+            raise Invalid(f"the correction changes nothing in game {short(state.id)}")
+        new = [self.registration(pid, book.new[key], None) for key, pid in book.new_ids().items()]
+        self.app.append(
+            [
+                *new,
+                ev.GameCorrected(
+                    **self._meta(state.version + 1, state.id, reason=reason), game=facts
+                ),
+            ]
+        )
+        return short(state.id)
+
+    def void(self, ref: str, reason: str) -> str:
+        """Void a game or a rating adjustment, named by its id: it no longer
+        counts. Returns what was voided ("game 1a2b3c4d")."""
+        require_reason(reason)
+        topic, uid = refs.find(self.app, ref, VOIDABLE)
+        what = f"{VOIDABLE[topic]} {short(uid)}"
+        if topic != ev.GameRecorded.TOPIC:
+            self._void_entry(uid, what, reason)
+            return what
+        state = self.app.game(uid)
+        if state.voided:
+            raise Conflict(f"{what} is already voided")
+        self.app.append([ev.GameVoided(**self._meta(state.version + 1, uid, reason=reason))])
+        return what
+
+    def _void_entry(self, uid: UUID, what: str, reason: str) -> None:
+        """Void a season close or a rating adjustment (its own aggregate)."""
+        entry = self.app.timeline_entry(uid)
+        if entry is None:
+            raise NotFound(f"unknown {what}")
+        if entry.voided:
+            raise Conflict(f"{what} is already voided")
+        voided = ev.SeasonVoided if isinstance(entry.made, ev.SeasonClosed) else ev.AdjustmentVoided
+        meta = self._meta(entry.version + 1, uid, reason=reason)
+        self.app.append([voided(**meta, ladder=entry.made.ladder)])
+
+    def void_rules(self, ladder: str, effective: date, reason: str) -> Ruleset:
+        """Void the rule change that takes effect on ``effective`` (of two
+        for one date, the later recorded: the one in force); the rules before
+        it apply again. The ladder's first ruleset cannot be voided."""
+        require_reason(reason)
+        state = self.app.ladder(ladder)
+        adopted = [r for r in state.rulesets if r.effective == effective]
+        if not adopted:
+            raise NotFound(
+                f"no rule change of ladder {state.name!r} takes effect on {effective} "
+                "(see 'ledger ladder show')"
+            )
+        target = max(adopted, key=lambda r: r.adopted)
+        if target is state.rulesets[0]:
+            raise Conflict(
+                f"the first rules of ladder {state.name!r} cannot be voided: adopt others "
+                "with 'ledger ladder rules'"
+            )
+        meta = self._meta(state.version + 1, state.id, reason=reason)
+        self.app.append([ev.RulesetVoided(**meta, adopted=target.adopted)])
+        return target
+
+    # -- seasons and adjustments ------------------------------------------------
+    def close_season(self, ladder: str, label: str, start: date, end: date) -> UUID:
+        state = self.app.ladder(ladder)
+        if end < start:
+            raise Invalid(f"the season ends ({end}) before it starts ({start})")
+        self._not_future(end, "the season's end")
+        sid = season_id(state.id, label)
+        before = self.app.timeline_entry(sid)
+        if before is not None and not before.voided:
+            raise Conflict(f"season {label!r} of ladder {state.name!r} is already closed")
+        for close in self.app.season_closes(state.id):
+            # Two closes of one stretch of time would decay players twice.
+            if start <= close.end and close.start <= end:
+                raise Conflict(
+                    f"season {close.label!r} of ladder {state.name!r} ({close.start} to "
+                    f"{close.end}) is already closed and overlaps {start} to {end}"
+                )
+        version = before.version + 1 if before is not None else 1  # closed again after a void
+        self.app.append(
+            [
+                ev.SeasonClosed(
+                    **self._meta(version, sid), ladder=state.id, label=label, start=start, end=end
+                )
+            ]
+        )
+        return sid
+
+    def void_season(self, ladder: str, label: str, reason: str) -> UUID:
+        """Void the close of season ``label``: its decay no longer counts."""
+        require_reason(reason)
+        state = self.app.ladder(ladder)
+        sid = season_id(state.id, label)
+        if self.app.timeline_entry(sid) is None:
+            raise NotFound(f"season {label!r} of ladder {state.name!r} was never closed")
+        self._void_entry(sid, f"season {label!r} of ladder {state.name!r}", reason)
+        return sid
+
+    def adjust(
+        self,
+        ladder: str,
+        player: str,
+        effective: date,
+        reason: str,
+        to: float | None = None,
+        shift: float | None = None,
+    ) -> UUID:
+        """Set (``to``) or shift (``shift``) a player's rating from a date."""
+        require_reason(reason)
+        if (to is None) == (shift is None):
+            raise Invalid("give exactly one of --to (set) or --shift")
+        if to is not None:
+            bounds.RATING.check(to, "--to")
+        if shift is not None:
+            bounds.SHIFT.check(shift, "--shift")
+        state = self.app.ladder(ladder)
+        pid = self.app.player_by_name(player)
+        what = f"to={to}" if to is not None else f"by={shift}"
+        aid = adjustment_id(state.id, pid, effective, what, reason)
+        before = self.app.timeline_entry(aid)
+        if before is not None and not before.voided:
+            raise Conflict(f"this adjustment is already recorded (adjustment {short(aid)})")
+        version = before.version + 1 if before is not None else 1  # made again after a void
+        self.app.append(
+            [
+                ev.RatingAdjusted(
+                    **self._meta(version, aid, reason=reason),
+                    ladder=state.id,
+                    player=pid,
+                    effective=effective,
+                    to=to,
+                    by=shift,
+                )
+            ]
+        )
+        return aid
+
+
+#: What ``void`` takes by id: the topic that first records it -> its name.
+VOIDABLE = {
+    ev.GameRecorded.TOPIC: "game",
+    ev.RatingAdjusted.TOPIC: "adjustment",
+    ev.SeasonClosed.TOPIC: "season close",
+}
+
+
+def _check_numbers(facts: ev.GameFacts) -> None:
+    """Every number of a game within its range (whichever way it arrived)."""
+    for field in ("round", "table", "sequence"):
+        value = getattr(facts, field)
+        if value is not None:
+            bounds.ORDER.check(value, field)
+    for name, value in facts.attributes.items():
+        bounds.ATTRIBUTE.check(value, name)
+    for key, value in facts.result.items():
+        bounds.check_numbers(value, key, bounds.RESULT_NUMBER)
+
+
+def _check_params(params: dict[str, Any]) -> None:
+    """Every number of a ruleset's parameters (as the family read them: a
+    text ``inf`` becomes a number there) finite and within range."""
+    for key, value in params.items():
+        bounds.check_numbers(value, key, bounds.PARAMETER)
+
+
+def _version(fam: Any) -> int:
+    return int(getattr(type(fam), "version", 1))

@@ -1,0 +1,39 @@
+"""Finding what a person names by the short id a command printed.
+
+Games, season closes and rating adjustments are aggregates of their own; a
+command that acts on one (``void``) takes its id or any unambiguous prefix of
+it, as git takes a short hash. The lookup reads the event store's own index
+of ids (first events only), never the views.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+from uuid import UUID
+
+from ledger.kernel.errors import Invalid, NotFound
+
+
+def find(app: Any, ref: str, kinds: Mapping[str, str]) -> tuple[str, UUID]:
+    """The (topic, id) of the one aggregate whose id starts with ``ref``
+    among those first recorded by the topics of ``kinds`` (topic -> what a
+    person calls it: "game", "adjustment")."""
+    names = list(dict.fromkeys(kinds.values()))
+    what = " or ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+    text = ref.strip().lower().replace("-", "")
+    if not text or len(text) > 32 or any(c not in "0123456789abcdef" for c in text):
+        raise Invalid(f"{ref!r} is not the id of a {what} (the hexadecimal id a command printed)")
+    low, high = app.recorder.game_prefix_bounds(text)
+    marks = ", ".join("?" for _ in kinds)
+    rows = app.recorder.query(
+        "SELECT topic, originator_id FROM stored_events WHERE originator_id >= ? "
+        f"AND originator_id <= ? AND originator_version = 1 AND topic IN ({marks}) LIMIT 2",
+        (low, high, *kinds),
+    )
+    if not rows:
+        raise NotFound(f"unknown {what} {ref!r} (see 'ledger audit' or 'ledger history')")
+    if len(rows) > 1:
+        raise Invalid(f"id {ref!r} is ambiguous: give more of its digits")
+    topic, found = rows[0]
+    return topic, found if isinstance(found, UUID) else UUID(found)
