@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
-from ledger.kernel.bulk_insert import insert_rows
+from ledger.kernel.bulk_insert import insert_rows, plain_binding
 from ledger.kernel.errors import Denied
 
 
@@ -169,6 +169,14 @@ class SQLiteDatabase(Database):
         conn.execute("PRAGMA cache_size=-65536")
         conn.execute("PRAGMA temp_store=MEMORY")
         super().__init__(conn)
+
+    @contextmanager
+    def transaction(self) -> Iterator[Database]:
+        """``Database.transaction``, binding NULLs and blobs the cheap way
+        while it lasts (``bulk_insert.plain_binding``): a catch-up's or a
+        rebuild's rows hold many, written by more statements than bulk ones."""
+        with plain_binding(), super().transaction() as db:
+            yield db
 
 
 class PostgresDatabase(Database):

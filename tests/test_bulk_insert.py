@@ -73,17 +73,45 @@ def test_an_error_in_any_row_is_the_drivers_error() -> None:
 
 
 def test_none_and_bytes_are_bound_as_themselves() -> None:
-    """The identity adapters registered on import bind NULL and BLOB, as the
-    driver does without them; a subclass of bytes keeps the driver's way."""
+    """Within ``plain_binding`` the identity adapters bind NULL and BLOB, as
+    the driver does without them; a subclass of bytes keeps the driver's way.
+    Outside it (and on import) no adapter is registered."""
 
     class Tagged(bytes):
         pass
 
-    assert sqlite3.adapters[(type(None), sqlite3.PrepareProtocol)](None) is None
+    none, blob = (type(None), sqlite3.PrepareProtocol), (bytes, sqlite3.PrepareProtocol)
+    assert none not in sqlite3.adapters and blob not in sqlite3.adapters
     state = b'{"a": 1}\x00\xff'
-    assert sqlite3.adapters[(bytes, sqlite3.PrepareProtocol)](state) is state
     conn = sqlite3.connect(":memory:")
-    row = conn.execute(
-        "SELECT ?1 IS NULL, typeof(?2), ?2, typeof(?3), ?3", (None, state, Tagged(b"xy"))
-    ).fetchone()
-    assert row == (1, "blob", state, "blob", b"xy")
+    sql = "SELECT ?1 IS NULL, typeof(?2), ?2, typeof(?3), ?3"
+    without = conn.execute(sql, (None, state, Tagged(b"xy"))).fetchone()
+    with bulk_insert.plain_binding():
+        assert sqlite3.adapters[none](None) is None
+        assert sqlite3.adapters[blob](state) is state
+        row = conn.execute(sql, (None, state, Tagged(b"xy"))).fetchone()
+    assert row == without == (1, "blob", state, "blob", b"xy")
+    assert none not in sqlite3.adapters and blob not in sqlite3.adapters
+
+
+def test_plain_binding_leaves_another_adapter_alone() -> None:
+    """An adapter registered by someone else is neither replaced within the
+    block nor removed after it; a nested block removes nothing of its outer's."""
+    key = (bytes, sqlite3.PrepareProtocol)
+
+    def theirs(b: bytes) -> bytes:
+        return b
+
+    sqlite3.register_adapter(bytes, theirs)
+    try:
+        with bulk_insert.plain_binding():
+            assert sqlite3.adapters[key] is theirs
+        assert sqlite3.adapters[key] is theirs
+    finally:
+        del sqlite3.adapters[key]
+    with bulk_insert.plain_binding():
+        ours = sqlite3.adapters[key]
+        with bulk_insert.plain_binding():
+            pass
+        assert sqlite3.adapters[key] is ours
+    assert key not in sqlite3.adapters

@@ -24,6 +24,10 @@ TABLE = "ledger_chain"
 SCHEMA = f"CREATE TABLE IF NOT EXISTS {TABLE} (seq BIGINT PRIMARY KEY, link TEXT NOT NULL)"
 
 
+#: The last link written: the chain's head (no row: the chain is empty).
+HEAD = f"SELECT seq, link FROM {TABLE} ORDER BY seq DESC LIMIT 1"
+
+
 def link(previous: str, event: Any) -> str:
     """The link that covers ``previous`` and one stored event (anything with
     ``topic``, ``originator_id``, ``originator_version`` and ``state``)."""
@@ -33,12 +37,13 @@ def link(previous: str, event: Any) -> str:
 
 
 def link_of(previous: str, topic: str, originator_id: str, version: int, state: Any) -> str:
-    """``link`` from the parts of a stored event (``originator_id`` as a
-    UUID's text, ``8-4-4-4-12`` hex digits): an import chains its rows
-    without making an object of each."""
+    """The link that covers ``previous`` and a stored event given by its
+    parts (``originator_id`` as a UUID's text, ``8-4-4-4-12`` hex digits):
+    the one computation of a link, whether the recorder writes it, a
+    migration copies it or ``verify`` checks it."""
     # A row edited by hand may come back as text: hash what is stored.
     state = state.encode() if isinstance(state, str) else state
-    # One update of the parts, each ended by a NUL (as fed one by one before).
+    # One update of the parts, each ended by a NUL, then the state.
     head = f"{previous}\x00{topic}\x00{originator_id}\x00{version}\x00"
     # Imported here: every query opens the views, which name this module,
     # and hashlib's OpenSSL load is most of a query's remaining start-up.
@@ -51,5 +56,5 @@ def head(conn: Any) -> tuple[int, str]:
     """(sequence, link) of the last event chained, or (0, GENESIS).
 
     ``conn`` is anything with ``execute(sql)`` returning a cursor."""
-    row = conn.execute(f"SELECT seq, link FROM {TABLE} ORDER BY seq DESC LIMIT 1").fetchone()
+    row = conn.execute(HEAD).fetchone()
     return (row[0], row[1]) if row else (0, GENESIS)

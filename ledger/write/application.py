@@ -34,6 +34,7 @@ from ledger.kernel.identity import ladder_id, name_key, short
 from ledger.kernel.matching import probing_keys
 from ledger.kernel.pager import pages
 from ledger.write import refs, write_index
+from ledger.write.recorders import Batch, LedgerRecorder
 from ledger.write.state import (
     GameState,
     LadderState,
@@ -149,6 +150,9 @@ class LedgerApplication(Application):
         "TRANSCODER_TOPIC": get_topic(NullTranscoder),
     }
 
+    #: The event store's recorder: SQLite's or PostgreSQL's, both ``LedgerRecorder``.
+    recorder: LedgerRecorder
+
     def __init__(self, env: dict[str, str] | None = None) -> None:
         super().__init__(env)
         self._index_checked = False
@@ -174,7 +178,7 @@ class LedgerApplication(Application):
 
     def append_batches(
         self,
-        batches: Iterable[tuple[Sequence[tuple[str, int, str, bytes]], Sequence[Any]]],
+        batches: Iterable[Batch],
         rounds: dict[str, int] | None = None,
     ) -> int:
         """Append batches of events already mapped for the store, as rows

@@ -11,18 +11,11 @@ from collections.abc import Callable
 
 from eventsourcing.persistence import StoredEvent
 
-from ledger.kernel import chain
 from ledger.kernel.errors import Conflict, Invalid
 from ledger.kernel.pager import pages
 from ledger.write.application import LedgerApplication
 
 BATCH = 2000
-
-
-def chain_head(app: LedgerApplication) -> str:
-    """The last chain link of a store (GENESIS when it holds no event)."""
-    rows = app.recorder.query(f"SELECT link FROM {chain.TABLE} ORDER BY seq DESC LIMIT 1")
-    return rows[0][0] if rows else chain.GENESIS
 
 
 def copy_events(
@@ -51,9 +44,7 @@ def copy_events(
         copied += len(notes)
         if progress is not None:
             progress(len(notes))
-    head = chain_head(target)
-    if head != chain_head(source):
-        raise Invalid(
-            f"hash chain differs after the copy: source {chain_head(source)}, target {head}"
-        )
+    head, expected = target.recorder.chain_head(), source.recorder.chain_head()
+    if head != expected:
+        raise Invalid(f"hash chain differs after the copy: source {expected}, target {head}")
     return copied, head

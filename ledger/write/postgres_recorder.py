@@ -1,10 +1,10 @@
-"""The PostgreSQL event store's recorder: chain links and the write index
-in the events' own transaction (see ``ledger.write.recorders``), the append sent in
+"""The PostgreSQL event store's recorder: the ledger's recorder
+(``ledger.write.recorders.LedgerRecorder``) in PostgreSQL's dialect, the append sent in
 bounded chunks, a writer that waits too long for another's lock stopped with
 ``Busy``, a role that may not append with ``Denied``, and the events and
 chain made append-only by trigger.
 
-Apart from ``ledger.write.recorders`` so that a SQLite ledger's commands never
+Apart from the SQLite recorder so that a SQLite ledger's commands never
 import psycopg (about a third of a command's start-up).
 """
 
@@ -27,34 +27,19 @@ from ledger.write.recorders import (
     STORE_VERSION,
     Batch,
     EventRow,
-    chain_rows,
+    LedgerRecorder,
     chunks,
     decoded_events,
     event_rows,
 )
 
 
-class PostgresLedgerRecorder(PostgresApplicationRecorder):
+class PostgresLedgerRecorder(LedgerRecorder, PostgresApplicationRecorder):
     """PostgreSQL event store with chain links and the write index."""
 
-    def query(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        """Rows of a read of the write index or the stored events."""
-        with self.datastore.transaction(commit=False) as curs:
-            wrapped = _PostgresCursor(curs, self.datastore.schema)
-            events = f'"{self.datastore.schema}".{self.events_table_name}'
-            wrapped.execute(sql.replace(" stored_events ", f" {events} "), params)
-            return [tuple(row.values()) for row in curs.fetchall()]
-
-    def close_reader(self) -> None:
-        """Nothing to close: reads go through the store's pool."""
-
     def stored_id(self, aggregate: UUID) -> UUID:
-        """An aggregate's id as the events table stores it (a uuid column)."""
+        # A uuid column.
         return aggregate
-
-    def rebuild_index(self, notifications: Any) -> None:
-        with self.datastore.transaction(commit=True) as curs:
-            write_index.rebuild(_PostgresCursor(curs, self.datastore.schema), notifications)
 
     def game_prefix_bounds(self, prefix: str) -> tuple[str, str]:
         low, high = prefix.ljust(32, "0"), prefix.ljust(32, "f")
@@ -64,7 +49,7 @@ class PostgresLedgerRecorder(PostgresApplicationRecorder):
         super()._create_table(curs)
         schema = self.datastore.schema
         curs.execute(chain.SCHEMA.replace(chain.TABLE, f'"{schema}".{chain.TABLE}'))
-        wrapped = _PostgresCursor(curs, schema)
+        wrapped = self._cursor(curs)
         for ddl in write_index.schema("BIGINT"):
             wrapped.execute(ddl)
         for ddl in append_only_ddl(schema, (self.events_table_name, chain.TABLE)):
@@ -87,10 +72,6 @@ class PostgresLedgerRecorder(PostgresApplicationRecorder):
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
     def insert_batches(self, batches: Iterable[Batch], rounds: dict[str, int] | None = None) -> int:
-        """Append batches of event rows, each with its chain links and write
-        index, all in one transaction; how many events were stored.
-        ``batches`` is read again from its start if the connection fails.
-        ``rounds``: as for SQLite (``write_index.apply_rounds``)."""
         return self._append(batches, None, rounds)
 
     def _append(
@@ -99,28 +80,14 @@ class PostgresLedgerRecorder(PostgresApplicationRecorder):
         """Insert the batches in one transaction (their ids into ``ids``)."""
         import psycopg
 
-        stored = 0
         with self.datastore.get_connection() as conn:
             try:
                 with conn.transaction(), conn.cursor() as curs:
                     # Writers are serialised from here to the commit: the
-                    # chain head read below is the latest.
+                    # chain head read with each batch is the latest.
                     self._lock_table(curs)
                     self._notify_channel(curs)
-                    for rows, decoded in batches:
-                        batch_ids: list[int] = []
-                        for chunk in chunks(rows):
-                            events = [StoredEvent(UUID(h), v, t, s) for h, v, t, s in chunk]
-                            PostgresAggregateRecorder._insert_stored_events(self, curs, events)
-                            batch_ids += [row["notification_id"] for row in curs.fetchall()]
-                        self._write_side(curs, rows, batch_ids, decoded)
-                        stored += len(rows)
-                        if ids is not None:
-                            ids += batch_ids
-                    write_index.apply_rounds(
-                        _PostgresCursor(curs, self.datastore.schema), rounds or {}
-                    )
-                    return stored
+                    return self._append_batches(self._cursor(curs), batches, rounds, ids)
             except psycopg.errors.LockNotAvailable:
                 raise Busy(
                     "another writer holds the ledger (an import or a command elsewhere): "
@@ -133,20 +100,24 @@ class PostgresLedgerRecorder(PostgresApplicationRecorder):
                     f"({exc.diag.message_primary}); nothing was recorded: use a referee's role"
                 ) from None
 
-    def _write_side(
-        self, curs: Any, rows: Sequence[EventRow], ids: Sequence[int], decoded: Iterable[Any]
-    ) -> None:
-        """The write index and the chain links of the events just inserted."""
-        schema = self.datastore.schema
-        write_index.apply(_PostgresCursor(curs, schema), decoded)
-        curs.execute(f'SELECT link FROM "{schema}".{chain.TABLE} ORDER BY seq DESC LIMIT 1')
-        row = curs.fetchone()
-        previous = row["link"] if row else chain.GENESIS
-        links = chain_rows(previous, ids, rows)
+    def _cursor(self, c: Any) -> _PostgresCursor:
+        return _PostgresCursor(c, self.datastore.schema, self.events_table_name)
+
+    def _insert_rows(self, cursor: _PostgresCursor, rows: Sequence[EventRow]) -> list[int]:
+        # The table lock is taken once for the append: eventsourcing's insert
+        # without its own lock and notification.
+        ids: list[int] = []
+        for chunk in chunks(rows):
+            events = [StoredEvent(UUID(h), v, t, s) for h, v, t, s in chunk]
+            PostgresAggregateRecorder._insert_stored_events(self, cursor.curs, events)
+            ids += [row["notification_id"] for row in cursor.curs.fetchall()]
+        return ids
+
+    def _insert_links(self, cursor: _PostgresCursor, links: Sequence[tuple[int, str]]) -> None:
         for chunk in chunks(links):
-            curs.execute(
-                f'INSERT INTO "{schema}".{chain.TABLE} (seq, link) '
-                "SELECT * FROM unnest(%s::bigint[], %s::text[])",
+            cursor.execute(
+                f"INSERT INTO {chain.TABLE} (seq, link) "
+                "SELECT * FROM unnest(?::bigint[], ?::text[])",
                 ([seq for seq, _ in chunk], [link for _, link in chunk]),
             )
 
@@ -173,14 +144,17 @@ _TABLE_NAMES = re.compile(rf"\b({'|'.join((*write_index.TABLES, chain.TABLE))})\
 
 
 class _PostgresCursor:
-    """``?`` placeholders become ``%s``; tables are qualified by the schema."""
+    """``?`` placeholders become ``%s``; tables are qualified by the schema,
+    and ``stored_events`` names the store's events table."""
 
-    def __init__(self, curs: Any, schema: str) -> None:
+    def __init__(self, curs: Any, schema: str, events_table: str = "stored_events") -> None:
         self.curs = curs
         self.schema = schema
+        self.events = f' "{schema}".{events_table} '
 
     def _sql(self, sql: str) -> str:
-        return _TABLE_NAMES.sub(f'"{self.schema}".\\1', sql).replace("?", "%s")
+        sql = _TABLE_NAMES.sub(f'"{self.schema}".\\1', sql).replace("?", "%s")
+        return sql.replace(" stored_events ", self.events)
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
         self.curs.execute(self._sql(sql), params)

@@ -56,7 +56,7 @@ class Storage(NamedTuple):
         from eventsourcing.utils import get_topic
 
         if self.kind == "sqlite":
-            from ledger.write.recorders import SQLiteLedgerRecorder
+            from ledger.write.sqlite_recorder import SQLiteLedgerRecorder
 
             return {
                 "PERSISTENCE_MODULE": "eventsourcing.sqlite",
