@@ -11,7 +11,7 @@ import psycopg (about a third of a command's start-up).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 from uuid import UUID
 
@@ -28,10 +28,12 @@ from ledger.write.recorders import (
     Batch,
     EventRow,
     LedgerRecorder,
-    chunks,
     decoded_events,
     event_rows,
 )
+
+#: Rows sent per statement (events, chain links, index rows).
+CHUNK = 1000
 
 
 class PostgresLedgerRecorder(LedgerRecorder, PostgresApplicationRecorder):
@@ -122,6 +124,12 @@ class PostgresLedgerRecorder(LedgerRecorder, PostgresApplicationRecorder):
             )
 
 
+def chunks(rows: Sequence[Any], size: int = CHUNK) -> Iterator[Sequence[Any]]:
+    """``rows`` in consecutive slices of at most ``size``."""
+    for start in range(0, len(rows), size):
+        yield rows[start : start + size]
+
+
 def append_only_ddl(schema: str, tables: Sequence[str]) -> list[str]:
     """DDL of the triggers that refuse UPDATE, DELETE and TRUNCATE on
     ``tables``, for every role (the owner can drop them, deliberately)."""
@@ -147,7 +155,7 @@ class _PostgresCursor:
     """``?`` placeholders become ``%s``; tables are qualified by the schema,
     and ``stored_events`` names the store's events table."""
 
-    def __init__(self, curs: Any, schema: str, events_table: str = "stored_events") -> None:
+    def __init__(self, curs: Any, schema: str, events_table: str) -> None:
         self.curs = curs
         self.schema = schema
         self.events = f' "{schema}".{events_table} '

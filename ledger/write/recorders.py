@@ -23,7 +23,7 @@ nothing without ever being held whole in memory.
 from __future__ import annotations
 
 from abc import abstractmethod
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 from uuid import UUID
 
@@ -32,8 +32,6 @@ from eventsourcing.persistence import ApplicationRecorder, StoredEvent
 from ledger.kernel import chain
 from ledger.write import write_index
 
-#: Rows sent per statement on PostgreSQL (events, chain links, index rows).
-CHUNK = 1000
 #: The PostgreSQL store's shape (``ledger_store_version``); a store of an
 #: older one is upgraded by its owner (``Storage.prepare``).
 #: 1: no version table; 2: append-only triggers on the events and chain;
@@ -50,12 +48,6 @@ EventRow = tuple[str, int, str, bytes]
 #: them (see ``decoded_events``; an import leaves its games out and gives each
 #: round's last number instead), appended together.
 Batch = tuple[Sequence[EventRow], Sequence[Any]]
-
-
-def chunks(rows: Sequence[Any], size: int = CHUNK) -> Iterator[Sequence[Any]]:
-    """``rows`` in consecutive slices of at most ``size``."""
-    for start in range(0, len(rows), size):
-        yield rows[start : start + size]
 
 
 def event_rows(stored: Sequence[StoredEvent]) -> list[EventRow]:
