@@ -18,6 +18,7 @@ from eventsourcing.persistence import StoredEvent
 from ledger.kernel import events as ev
 from ledger.kernel.identity import game_id, ladder_id, player_id
 from ledger.write.application import LedgerApplication
+from ledger.write.recorders import LedgerRecorder
 from ledger.write.storage import resolve
 from tests.conftest import Cli
 
@@ -62,6 +63,23 @@ def test_a_ledgers_life_reads_the_same_on_every_backend(cli: Cli) -> None:
     assert "OK" in cli.ok("verify")
     cli.ok("rebuild")
     assert cli.json("standings", "Club") == standings
+
+
+def test_each_store_records_through_the_declared_recorder(cli: Cli) -> None:
+    """Both stores' recorders are ``LedgerRecorder``s: the chain head one
+    gives is the head ``audit --head`` prints, a game is found by a prefix of
+    its id, and an aggregate's stored id finds its events."""
+    club(cli)
+    short_id = record(cli, "2025-01-05", "Ann", "Bob", "a")
+    app = LedgerApplication(env=resolve(cli.db, cli.schema).app_env())
+    try:
+        assert isinstance(app.recorder, LedgerRecorder)
+        assert app.recorder.chain_head() == cli.ok("audit", "--head").strip()
+        assert app.game_by_ref(short_id[:6]).id.hex.startswith(short_id[:6])
+        assert app.exists(ladder_id("Club")) and app.exists(player_id("Ann"))
+        assert not app.exists(game_id("never recorded"))
+    finally:
+        app.close()
 
 
 def test_whatif_replays_under_other_rules_and_records_nothing(cli: Cli) -> None:
