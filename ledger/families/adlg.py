@@ -44,6 +44,7 @@ class AdlgFamily(EloFamily):
     #: opposing side's mean; a rating held at a season's end counts, even
     #: one set by an adjustment during the season.
     version = 2
+    rules_doc = "docs/rules/adlg.md"
     Params = AdlgParams
 
     @classmethod

@@ -274,6 +274,11 @@ class Family:
     #: The version of the family's maths: raised whenever a rule change makes
     #: the same games give other ratings.
     version: ClassVar[int] = 1
+    #: The page stating the family's rules, every decided ambiguity included:
+    #: a path from the project's root (``docs/rules/elo.md``), shown by
+    #: ``--help``, ``ladder show`` and the site. None for a family documented
+    #: elsewhere (a plugin's own docs).
+    rules_doc: ClassVar[str | None] = None
     Params: ClassVar[type[msgspec.Struct]]
     Result: ClassVar[type[msgspec.Struct]]
     #: The result column names (derived from ``result_columns()``). A family
@@ -283,6 +288,13 @@ class Family:
     #: Smallest and largest number of sides a game may have.
     min_sides: ClassVar[int] = 2
     max_sides: ClassVar[int] = 2
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # A subclass rates by rules of its own: it names its own page, or none,
+        # never its parent's (a plugin built on EloFamily is not the elo family).
+        if "rules_doc" not in cls.__dict__:
+            cls.rules_doc = None
 
     def __init__(self, params: Any) -> None:
         self.params = params

@@ -54,6 +54,7 @@ class BattleEmpireFamily(EloFamily):
     #: 2: the 500-point rule compares each player's own rating with the
     #: opposing side's mean (team games).
     version = 2
+    rules_doc = "docs/rules/battle-empire.md"
     Params = BattleEmpireParams
 
     @classmethod

@@ -301,6 +301,7 @@ class BattleTechFamily(Family):
 
     name: ClassVar[str] = "battletech"
     version: ClassVar[int] = 1
+    rules_doc: ClassVar[str | None] = "docs/rules/battletech.md"
     Params: ClassVar[type[msgspec.Struct]] = BattleTechParams
     Result: ClassVar[type[msgspec.Struct]] = BattleTechResult
     min_sides: ClassVar[int] = 2

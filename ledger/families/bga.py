@@ -98,6 +98,7 @@ class BgaFamily(Family):
 
     name = "bga"
     version = 1
+    rules_doc = "docs/rules/bga.md"
     Params = BgaParams
     Result = BgaResult
     min_sides = 2

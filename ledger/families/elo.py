@@ -178,6 +178,7 @@ class EloFamily(Family):
     #: side's mean; season changes are rounded like a game's; the highest
     #: bracket exceeded applies; a rating held at the season's end counts.
     version = 2
+    rules_doc = "docs/rules/elo.md"
     Params = EloParams
     Result = Outcome
 
