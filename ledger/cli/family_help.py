@@ -19,8 +19,7 @@ def parameters_epilog() -> str:
     return _verbatim(
         BUILT_IN["elo"].params_help()
         + f"\n\nThe other families ({others}) document theirs in 'ledger ladder show'"
-        " and the README.\n\n"
-        + rules_pages()
+        " and the README.\n\n" + rules_pages()
     )
 
 

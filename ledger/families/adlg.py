@@ -1,6 +1,6 @@
 """L'Art de la Guerre (seed 001): Elo applied at the end of each tournament.
 
-The computation is the generic Elo one (elo.py) with the parameters RULES.md
+The computation is the generic Elo one (elo.py) with the parameters docs/rules/
 fixes; this module holds the K schedule, the ranks and their rounds-played
 conditions.
 """

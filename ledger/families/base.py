@@ -1,6 +1,6 @@
 """The interface every rating family implements.
 
-A family is the rating method (RULES.md: battle-empire, adlg, battletech, bga,
+A family is the rating method (docs/rules/: battle-empire, adlg, battletech, bga,
 elo, or a community's own). It is pure: it receives a game and each player's
 state just before the game, and returns each player's change together with the
 values that explain it. It never reads or writes storage; the replay engine
@@ -153,7 +153,7 @@ def played_in(state: PlayerState, season: Season) -> bool:
 def side_means(
     states: Sequence[Sequence[PlayerState]],
 ) -> list[float]:
-    """A side's rating is the mean of its players' ratings (RULES.md)."""
+    """A side's rating is the mean of its players' ratings (docs/rules/README.md)."""
     return [sum(s.rating for s in side) / len(side) for side in states]
 
 
