@@ -2,7 +2,7 @@
 
 A late result (or a correction that moves a game's date) inside a closed
 season changes who sat the season out, so the ladder's replay runs the
-close again with it (RULES.md, "Season close"). The command that recorded
+close again with it (docs/rules/README.md, "Season closes"). The command that recorded
 the games says so; the views, brought up to date, tell which seasons.
 """
 

@@ -3,7 +3,7 @@
 Effective order is (date, kind rank, event, round, sequence, id): ruleset
 changes open a day, adjustments follow, then games, and season closes end
 it. A game's sequence is its order of play within (date, event, round), a
-fact recorded with the game (RULES.md, order of effect); games recorded
+fact recorded with the game (docs/rules/README.md, "When each fact takes effect"); games recorded
 before sequences existed fall back to their table number. The id only breaks
 ties between such old games. The recording time and the store's
 notification ids never decide the order, so the same facts recorded in any

@@ -391,7 +391,7 @@ def test_season_close_penalises_inactive_rated_players(cli: Cli) -> None:
     # Alice: rated before 2025, no 2025 game, above 1500 -> -50.  Bob, Dan: not
     # above 1500.  Carol: played in 2025.  Eve: first rated in 2025 and played.
     # Frank: rated by an adjustment inside the season and no game: for elo a
-    # rating held at the end date counts (RULES.md, Season close) -> -50.
+    # rating held at the end date counts (docs/rules/README.md, Season closes) -> -50.
     assert table(cli) == [
         ("Frank", approx(1550.0), 0),
         ("Carol", approx(1519.71225631668), 2),

@@ -335,7 +335,7 @@ def test_adjust_with_a_rating_that_is_not_a_number(cli: Cli, club: str) -> None:
     assert "--to" in out
 
 
-# Commands that need a reason (RULES.md / DESIGN.md), as run by both tests below.
+# Commands that need a reason (docs/rules/README.md / DESIGN.md), as run by both tests below.
 NEEDS_REASON = pytest.mark.parametrize(
     "args",
     [

@@ -56,7 +56,7 @@ def play_elo(cli: Cli) -> None:
 
 
 def test_a_voided_season_close_no_longer_decays_and_can_be_closed_again(club: Cli) -> None:
-    # Above 1300 and idle in 2025: the close takes 100 (RULES.md, Battle Empire).
+    # Above 1300 and idle in 2025: the close takes 100 (docs/rules/battle-empire.md).
     club.ok("adjust", "Club", "Ann", "--to", "1400", "--date", "2024-06-01",
             "--reason", "a known strong player")  # fmt: skip
     assert ratings(club)["Ann"] == 1400

@@ -63,7 +63,13 @@ class LazyLedgerGroup(LedgerGroup):
         return command
 
 
-@click.group(cls=LazyLedgerGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=LazyLedgerGroup,
+    context_settings={"help_option_names": ["-h", "--help"]},
+    # Plain text: the top-level help loads no family (see 'ladder open --help').
+    epilog="The rating rules, family by family, with every decided ambiguity: "
+    "docs/rules/README.md ('ledger ladder open --help' names each family's page).",
+)
 @click.version_option(__version__, prog_name="ledger")
 @click.option(
     "--db", envvar="LEDGER_DB", metavar="PATH|URL",

@@ -19,8 +19,15 @@ def parameters_epilog() -> str:
     return _verbatim(
         BUILT_IN["elo"].params_help()
         + f"\n\nThe other families ({others}) document theirs in 'ledger ladder show'"
-        " and the README."
+        " and the README.\n\n" + rules_pages()
     )
+
+
+def rules_pages() -> str:
+    """Where each built-in family's rules are stated, decided ambiguities included."""
+    lines = ["The rules of each family, every decided ambiguity included:"]
+    lines += [f"  {name:<14}{cls.rules_doc}" for name, cls in sorted(BUILT_IN.items())]
+    return "\n".join(lines)
 
 
 def result_fields_epilog() -> str:

@@ -102,9 +102,11 @@ def ladder_show(led: Ledger, name: str, fmt: str) -> None:
     if fmt != "table":
         click.echo(render(info, fmt))
         return
-    click.echo(f"Ladder:   {info.name}\nFamily:   {info.family}\nPlayers:  {info.players}")
-    click.echo(f"Games:    {info.games}\nParameters in force:")
     family = family_class(info.family)
+    click.echo(f"Ladder:   {info.name}\nFamily:   {info.family}\nPlayers:  {info.players}")
+    if family.rules_doc:
+        click.echo(f"Rules:    {family.rules_doc}")
+    click.echo(f"Games:    {info.games}\nParameters in force:")
     for key, value in info.params.items():
         about = parameter_help(family, key)
         click.echo(

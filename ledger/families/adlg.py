@@ -1,6 +1,6 @@
 """L'Art de la Guerre (seed 001): Elo applied at the end of each tournament.
 
-The computation is the generic Elo one (elo.py) with the parameters RULES.md
+The computation is the generic Elo one (elo.py) with the parameters docs/rules/
 fixes; this module holds the K schedule, the ranks and their rounds-played
 conditions.
 """
@@ -44,6 +44,7 @@ class AdlgFamily(EloFamily):
     #: opposing side's mean; a rating held at a season's end counts, even
     #: one set by an adjustment during the season.
     version = 2
+    rules_doc = "docs/rules/adlg.md"
     Params = AdlgParams
 
     @classmethod

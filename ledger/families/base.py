@@ -1,6 +1,6 @@
 """The interface every rating family implements.
 
-A family is the rating method (RULES.md: battle-empire, adlg, battletech, bga,
+A family is the rating method (docs/rules/: battle-empire, adlg, battletech, bga,
 elo, or a community's own). It is pure: it receives a game and each player's
 state just before the game, and returns each player's change together with the
 values that explain it. It never reads or writes storage; the replay engine
@@ -153,7 +153,7 @@ def played_in(state: PlayerState, season: Season) -> bool:
 def side_means(
     states: Sequence[Sequence[PlayerState]],
 ) -> list[float]:
-    """A side's rating is the mean of its players' ratings (RULES.md)."""
+    """A side's rating is the mean of its players' ratings (docs/rules/README.md)."""
     return [sum(s.rating for s in side) / len(side) for side in states]
 
 
@@ -274,6 +274,11 @@ class Family:
     #: The version of the family's maths: raised whenever a rule change makes
     #: the same games give other ratings.
     version: ClassVar[int] = 1
+    #: The page stating the family's rules, every decided ambiguity included:
+    #: a path from the project's root (``docs/rules/elo.md``), shown by
+    #: ``--help``, ``ladder show`` and the site. None for a family documented
+    #: elsewhere (a plugin's own docs).
+    rules_doc: ClassVar[str | None] = None
     Params: ClassVar[type[msgspec.Struct]]
     Result: ClassVar[type[msgspec.Struct]]
     #: The result column names (derived from ``result_columns()``). A family
@@ -283,6 +288,13 @@ class Family:
     #: Smallest and largest number of sides a game may have.
     min_sides: ClassVar[int] = 2
     max_sides: ClassVar[int] = 2
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        # A subclass rates by rules of its own: it names its own page, or none,
+        # never its parent's (a plugin built on EloFamily is not the elo family).
+        if "rules_doc" not in cls.__dict__:
+            cls.rules_doc = None
 
     def __init__(self, params: Any) -> None:
         self.params = params

@@ -1,6 +1,6 @@
 """Battle Empire (seeds 000 English, 003 French): Elo with margins of victory.
 
-The computation is the generic Elo one (elo.py) with the parameters RULES.md
+The computation is the generic Elo one (elo.py) with the parameters docs/rules/
 fixes; this module holds the vocabulary, the two variants and the grades.
 """
 
@@ -54,6 +54,7 @@ class BattleEmpireFamily(EloFamily):
     #: 2: the 500-point rule compares each player's own rating with the
     #: opposing side's mean (team games).
     version = 2
+    rules_doc = "docs/rules/battle-empire.md"
     Params = BattleEmpireParams
 
     @classmethod
@@ -100,7 +101,7 @@ class BattleEmpireFamily(EloFamily):
         self, season: Season, states: Mapping[str, PlayerState]
     ) -> dict[str, SeasonChange]:
         """The year-end adjustment, for players who already had a rating when
-        the year began (Battle Empire's condition alone, RULES.md) and played
+        the year began (Battle Empire's condition alone, docs/rules/battle-empire.md) and played
         no game during it."""
         rated_before = {
             player: state

@@ -1,4 +1,4 @@
-"""The BattleTech family (RULES.md "battletech", seed 002).
+"""The BattleTech family (docs/rules/battletech.md, seed 002).
 
 Roger Burton West's Elo-style rating for BattleTech scores a game by the
 Battle Value (BV) each side started and ended with::
@@ -60,7 +60,7 @@ UnitState = Literal["intact", "critical-damage", "crippled", "destroyed"]
 SideName = Literal["a", "b"]
 
 #: Fraction of its BV a unit keeps at the end, as (numerator, denominator).
-#: RULES.md: destroyed 0, crippled 1/3, lost any critical slots 2/3, else full.
+#: docs/rules/battletech.md: destroyed 0, crippled 1/3, lost any critical slots 2/3, else full.
 DAMAGE_FRACTION: dict[str, tuple[int, int]] = {
     "intact": (1, 1),
     "critical-damage": (2, 3),
@@ -172,7 +172,7 @@ def unit_fraction(unit: Unit) -> tuple[int, int]:
 
 
 def ending_bv(unit: Unit) -> float:
-    """A unit's BV at the end of the game (RULES.md "Ending BV of a unit")."""
+    """A unit's BV at the end of the game (docs/rules/battletech.md, "How a game is recorded")."""
     num, den = unit_fraction(unit)
     # Multiply before dividing so that whole thirds and sixths stay exact.
     return unit.bv * num / den
@@ -297,10 +297,11 @@ def _check_objective(i: int, obj: Objective) -> None:
 
 
 class BattleTechFamily(Family):
-    """Roger Burton West's BattleTech rating (RULES.md "battletech")."""
+    """Roger Burton West's BattleTech rating (docs/rules/battletech.md)."""
 
     name: ClassVar[str] = "battletech"
     version: ClassVar[int] = 1
+    rules_doc: ClassVar[str | None] = "docs/rules/battletech.md"
     Params: ClassVar[type[msgspec.Struct]] = BattleTechParams
     Result: ClassVar[type[msgspec.Struct]] = BattleTechResult
     min_sides: ClassVar[int] = 2

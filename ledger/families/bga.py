@@ -1,4 +1,4 @@
-"""The ``bga`` family: Board Game Arena's ELO (RULES.md "bga", seed 004).
+"""The ``bga`` family: Board Game Arena's ELO (docs/rules/bga.md, seed 004).
 
 One ladder per game title. A game ranks N sides (ties allowed); every player
 plays one virtual two-player Elo game against each other side::
@@ -43,7 +43,7 @@ LEVELS: tuple[tuple[float, str], ...] = (
 
 
 class BgaParams(msgspec.Struct, forbid_unknown_fields=True):
-    """A bga ruleset's parameters (RULES.md defaults)."""
+    """A bga ruleset's parameters (docs/rules/bga.md defaults)."""
 
     initial: Annotated[
         int, msgspec.Meta(ge=0, description="The rating a new player starts at.")
@@ -98,6 +98,7 @@ class BgaFamily(Family):
 
     name = "bga"
     version = 1
+    rules_doc = "docs/rules/bga.md"
     Params = BgaParams
     Result = BgaResult
     min_sides = 2

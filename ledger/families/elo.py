@@ -1,6 +1,6 @@
 """The generic Elo family: every parameter of the seed families, exposed.
 
-RULES.md "elo": initial rating, divisor, K schedule, score table, probability
+docs/rules/elo.md: initial rating, divisor, K schedule, score table, probability
 rounding, change rounding, integer or fractional ratings, difference cap, gain
 cap, per-game or per-event updates, team aggregation, first-player advantage,
 and season-close rules (bracket penalties with a floor, or regression).
@@ -65,7 +65,7 @@ class Bracket(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 
 class EloParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """Parameters of the generic ``elo`` family (RULES.md defaults)."""
+    """Parameters of the generic ``elo`` family (docs/rules/elo.md defaults)."""
 
     initial: Annotated[float, Meta(ge=0, description="The rating a new player starts at.")] = 1500
     divisor: Annotated[
@@ -178,6 +178,7 @@ class EloFamily(Family):
     #: side's mean; season changes are rounded like a game's; the highest
     #: bracket exceeded applies; a rating held at the season's end counts.
     version = 2
+    rules_doc = "docs/rules/elo.md"
     Params = EloParams
     Result = Outcome
 
@@ -338,7 +339,7 @@ class EloFamily(Family):
 
     def gains_capped(self, own: float, opponent: float) -> bool:
         """True when a player rated ``own`` gains nothing against an opposing
-        side whose mean rating is ``opponent`` (RULES.md, team sides: the
+        side whose mean rating is ``opponent`` (docs/rules/README.md, team sides: the
         player's own rating against the opposing side's mean)."""
         cap = self.elo.gain_cap
         if cap is None:
@@ -531,7 +532,7 @@ class EloFamily(Family):
         self, season: Season, states: Mapping[str, PlayerState]
     ) -> dict[str, SeasonChange]:
         """Regression of every rated player, or penalties for the players who
-        played no game in the season (RULES.md "elo", "Season close").
+        played no game in the season (docs/rules/elo.md, "Season closes").
 
         Every player with a rating at the season's end counts, including one
         rated only by an adjustment. A change is rounded with the ladder's

@@ -1,6 +1,6 @@
 """The rounding rules the rating families name, in one place.
 
-Every family rounds at exactly one point of its computation (see RULES.md);
+Every family rounds at exactly one point of its computation (see docs/rules/README.md);
 these helpers make that point visible and keep the tie-breaking exact.
 """
 

@@ -111,7 +111,7 @@ class GameFacts(msgspec.Struct, frozen=True):
     attributes: dict[str, float] = {}
     #: The order of play within (date, event, round), a recorded fact: the
     #: table number when one is given, else the next number after the games
-    #: already recorded there (RULES.md, order of effect). None only in
+    #: already recorded there (docs/rules/README.md, "When each fact takes effect"). None only in
     #: games recorded before sequences existed.
     sequence: int | None = None
 

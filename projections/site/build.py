@@ -54,7 +54,7 @@ from projections import queries
 from projections.db import Database
 from projections.site import charts, games, html, parallel, tables
 from projections.site.audit import later_lines
-from projections.site.explain import LadderRules, final
+from projections.site.explain import LadderRules, final, rules_doc
 from projections.site.game_page import GameContext, GamePage
 from projections.site.html import Cell, DataTable
 from projections.site.player import PlayerRows
@@ -362,7 +362,7 @@ class SiteBuilder:
         self.render(
             f"{lslug}/index.html", "ladder", "../", name=name, info=info, standings=standings,
             rules=rules_table, seasons=seasons, events=events_table, months=months_table,
-            chart=dist, n_games=n_games,
+            chart=dist, n_games=n_games, rules_doc=rules_doc(info.family),
         )  # fmt: skip
         return {
             "name": name, "href": f"{lslug}/index.html", "family": info.family,

@@ -10,8 +10,8 @@ from __future__ import annotations
 import bisect
 from typing import Any
 
-from ledger.families.base import Family
-from ledger.families.registry import load_family
+from ledger.families.base import Family, FamilyError
+from ledger.families.registry import family_class, load_family
 
 
 class LadderRules:
@@ -39,6 +39,15 @@ class LadderRules:
         """Whether any of the ladder's rulesets gives grades (a family that
         does not keeps ``Family.grade``, which gives none)."""
         return any(type(self.family_at(key)).grade is not Family.grade for key in self.keys)
+
+
+def rules_doc(family: str) -> str | None:
+    """The page stating ``family``'s rules (a path from the project's root),
+    or None when the family names none or cannot be loaded here."""
+    try:
+        return family_class(family).rules_doc
+    except FamilyError:
+        return None
 
 
 def final(merges: dict[str, str], pid: str) -> str:

@@ -6,6 +6,7 @@ LANGS = ("en", "fr")
 
 _EN = {
     "ladders": "Ladders", "ladder": "Ladder", "family": "Family", "players": "Players",
+    "rules_page": "Rules",
     "games": "Games", "last_result": "Last result", "chain_head": "Published hash-chain head",
     "verify_hint": "Anyone holding a copy of the ledger can check that it still holds "
     "exactly what this site was built from:", "events_chained": "events chained",
@@ -42,7 +43,7 @@ _EN = {
 }  # fmt: skip
 
 _FR = {
-    "ladders": "Classements", "ladder": "Classement", "family": "Famille",
+    "ladders": "Classements", "ladder": "Classement", "family": "Famille", "rules_page": "Règles",
     "players": "Joueurs", "games": "Parties", "last_result": "Dernier résultat",
     "chain_head": "Tête de la chaîne de hachage publiée",
     "verify_hint": "Toute personne ayant une copie du registre peut vérifier qu'il "

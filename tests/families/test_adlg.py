@@ -1,4 +1,4 @@
-"""AdlG family: RULES.md "adlg" examples, K schedule, ranks, yearly downgrade."""
+"""AdlG family: docs/rules/adlg.md examples, K schedule, ranks, yearly downgrade."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from ledger.families.base import (
 
 ADLG = AdlgFamily(AdlgFamily.parse_params({}))
 
-# RULES.md examples: A = 1000 with 0 rounds (K = 50), B = 1200 with 40 rounds (K = 30).
+# docs/rules examples: A = 1000 with 0 rounds (K = 50), B = 1200 with 40 rounds (K = 30).
 A = PlayerState(rating=1000, games=0)
 B = PlayerState(rating=1200, games=40)
 P_A = 1 / (1 + 10 ** (200 / 500))  # 0.28474..., not rounded
@@ -40,7 +40,7 @@ def rate(result: str, a: PlayerState, b: PlayerState) -> tuple[Change, Change]:
     return changes[0][0], changes[1][0]
 
 
-# -- RULES.md example table -----------------------------------------------------
+# -- docs/rules example table -----------------------------------------------------
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""Battle Empire family: RULES.md "battle-empire" examples, K, grades, seasons."""
+"""Battle Empire family: docs/rules/battle-empire.md examples, K, grades, seasons."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from ledger.families.battle_empire import BattleEmpireFamily
 FR = BattleEmpireFamily(BattleEmpireFamily.parse_params({}))
 EN = BattleEmpireFamily(BattleEmpireFamily.parse_params({"variant": "en"}))
 
-# RULES.md examples: A = 1000 with 0 games played (K = 30), B = 1200 with 20
+# docs/rules examples: A = 1000 with 0 games played (K = 30), B = 1200 with 20
 # games played (K = 60).
 A = PlayerState(rating=1000, games=0)
 B = PlayerState(rating=1200, games=20)
@@ -47,7 +47,7 @@ def rate(
     return changes[0][0], changes[1][0]
 
 
-# -- RULES.md example table: each row is that player's own result -------------
+# -- docs/rules example table: each row is that player's own result -------------
 
 # (own result, A's change, B's change)
 TABLE = [
@@ -157,7 +157,7 @@ def test_500_point_rule_applies_from_exactly_500() -> None:
 def test_500_point_rule_compares_own_rating_with_opposing_mean() -> None:
     # Side A: 1700 and 1300 (mean 1500) against 1000. The 1700 player is 700
     # above the opposing mean and gains nothing; the 1300 player is only 300
-    # above it and gains as usual (RULES.md, team sides). P(A) from the side
+    # above it and gains as usual (docs/rules/README.md, team sides). P(A) from the side
     # means: 1 / (1 + 10^(-500/500)) = 0.909 -> 0.91; K 30 (1400+) and 60.
     changes = FR.rate(
         Game(

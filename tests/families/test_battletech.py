@@ -1,4 +1,4 @@
-"""BattleTech family: RULES.md "battletech" examples, unit lists, objectives."""
+"""BattleTech family: docs/rules/battletech.md examples, unit lists, objectives."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ from ledger.families.battletech import (
 
 FAMILY = BattleTechFamily(BattleTechFamily.default_params())
 
-# RULES.md "battletech" Examples: R_A, R_B, [A_s, A_e, B_s, B_e], A's, B's change.
+# docs/rules/battletech.md Examples: R_A, R_B, [A_s, A_e, B_s, B_e], A's, B's change.
 EXAMPLES = [
     (1000, 1000, [5000, 3000, 5000, 1000], 100, -100),
     (1200, 1000, [4000, 2000, 5000, 2500], -61, 72),
@@ -80,7 +80,7 @@ def deltas(changes) -> list[list[float]]:
     return [[c.delta for c in side] for side in changes]
 
 
-# -- RULES.md examples ------------------------------------------------------
+# -- docs/rules examples ------------------------------------------------------
 
 
 @pytest.mark.parametrize(("r_a", "r_b", "bv", "change_a", "change_b"), EXAMPLES)

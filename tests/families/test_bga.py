@@ -1,4 +1,4 @@
-"""Tests of the bga family against RULES.md "bga" (seed 004)."""
+"""Tests of the bga family against docs/rules/bga.md (seed 004)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from ledger.families.base import FamilyError, Game, PlayerState
 from ledger.families.bga import NOT_RATED, BgaFamily, BgaParams, BgaResult
 
-EXPERIENCED = 40  # RULES.md examples: "experienced players, 40 or more games"
+EXPERIENCED = 40  # docs/rules examples: "experienced players, 40 or more games"
 
 
 def family(**params: Any) -> BgaFamily:
@@ -41,7 +41,7 @@ def deltas(fam: BgaFamily, g: Game, states: list[list[PlayerState]]) -> list[flo
     return [side[0].delta for side in fam.rate(g, states)]
 
 
-# -- RULES.md example table: every row is a required test ---------------------
+# -- docs/rules example table: every row is a required test ---------------------
 
 
 @pytest.mark.parametrize(

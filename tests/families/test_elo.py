@@ -1,4 +1,4 @@
-"""Generic Elo family: every parameter of RULES.md "elo" with an exact value."""
+"""Generic Elo family: every parameter of docs/rules/elo.md with an exact value."""
 
 from __future__ import annotations
 

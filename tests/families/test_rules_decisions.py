@@ -1,4 +1,4 @@
-"""The RULES.md decisions shared by the Elo-based families (team sides and the
+"""The decisions of docs/rules/ shared by the Elo-based families (team sides and the
 opponent's rating, season-change rounding, who a season close applies to,
 penalty brackets), tested through the pure family functions."""
 
@@ -40,7 +40,7 @@ def team_deltas(
 
 
 # -- a. team sides: the player's own rating against the opposing side's mean -------
-# RULES.md: "A rule about "the opponent's rating" (the 500-point rule, a gain
+# Decided (docs/rules/): "A rule about "the opponent's rating" (the 500-point rule, a gain
 # cap) compares the player's own rating with the opposing side's mean.
 # Decision: in a 2-vs-2 game, Strong 1600 with Weak 1000 against two players
 # at 1000, Strong is 600 above the opposing mean: under `fr` Strong gains
@@ -93,7 +93,7 @@ def test_a_capped_player_still_loses() -> None:
 
 
 # -- b. a season change is rounded with the ladder's change rounding --------------
-# RULES.md: "a season change (penalty or regression) is rounded with the
+# Decided (docs/rules/): "a season change (penalty or regression) is rounded with the
 # ladder's change rounding, like a game's change (no rounding on a fractional
 # ladder; `truncate` turns a regression of −2.5 into −2)."
 
@@ -130,7 +130,7 @@ def test_a_penalty_is_rounded_like_a_game_change(params: dict[str, Any], delta: 
 
 
 # -- c. who a season close applies to ---------------------------------------------
-# RULES.md: ""already had a rating when that year began" is Battle Empire's
+# Decided (docs/rules/): ""already had a rating when that year began" is Battle Empire's
 # condition alone; for AdlG and `elo` a rating held at the end date counts,
 # including one set by an adjustment."
 
@@ -155,7 +155,7 @@ def test_battle_empire_spares_a_rating_given_during_the_year() -> None:
 
 
 # -- d. the highest bracket exceeded applies, whatever the order ----------------------
-# RULES.md: "Of several penalty brackets, the one with the highest threshold
+# Decided (docs/rules/): "Of several penalty brackets, the one with the highest threshold
 # that the rating exceeds applies, whatever the order they were listed in."
 
 

@@ -1,4 +1,4 @@
-"""RULES.md example tables through the command line, as an organiser would
+"""The example tables of docs/rules/ through the command line, as an organiser would
 enter them: open a ladder, set starting ratings with ``ledger adjust``, give
 players their prior games, record the table's game, then read ``history`` and
 ``explain``. Also season closes, French grades and foreign result fields."""
