@@ -117,16 +117,10 @@ def same_standings(first: Any, second: Any) -> tuple[int, bool]:
 @pass_ledger
 def rebuild(led: Ledger) -> None:
     """Drop every view and rebuild it from the events alone."""
-    led.owner_only(
-        "rebuild the views (a rebuild drops and recreates their tables)", "ledger rebuild"
-    )
     from ledger.cli.progress import ProgressBar
 
     with ProgressBar("reading events", threshold=20_000) as bar:
-        report = views.rebuild_report(
-            led.conn, led.app.recorder, lambda stage, done, total: bar(done, total, stage)
-        )
+        report = led.rebuilt(lambda stage, done, total: bar(done, total, stage))
     for warning in report.warnings:
         click.echo(f"Warning: {warning}", err=True)
-    applied = report.applied
-    click.echo(f"Rebuilt the views from {applied} events.")
+    click.echo(f"Rebuilt the views from {report.applied} events.")
