@@ -86,10 +86,7 @@ def ladder_void_rules(led: Ledger, name: str, effective: date, reason: str) -> N
 @pass_ledger
 def ladder_list(led: Ledger, fmt: str) -> None:
     """List the ladders."""
-    rows = queries.ladders(led.conn)
-    for r in rows:
-        r.rules = []
-    click.echo(render(rows, fmt, "Ladders", kind=queries.LadderInfo))
+    click.echo(render(queries.ladders(led.conn), fmt, "Ladders", kind=queries.LadderInfo))
 
 
 @ladder.command("show")

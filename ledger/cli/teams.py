@@ -3,7 +3,6 @@ command: read players and ratings, call projections.teams.balance, render)."""
 
 from __future__ import annotations
 
-import csv
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -16,32 +15,11 @@ from ledger.cli.params import DATE
 from ledger.families.registry import family_class
 from ledger.kernel.errors import Invalid
 from ledger.kernel.identity import name_key
-from ledger.sheets.workbook import team_game_rows, write_camp_sheet
+from ledger.sheets.workbook import read_player_names, team_game_rows, write_camp_sheet
 from projections.formats import csv_text
 from projections.teams.balance import Balance, balance
 from projections.teams.camps import CAMPS_SHEET, CSV_COLUMNS, camp_games
 from projections.teams.roster import roster
-
-
-def read_names(path: Path) -> list[str]:
-    """The ``player`` column of a CSV or xlsx sheet, one name a row."""
-    if path.suffix.lower() == ".xlsx":
-        import openpyxl
-
-        sheet = openpyxl.load_workbook(path, read_only=True, data_only=True).worksheets[0]
-        rows = [
-            ["" if v is None else str(v) for v in row] for row in sheet.iter_rows(values_only=True)
-        ]
-    else:
-        with path.open(encoding="utf-8-sig", newline="") as f:
-            rows = list(csv.reader(f))
-    if not rows:
-        raise Invalid(f"{path}: empty sheet, expected a 'player' column", field="from")
-    header = [h.strip().lower() for h in rows[0]]
-    if "player" not in header:
-        raise Invalid(f"{path}: no 'player' column (columns: {', '.join(header)})", field="from")
-    col = header.index("player")
-    return [r[col].strip() for r in rows[1:] if col < len(r) and r[col].strip()]
 
 
 def split_group(text: str, option: str) -> list[str]:
@@ -146,7 +124,7 @@ def teams(
     """
     if fmt == "xlsx" and output is None:
         raise Invalid("--format xlsx needs --output FILE.xlsx")
-    names = list(players) + (read_names(sheet) if sheet else [])
+    names = list(players) + (read_player_names(sheet) if sheet else [])
     if not names:
         raise Invalid("no players: name them or give --from SHEET")
     size_list = None

@@ -9,7 +9,8 @@
   dropdowns, an example row (or the games to play, pre-filled: the camps of
   ``ledger teams``) and an "Instructions" sheet; ``add_result_sheet`` adds
   the same to another workbook (the camp sheet).
-- ``write_camp_sheet`` writes the camps of ``ledger teams`` and the games
+- ``read_player_names`` reads the players ``ledger teams`` splits;
+  ``write_camp_sheet`` writes its camps and the games
   between them (``team_game_rows``), ready to fill in and import.
 
 openpyxl is imported on first use: importing this module stays cheap for the CLI.
@@ -17,6 +18,7 @@ openpyxl is imported on first use: importing this module stays cheap for the CLI
 
 from __future__ import annotations
 
+import csv
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -601,6 +603,26 @@ def add_result_sheet(
 
 
 # -- the camp sheet of ``ledger teams`` ------------------------------------------------
+def read_player_names(path: Path) -> list[str]:
+    """The ``player`` column of a CSV or xlsx sheet, one name a row (the
+    players ``ledger teams`` splits into camps)."""
+    if path.suffix.lower() == ".xlsx":
+        sheet = _openpyxl().load_workbook(path, read_only=True, data_only=True).worksheets[0]
+        rows = [
+            ["" if v is None else str(v) for v in row] for row in sheet.iter_rows(values_only=True)
+        ]
+    else:
+        with path.open(encoding="utf-8-sig", newline="") as f:
+            rows = list(csv.reader(f))
+    if not rows:
+        raise Invalid(f"{path}: empty sheet, expected a 'player' column", field="from")
+    header = [h.strip().lower() for h in rows[0]]
+    if "player" not in header:
+        raise Invalid(f"{path}: no 'player' column (columns: {', '.join(header)})", field="from")
+    col = header.index("player")
+    return [r[col].strip() for r in rows[1:] if col < len(r) and r[col].strip()]
+
+
 def team_game_rows(
     games: Sequence[Any], on: date | None = None, event: str | None = None
 ) -> list[dict[str, str]]:
