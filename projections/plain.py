@@ -22,7 +22,7 @@ from projections.ranking import outcome, ranks
 from projections.reads import (
     CURRENT_STANDINGS,
     history_rows_sql,
-    player_by_name,
+    history_subject,
     replayed_ladder_row,
     ruleset_at_sql,
     today_key,
@@ -101,12 +101,8 @@ def _grader(conn: Any, ladder: int, lang: str) -> Any:
 
 def history(conn: Any, ladder: str, player: str) -> PlainTable:
     """``player``'s history in ``ladder``, in effective order."""
-    found = replayed_ladder_row(conn, ladder)
-    number = found["n"]
-    pn, name = conn.execute(
-        "SELECT n, name FROM view_players WHERE id=?", (player_by_name(conn, player),)
-    ).fetchone()
-    title = f"{name} in {found['name']}"
+    subject = history_subject(conn, ladder, player)
+    number, pn, title = subject.ladder, subject.player, subject.title
     rows = conn.tuples(
         # The table and the result out of the game's facts by the database (a
         # long history holds thousands; results are few, parsed once each).

@@ -29,12 +29,13 @@ from projections.reads import (
     LadderProblem,
     final_player,
     history_rows_sql,
+    history_subject,
     ladder_row,
-    player_by_name,
     replayed_ladder_row,
     ruleset_at_sql,
     today_key,
 )
+from projections.reads import player_by_name as player_by_name  # the queries' lookup too
 
 if TYPE_CHECKING:
     from projections.views.facts import KeptFacts
@@ -263,14 +264,14 @@ def _standings_at(conn: Database, ladder: int, upto: int) -> list[tuple[Any, ...
 
 def history(conn: Database, ladder: str, player: str) -> list[HistoryLine]:
     """Every entry that changed a player's rating in a ladder, in effective order."""
-    lrow = replayed_ladder_row(conn, ladder)
+    subject = history_subject(conn, ladder, player)
     from projections.views import facts as kept_facts
 
-    pn = player_number(conn, player_by_name(conn, player))
-    against = opponents.faced(conn, lrow["n"], pn)
+    ln, pn = subject.ladder, subject.player
+    against = opponents.faced(conn, ln, pn)
 
     out = []
-    for r in conn.execute(history_rows_sql("g.facts"), (lrow["n"], lrow["n"], pn, pn)):
+    for r in conn.execute(history_rows_sql("g.facts"), (ln, ln, pn, pn)):
         game = r["kind"] == "game"
         facts = kept_facts.read(r["facts"]) if game else None
         result, margin = outcome(facts, r["side"]) if facts is not None else (None, None)

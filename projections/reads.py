@@ -11,7 +11,7 @@ modules, so that a table for people starts about as fast as ``ledger
 from __future__ import annotations
 
 from datetime import date
-from typing import Any
+from typing import Any, NamedTuple
 
 from ledger.kernel.errors import LedgerError, NotFound
 from ledger.kernel.identity import name_key
@@ -80,6 +80,30 @@ def ruleset_at_sql(columns: str = "data") -> str:
         f"SELECT {columns} FROM view_entries WHERE ladder=? AND kind='ruleset' AND key<=? "
         "ORDER BY key DESC LIMIT 1"
     )
+
+
+class HistorySubject(NamedTuple):
+    """Whose history in which ladder: their numbers in the views and names."""
+
+    ladder: int
+    ladder_name: str
+    player: int
+    player_name: str
+
+    @property
+    def title(self) -> str:
+        """The history's title: "Ann in Club"."""
+        return f"{self.player_name} in {self.ladder_name}"
+
+
+def history_subject(conn: Any, ladder: str, player: str) -> HistorySubject:
+    """The ladder called ``ladder`` (one that can be replayed) and the player
+    called ``player`` (or the one they were merged into)."""
+    found = replayed_ladder_row(conn, ladder)
+    number, name = conn.execute(
+        "SELECT n, name FROM view_players WHERE id=?", (player_by_name(conn, player),)
+    ).fetchone()
+    return HistorySubject(found["n"], found["name"], number, name)
 
 
 def today_key() -> str:

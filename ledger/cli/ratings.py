@@ -101,9 +101,10 @@ def history(
         title = f"Every player in {ladder_name}"
         emit(list(lines), fmt, title, export_mod.PlayerHistoryLine, output)
         return
+    from projections.reads import history_subject
+
     rows = queries.history(led.query_conn, ladder_name, player_name)
-    who = queries.player_name(led.conn, queries.player_by_name(led.conn, player_name))
-    title = f"{who} in {queries.ladder_row(led.conn, ladder_name)['name']}"
+    title = history_subject(led.conn, ladder_name, player_name).title
     emit(rows, fmt, title, queries.HistoryLine, output)
 
 
