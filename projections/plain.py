@@ -11,13 +11,11 @@ ladder's family load only for a family that grades).
 
 from __future__ import annotations
 
-import json
 from operator import itemgetter
 from typing import Any, NamedTuple
 
 from ledger.kernel.identity import short
 from projections.formats import shown, shown_numbers, shown_texts
-from projections.opponents import faced
 from projections.ranking import outcome, ranks
 from projections.reads import (
     CURRENT_STANDINGS,
@@ -90,6 +88,8 @@ def _grader(conn: Any, ladder: int, lang: str) -> Any:
     family, data = conn.execute(ruleset_at_sql(f"{name}, data"), (ladder, today_key())).fetchone()
     if family is not None and not gives_grades(family):
         return None
+    import json
+
     ruleset = json.loads(data)
     if not gives_grades(ruleset["family"]):
         return None
@@ -101,6 +101,11 @@ def _grader(conn: Any, ladder: int, lang: str) -> Any:
 
 def history(conn: Any, ladder: str, player: str) -> PlainTable:
     """``player``'s history in ``ladder``, in effective order."""
+    # Imported here: a ranking needs neither (what a table loads is its start-up).
+    import json
+
+    from projections.opponents import faced
+
     subject = history_subject(conn, ladder, player)
     number, pn, title = subject.ladder, subject.player, subject.title
     rows = conn.tuples(
