@@ -649,8 +649,16 @@ def test_rebuild_projects_every_event_once(
     record(cli, "2025-01-05", "Alice", "Bob", "a")
     if views == "of an older version":
         cli.sql("UPDATE view_version SET version = version - 1")
-    else:
-        cli.sql("UPDATE view_tracking SET position = 1")
+    else:  # appended, the views not told
+        from ledger.write.application import LedgerApplication
+        from ledger.write.commands import Commands
+        from ledger.write.storage import resolve
+
+        app = LedgerApplication(env=resolve(cli.db, cli.schema).app_env())
+        try:
+            Commands(app, "referee").add_players(["Late Comer"])
+        finally:
+            app.close()
     applied: list[int] = []
     project = runner._project
 
