@@ -19,16 +19,26 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ledger.kernel.errors import LedgerError, NotFound
-from ledger.kernel.identity import name_key, short
+from ledger.kernel.errors import NotFound
+from ledger.kernel.identity import short
 from projections import opponents, ranking
 from projections.db import Database, Row
 from projections.ranking import ranks
+from projections.reads import (
+    CURRENT_STANDINGS,
+    LadderProblem,
+    final_player,
+    history_rows_sql,
+    history_subject,
+    ladder_row,
+    replayed_ladder_row,
+    ruleset_at_sql,
+    today_key,
+)
+from projections.reads import player_by_name as player_by_name  # the queries' lookup too
 
 if TYPE_CHECKING:
     from projections.views.facts import KeptFacts
-
-#: Ratings equal to this many decimals tie (share a rank).
 
 
 class StandingRow(msgspec.Struct):
@@ -116,52 +126,7 @@ class Explanation(msgspec.Struct):
     note: str = ""
 
 
-class LadderProblem(LedgerError):
-    """A query on a ladder whose entries cannot all be replayed (the message
-    names the entry, the error and what to do)."""
-
-
 # -- resolving names --------------------------------------------------------
-def ladder_row(conn: Database, name: str) -> Row:
-    row = conn.execute("SELECT * FROM view_ladders WHERE key=?", (name_key(name),)).fetchone()
-    if row is None:
-        raise NotFound(f"unknown ladder {name!r} (see 'ledger ladder list')")
-    return row
-
-
-def replayed_ladder_row(conn: Database, name: str) -> Row:
-    """``ladder_row`` of a ladder whose ratings can be read (raises
-    LadderProblem for a ladder that cannot be replayed)."""
-    row = ladder_row(conn, name)
-    if row["problem"]:
-        raise LadderProblem(row["problem"])
-    return row
-
-
-def player_by_name(conn: Database, name: str, follow_merge: bool = True) -> str:
-    """The id of the player called ``name`` (case and accents ignored);
-    a merged player resolves to the player they were merged into."""
-    row = conn.execute(
-        "SELECT id, merged_into FROM view_players WHERE key=?", (name_key(name),)
-    ).fetchone()
-    if row is None:
-        raise NotFound(f"unknown player {name!r} (add them with 'ledger player add')")
-    if follow_merge and row["merged_into"]:
-        return _final(conn, row["merged_into"])
-    return row["id"]
-
-
-def _final(conn: Database, pid: str) -> str:
-    seen = set()
-    while pid not in seen:
-        seen.add(pid)
-        row = conn.execute("SELECT merged_into FROM view_players WHERE id=?", (pid,)).fetchone()
-        if row is None or not row[0]:
-            return pid
-        pid = row[0]
-    return pid
-
-
 def game_row(conn: Database, ref: str) -> Row:
     """A game by its id or any unambiguous prefix of its short id."""
     ref = ref.strip().lower()
@@ -234,11 +199,7 @@ def game_facts(conn: Database, game: Row, ids: Mapping[int, str] | None = None) 
 def ruleset_at(conn: Database, ladder: int, key: str | None = None) -> dict[str, Any]:
     """The ruleset in force at ``key`` (or today: a rule change announced
     for a later date is not yet in force)."""
-    row = conn.execute(
-        "SELECT data FROM view_entries WHERE ladder=? AND kind='ruleset' AND key<=? "
-        "ORDER BY key DESC LIMIT 1",
-        (ladder, key or date.today().isoformat() + "\x7f"),
-    ).fetchone()
+    row = conn.execute(ruleset_at_sql(), (ladder, key or today_key())).fetchone()
     assert row is not None, "every ladder opens with a ruleset"
     return msgspec.json.decode(row[0])
 
@@ -250,11 +211,7 @@ def standings(
     """The ranking: current, or as it stood at the end of ``as_of``."""
     lrow = replayed_ladder_row(conn, ladder)
     if as_of is None:
-        rows = conn.execute(
-            "SELECT p.name, s.rating, s.games, s.last_played FROM view_standings s "
-            "JOIN view_players p ON p.n = s.player WHERE s.ladder=?",
-            (lrow["n"],),
-        ).fetchall()
+        rows = conn.execute(CURRENT_STANDINGS, (lrow["n"],)).fetchall()
         family = _family(ruleset_at(conn, lrow["n"]))
     else:
         cut = as_of.isoformat() + "\x7f"
@@ -307,25 +264,14 @@ def _standings_at(conn: Database, ladder: int, upto: int) -> list[tuple[Any, ...
 
 def history(conn: Database, ladder: str, player: str) -> list[HistoryLine]:
     """Every entry that changed a player's rating in a ladder, in effective order."""
-    lrow = replayed_ladder_row(conn, ladder)
+    subject = history_subject(conn, ladder, player)
     from projections.views import facts as kept_facts
 
-    pn = player_number(conn, player_by_name(conn, player))
-    against = opponents.faced(conn, lrow["n"], pn)
+    ln, pn = subject.ladder, subject.player
+    against = opponents.faced(conn, ln, pn)
 
     out = []
-    for r in conn.execute(
-        "SELECT h.pos, h.kind, COALESCE(substr(g.key, 1, 10), e.date) AS date, h.side, h.s, "
-        "h.p, h.k, h.before, h.after, h.change, h.note, g.id AS game, g.event, g.round, "
-        "g.facts FROM view_history_rows h "
-        "LEFT JOIN view_games g ON h.kind = 'game' AND g.n = h.entry "
-        "LEFT JOIN view_entries e ON h.kind <> 'game' AND e.n = h.entry "
-        # The player's places along their index, then their rows by place (a
-        # planner without statistics would walk the whole ladder in order).
-        "WHERE h.ladder=? AND h.pos IN (SELECT pos FROM view_history_rows "
-        "WHERE ladder=? AND player=?) AND h.player=? ORDER BY h.pos, h.seat",
-        (lrow["n"], lrow["n"], pn, pn),
-    ):
+    for r in conn.execute(history_rows_sql("g.facts"), (ln, ln, pn, pn)):
         game = r["kind"] == "game"
         facts = kept_facts.read(r["facts"]) if game else None
         result, margin = outcome(facts, r["side"]) if facts is not None else (None, None)
@@ -368,7 +314,7 @@ def explain(conn: Database, ref: str) -> Explanation:
         raise LadderProblem(lrow["problem"])
     ruleset = ruleset_at(conn, game["ladder"], game["key"])
     family = _family(ruleset) if game["status"] != "voided" else None
-    sides = tuple(tuple(_final(conn, p) for p in side) for side in facts["sides"])
+    sides = tuple(tuple(final_player(conn, p) for p in side) for side in facts["sides"])
     # The game's rows: among the places of one of its players (along the
     # player's index), the one of this game.
     first = player_number(conn, sides[0][0]) if sides and sides[0] else None

@@ -636,6 +636,42 @@ def test_rebuild_gives_identical_views(cli: Cli) -> None:
     assert _snapshot(cli, players) == before
 
 
+@pytest.mark.parametrize("views", ["of an older version", "behind the events"])
+def test_rebuild_projects_every_event_once(
+    cli: Cli, monkeypatch: pytest.MonkeyPatch, views: str
+) -> None:
+    """A rebuild reads the views as they are stored: it never catches them
+    up (or upgrades them) first, which would project every event twice."""
+    from projections.views import runner
+
+    open_club(cli)
+    cli.ok("player", "add", "Alice", "Bob")
+    record(cli, "2025-01-05", "Alice", "Bob", "a")
+    if views == "of an older version":
+        cli.sql("UPDATE view_version SET version = version - 1")
+    else:  # appended, the views not told
+        from ledger.write.application import LedgerApplication
+        from ledger.write.commands import Commands
+        from ledger.write.storage import resolve
+
+        app = LedgerApplication(env=resolve(cli.db, cli.schema).app_env())
+        try:
+            Commands(app, "referee").add_players(["Late Comer"])
+        finally:
+            app.close()
+    applied: list[int] = []
+    project = runner._project
+
+    def counted(*args: object, **kwargs: object) -> runner.CatchUp:
+        report = project(*args, **kwargs)  # type: ignore[arg-type]
+        applied.append(report.applied)
+        return report
+
+    monkeypatch.setattr(runner, "_project", counted)
+    assert cli.ok("rebuild") == f"Rebuilt the views from {cli.event_count()} events.\n"
+    assert applied == [cli.event_count()]
+
+
 # -- output formats ----------------------------------------------------------------
 def _csv(text: str) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(text)))

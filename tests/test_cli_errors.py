@@ -400,3 +400,25 @@ def test_database_path_that_is_not_a_database(tmp_path: Path) -> None:
     assert f"cannot open database '{notes}'" in out
     assert "not a database" in out
     assert notes.read_text() == "my notes, not a ledger\n"
+
+
+def test_a_refused_write_catches_nothing_up(cli: Cli, club: str) -> None:
+    """A write refused inside ``Ledger.writing`` appends nothing and leaves
+    the views where they were (here behind the events), with its message and
+    exit code; the next write catches them up."""
+    from ledger.write.application import LedgerApplication
+    from ledger.write.commands import Commands
+    from ledger.write.storage import resolve
+
+    app = LedgerApplication(env=resolve(cli.db, cli.schema).app_env())
+    try:  # appended, the views not told
+        Commands(app, "referee").add_players(["Late Comer"])
+    finally:
+        app.close()
+    behind = cli.sql("SELECT position FROM view_tracking")[0][0]
+    assert behind == cli.event_count() - 1
+    message = refused(cli, *game("--result", "a", a="Nobody"))
+    assert "unknown player 'Nobody'" in message
+    assert cli.sql("SELECT position FROM view_tracking")[0][0] == behind
+    cli.ok(*game("--result", "a"))
+    assert cli.sql("SELECT position FROM view_tracking")[0][0] == cli.event_count()

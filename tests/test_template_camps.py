@@ -10,7 +10,8 @@ from pathlib import Path
 import openpyxl
 import pytest
 
-from ledger.cli.teams import camp_games, round_robin
+from ledger.sheets.workbook import team_game_rows
+from projections.teams.camps import camp_games, round_robin
 from tests.conftest import Cli
 
 PLAYERS = ["Anne", "Bob", "Carl", "Dora", "Émile", "Fanny", "Gus", "Hal"]
@@ -68,11 +69,13 @@ def test_round_robin_meets_every_pair_once_and_each_camp_once_a_round() -> None:
 
 def test_camp_games_two_camps_one_game_many_sided_family_one_game_of_all() -> None:
     camps = [["Anne", "Bob"], ["Carl", "Dora"], ["Émile", "Fanny"]]
-    assert camp_games(camps[:2], max_sides=2) == [{"side_a": "Anne;Bob", "side_b": "Carl;Dora"}]
-    assert camp_games(camps, max_sides=64) == [
+    assert team_game_rows(camp_games(camps[:2], max_sides=2)) == [
+        {"side_a": "Anne;Bob", "side_b": "Carl;Dora"}
+    ]
+    assert team_game_rows(camp_games(camps, max_sides=64)) == [
         {"side_a": "Anne;Bob", "side_b": "Carl;Dora", "side_c": "Émile;Fanny"}
     ]
-    three = camp_games(camps, max_sides=2)
+    three = team_game_rows(camp_games(camps, max_sides=2))
     assert [(g["round"], g["side_a"], g["side_b"]) for g in three] == [
         ("1", "Carl;Dora", "Émile;Fanny"),
         ("2", "Anne;Bob", "Émile;Fanny"),

@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
 
 import click
-import msgspec
 
 from ledger.cli.context import (
     Ledger,
@@ -18,7 +16,7 @@ from ledger.kernel.errors import Invalid
 from ledger.write import migrate as migrate_mod
 from ledger.write.application import LedgerApplication
 from ledger.write.storage import resolve
-from projections import queries, service, views
+from projections import migration, service, views
 from projections import verify as verify_mod
 from projections.formats import render
 
@@ -82,7 +80,7 @@ def migrate(led: Ledger, source: str, target: str, to_schema: str | None, fmt: s
         copied, head = migrate_mod.copy_events(source_app, target_app)
         target_views = views.connect(open_views(target_store))
         views.rebuild(target_views, target_app.recorder)
-        report = MigrationReport(copied, head, *same_standings(source_views, target_views))
+        report = migration.compared(copied, head, source_views, target_views)
     finally:
         source_app.close()
         target_app.close()
@@ -95,38 +93,14 @@ def migrate(led: Ledger, source: str, target: str, to_schema: str | None, fmt: s
         sys.exit(1)
 
 
-class MigrationReport(msgspec.Struct):
-    events: int
-    head: str
-    ladders: int
-    standings_identical: bool
-
-
-def same_standings(first: Any, second: Any) -> tuple[int, bool]:
-    """(ladders, whether every ladder's standings are identical) of two views."""
-    names = [r.name for r in queries.ladders(first)]
-    identical = all(
-        msgspec.to_builtins(queries.standings(first, n))
-        == msgspec.to_builtins(queries.standings(second, n))
-        for n in names
-    )
-    return len(names), identical
-
-
 @click.command()
 @pass_ledger
 def rebuild(led: Ledger) -> None:
     """Drop every view and rebuild it from the events alone."""
-    led.owner_only(
-        "rebuild the views (a rebuild drops and recreates their tables)", "ledger rebuild"
-    )
     from ledger.cli.progress import ProgressBar
 
     with ProgressBar("reading events", threshold=20_000) as bar:
-        report = views.rebuild_report(
-            led.conn, led.app.recorder, lambda stage, done, total: bar(done, total, stage)
-        )
+        report = led.rebuilt(lambda stage, done, total: bar(done, total, stage))
     for warning in report.warnings:
         click.echo(f"Warning: {warning}", err=True)
-    applied = report.applied
-    click.echo(f"Rebuilt the views from {applied} events.")
+    click.echo(f"Rebuilt the views from {report.applied} events.")

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,6 +20,7 @@ from projections.formats import FORMATS, render
 if TYPE_CHECKING:
     from ledger.write.application import LedgerApplication
     from ledger.write.commands import Commands
+    from projections.views.runner import CatchUp, Progress
 
 
 #: How much of a SQLite ledger a query may map into memory (address space;
@@ -71,13 +73,18 @@ class Ledger:
             self._app = LedgerApplication(env=self.storage.app_env())
         return self._app
 
-    @property
-    def commands(self) -> Commands:
-        """The command layer, recording as ``--by``."""
+    @contextmanager
+    def writing(self, allow_future: bool = False) -> Iterator[Commands]:
+        """The command layer, recording as ``--by`` (accepting dates more
+        than a day ahead when ``allow_future``); when the block ends, the
+        views are caught up with what it appended, so that what follows
+        reads its own writes. A block that raises appended nothing (a
+        command appends all its events or none) and catches nothing up."""
         from ledger.write.commands import Commands
 
         self.writable()
-        return Commands(self.app, self.by)
+        yield Commands(self.app, self.by, allow_future)
+        self.caught_up()
 
     def writable(self) -> None:
         """Refuse, before anything is attempted, to write a read-only ledger."""
@@ -166,12 +173,21 @@ class Ledger:
         db.close()
         return views.in_memory(self.app.recorder)
 
-    def owner_only(self, action: str, command: str) -> None:
-        """Refuse, before any DDL, a command that only the owner of the
-        PostgreSQL schema may run: ``action`` (e.g. "rebuild the views (a
-        rebuild drops and recreates their tables)"), run as ``command``."""
+    def rebuilt(self, progress: Progress | None = None) -> CatchUp:
+        """Drop every view and rebuild it from the events alone (the schema's
+        owner only, on PostgreSQL). The views are opened as they are stored,
+        never caught up first: a rebuild would project every event again."""
+        from projections import views
+
         self.writable()
-        self._refuse_unless_owner(self.conn, action, command)
+        if self._conn is None:
+            self._conn = open_views(self.storage)
+        self._refuse_unless_owner(
+            self._conn, "rebuild the views (a rebuild drops and recreates their tables)",
+            "ledger rebuild",
+        )  # fmt: skip
+        self.app  # noqa: B018 - the event store's tables exist before the views read them
+        return views.rebuild_report(self._conn, self.app.recorder, progress)
 
     @staticmethod
     def _refuse_unless_owner(db: Database, action: str, command: str, state: str = "") -> None:

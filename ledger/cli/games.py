@@ -19,7 +19,7 @@ from ledger.cli.params import ATTRIBUTE, DATE, SETTING, as_dict
 from ledger.cli.progress import ProgressBar
 from ledger.kernel import bounds
 from ledger.kernel.identity import short
-from ledger.write.commands import Commands, GameChanges
+from ledger.write.commands import GameChanges
 from ledger.write.game_input import GameInput, parse_number
 from projections.formats import render
 from projections.preview import FIRST_GAMES_SHOWN, preview_warnings
@@ -89,13 +89,6 @@ allow_future_option = click.option(
 )  # fmt: skip
 
 
-def commands_for(led: Ledger, allow_future: bool) -> Commands:
-    """The command layer, accepting future dates when asked to."""
-    commands = led.commands
-    commands.allow_future = allow_future
-    return commands
-
-
 def split_sides(sides: tuple[str, ...]) -> list[list[str]]:
     return [[n.strip() for n in side.split(";") if n.strip()] for side in sides]
 
@@ -134,8 +127,8 @@ def record(
         neutral=bool(opts["neutral"]),
         attributes=as_dict(opts["attrs"]),
     )
-    recorded = commands_for(led, allow_future).record(game, add_players, again)
-    led.caught_up()
+    with led.writing(allow_future) as commands:
+        recorded = commands.record(game, add_players, again)
     click.echo(f"Recorded game {recorded.short}.")
     for warning in recorded.warnings:
         click.echo(f"warning: {warning}")
@@ -178,22 +171,15 @@ def import_(
     # more than ``record`` and ``correct`` need to start.
     from ledger.sheets.importer import import_sheet
 
-    with ProgressBar("checking rows", threshold=2000) as progress:
+    # A dry run appends nothing: the views it leaves are those it found.
+    with led.writing(allow_future) as commands, ProgressBar("checking rows", 2000) as progress:
         plan = import_sheet(
-            commands_for(led, allow_future),
-            file,
-            dry_run,
-            ladder_name,
-            sheet,
-            strict,
-            progress,
-            again=again,
+            commands, file, dry_run, ladder_name, sheet, strict, progress, again=again
         )
     report = plan.report
     if dry_run:
         report.warnings += preview_warnings(led.app.recorder, plan.events, plan.label)
     else:
-        led.caught_up()
         notes = replayed_closes_of_import(led.conn, plan.label)
         report.warnings += [f"{plan.label}: {note}" for note in notes]
     if fmt != "table":
@@ -247,8 +233,8 @@ def correct(
         neutral=opts["neutral"],
         attributes=as_dict(opts["attrs"]),
     )
-    short_id = commands_for(led, allow_future).correct(game, changes, reason, add_players)
-    led.caught_up()
+    with led.writing(allow_future) as commands:
+        short_id = commands.correct(game, changes, reason, add_players)
     click.echo(f"Corrected game {short_id}.")
     for note in replayed_closes(led.conn, short_id):
         click.echo(f"note: {note}")
@@ -265,8 +251,8 @@ def void(led: Ledger, ref: str, reason: str) -> None:
 
     Season closes can also be voided by label ('ledger season void'), rule
     changes by date ('ledger ladder void-rules')."""
-    what = led.commands.void(ref, reason)
-    led.caught_up()
+    with led.writing() as commands:
+        what = commands.void(ref, reason)
     click.echo(f"Voided {what}.")
 
 
@@ -290,8 +276,8 @@ def season_close(
     Seasons of one ladder never overlap: closing the same stretch of time
     again (under another label) is refused, since it would decay players twice.
     """
-    sid = commands_for(led, allow_future).close_season(ladder_name, label, start, end)
-    led.caught_up()
+    with led.writing(allow_future) as commands:
+        sid = commands.close_season(ladder_name, label, start, end)
     click.echo(f"Closed season {label!r} of {ladder_name!r} (season close {short(sid)}).")
 
 
@@ -305,8 +291,8 @@ def season_close(
 def season_void(led: Ledger, ladder_name: str, label: str, reason: str) -> None:
     """Void the close of season LABEL of LADDER: its decay no longer counts
     and later ratings are recomputed. The season can then be closed again."""
-    led.commands.void_season(ladder_name, label, reason)
-    led.caught_up()
+    with led.writing() as commands:
+        commands.void_season(ladder_name, label, reason)
     click.echo(f"Voided the close of season {label!r} of {ladder_name!r}.")
 
 
@@ -329,6 +315,6 @@ def adjust(
     on: date, reason: str,
 ) -> None:  # fmt: skip
     """Set (--to) or shift (--shift) PLAYER's rating in LADDER from a date."""
-    aid = led.commands.adjust(ladder_name, player_name, on, reason, to=to, shift=shift)
-    led.caught_up()
+    with led.writing() as commands:
+        aid = commands.adjust(ladder_name, player_name, on, reason, to=to, shift=shift)
     click.echo(f"Adjusted {player_name!r} in {ladder_name!r} (adjustment {short(aid)}).")

@@ -35,8 +35,8 @@ def ladder() -> None:
 @pass_ledger
 def ladder_open(led: Ledger, name: str, family: str, sets: tuple[tuple[str, Any], ...]) -> None:
     """Open ladder NAME with a rating family and its parameters."""
-    family_name = led.commands.open_ladder(name, family, as_dict(sets))
-    led.caught_up()
+    with led.writing() as commands:
+        family_name = commands.open_ladder(name, family, as_dict(sets))
     click.echo(f"Opened ladder {name!r} ({family_name}).")
 
 
@@ -59,8 +59,8 @@ def ladder_rules(
 
     With neither --set nor --family, the rules in force are adopted again
     under the family's current maths version (when it differs)."""
-    led.commands.change_rules(name, as_dict(sets), effective, reason, family)
-    led.caught_up()
+    with led.writing() as commands:
+        commands.change_rules(name, as_dict(sets), effective, reason, family)
     click.echo(f"Rules of {name!r} changed from {effective}.")
 
 
@@ -76,8 +76,8 @@ def ladder_void_rules(led: Ledger, name: str, effective: date, reason: str) -> N
     Of two changes for one date, the later recorded (the one in force) is
     voided. The change stays in the audit log; the first rules cannot be voided.
     """
-    voided = led.commands.void_rules(name, effective, reason)
-    led.caught_up()
+    with led.writing() as commands:
+        voided = commands.void_rules(name, effective, reason)
     click.echo(f"Voided the {voided.family} rules of {name!r} from {effective}.")
 
 
@@ -86,10 +86,7 @@ def ladder_void_rules(led: Ledger, name: str, effective: date, reason: str) -> N
 @pass_ledger
 def ladder_list(led: Ledger, fmt: str) -> None:
     """List the ladders."""
-    rows = queries.ladders(led.conn)
-    for r in rows:
-        r.rules = []
-    click.echo(render(rows, fmt, "Ladders", kind=queries.LadderInfo))
+    click.echo(render(queries.ladders(led.conn), fmt, "Ladders", kind=queries.LadderInfo))
 
 
 @ladder.command("show")

@@ -25,9 +25,9 @@ def player() -> None:
 def player_add(led: Ledger, names: tuple[str, ...]) -> None:
     """Register one or more players (a name close to a known one, a likely
     typo, is registered with a warning)."""
-    warnings = led.commands.typo_warnings(names)
-    led.commands.add_players(names)
-    led.caught_up()
+    with led.writing() as commands:
+        warnings = commands.typo_warnings(names)
+        commands.add_players(names)
     click.echo(f"Added {len(names)} player(s).")
     for warning in warnings:
         click.echo(f"warning: {warning}")
@@ -40,8 +40,8 @@ def player_add(led: Ledger, names: tuple[str, ...]) -> None:
 @pass_ledger
 def player_rename(led: Ledger, old: str, new: str, reason: str | None) -> None:
     """Rename player OLD to NEW (history keeps following them)."""
-    led.commands.rename_player(old, new, reason)
-    led.caught_up()
+    with led.writing() as commands:
+        commands.rename_player(old, new, reason)
     click.echo(f"Renamed {old!r} to {new!r}.")
 
 
@@ -52,8 +52,8 @@ def player_rename(led: Ledger, old: str, new: str, reason: str | None) -> None:
 @pass_ledger
 def player_merge(led: Ledger, source: str, into: str, reason: str) -> None:
     """Merge FROM into INTO: every game of FROM is replayed as INTO's."""
-    led.commands.merge_players(source, into, reason)
-    led.caught_up()
+    with led.writing() as commands:
+        commands.merge_players(source, into, reason)
     click.echo(f"Merged {source!r} into {into!r}.")
 
 
@@ -63,8 +63,8 @@ def player_merge(led: Ledger, source: str, into: str, reason: str) -> None:
 @pass_ledger
 def player_unmerge(led: Ledger, name: str, reason: str) -> None:
     """Undo a merge: PLAYER's games are replayed as their own again."""
-    led.commands.unmerge_player(name, reason)
-    led.caught_up()
+    with led.writing() as commands:
+        commands.unmerge_player(name, reason)
     click.echo(f"Unmerged {name!r}.")
 
 

@@ -3,8 +3,8 @@ run most.
 
 Kept apart from the other queries so that running one loads only what it
 needs: the ranking and a player's history for people are read as plain rows
-(``ranking``, ``history_rows``), without msgspec or the views' query module;
-JSON, CSV, a workbook or a past date go through ``projections.queries``.
+(``projections.plain``), without msgspec or the views' query module; JSON,
+CSV, a workbook or a past date go through ``projections.queries``.
 """
 
 from __future__ import annotations
@@ -12,12 +12,16 @@ from __future__ import annotations
 import sys
 from datetime import date
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from ledger.cli.context import Ledger, emit, export_options, pass_ledger, show
 from ledger.cli.params import DATE
 from projections.formats import table_lines
+
+if TYPE_CHECKING:
+    from projections.plain import PlainTable
 
 
 @click.command()
@@ -45,12 +49,10 @@ def standings(
     On a terminal, a ranking longer than the screen opens in a pager.
     """
     if fmt == "table" and output is None and as_of is None and as_known_at is None:
-        from ledger.cli import ranking
+        from projections import plain
 
-        cells = ranking.current(led.query_conn, ladder_name, lang)
-        if cells is not None:
-            show(table_lines(ranking.COLUMNS, cells, ladder_name), len(cells))
-            return
+        show_plain(plain.ranking(led.query_conn, ladder_name, lang))
+        return
     from projections import queries
 
     conn = led.conn
@@ -77,13 +79,10 @@ def history(
     Without PLAYER, every player's history (grouped by player, each in
     effective order) in one table."""
     if player_name is not None and fmt == "table" and output is None:
-        from ledger.cli import history_rows
+        from projections import plain
 
-        read = history_rows.player_history(led.query_conn, ladder_name, player_name)
-        if read is not None:
-            title, cells = read
-            show(table_lines(history_rows.COLUMNS, cells, title), len(cells))
-            return
+        show_plain(plain.history(led.query_conn, ladder_name, player_name))
+        return
     from projections import queries
 
     if player_name is None:
@@ -102,7 +101,13 @@ def history(
         title = f"Every player in {ladder_name}"
         emit(list(lines), fmt, title, export_mod.PlayerHistoryLine, output)
         return
+    from projections.reads import history_subject
+
     rows = queries.history(led.query_conn, ladder_name, player_name)
-    who = queries.player_name(led.conn, queries.player_by_name(led.conn, player_name))
-    title = f"{who} in {queries.ladder_row(led.conn, ladder_name)['name']}"
+    title = history_subject(led.conn, ladder_name, player_name).title
     emit(rows, fmt, title, queries.HistoryLine, output)
+
+
+def show_plain(table: PlainTable) -> None:
+    """Print a plain table for people (through a pager when long)."""
+    show(table_lines(table.columns, table.cells, table.title), len(table.cells))

@@ -89,8 +89,13 @@ def verify(led: Ledger, published: str | None, fmt: str) -> None:
     from projections import verify as verify_mod
 
     conn = led.conn
-    if led.behind:
-        conn = _views_to_verify(conn, led.app.recorder)
+    if led.behind:  # views this process may not bring up to date: not compared
+        conn = verify_mod.stand_in(conn, led.app.recorder)
+        click.echo(
+            "Notice: the stored views were not compared with a rebuild (they are behind and "
+            "cannot be brought up to date here); the event log and its chain were checked.",
+            err=True,
+        )
     report = verify_mod.verify(conn, led.app.recorder, published)
     if fmt != "table":
         click.echo(render(report, fmt))
@@ -105,26 +110,6 @@ def verify(led: Ledger, published: str | None, fmt: str) -> None:
                    if report.ok else f"{len(report.problems)} problem(s) found.")  # fmt: skip
     if not report.ok:
         sys.exit(1)
-
-
-def _views_to_verify(stored: Any, recorder: Any) -> Any:
-    """Views that are behind the events and that this process may not bring
-    up to date are not compared with a rebuild (they differ by what they
-    have not applied yet, which is no fault): views built in memory stand in
-    for them, beside the stored chain, which is checked."""
-    from ledger.kernel import chain
-    from projections import views
-
-    fresh = views.in_memory(recorder)
-    links = stored.execute(f"SELECT seq, link FROM {chain.TABLE} ORDER BY seq").fetchall()
-    with fresh.transaction():
-        fresh.executemany(f"INSERT INTO {chain.TABLE} (seq, link) VALUES (?, ?)", links)
-    click.echo(
-        "Notice: the stored views were not compared with a rebuild (they are behind and "
-        "cannot be brought up to date here); the event log and its chain were checked.",
-        err=True,
-    )
-    return fresh
 
 
 @click.command()

@@ -3,8 +3,6 @@ command: read players and ratings, call projections.teams.balance, render)."""
 
 from __future__ import annotations
 
-import csv
-from collections.abc import Sequence
 from datetime import date
 from pathlib import Path
 from typing import Any
@@ -14,39 +12,14 @@ import msgspec
 
 from ledger.cli.context import Ledger, pass_ledger
 from ledger.cli.params import DATE
-from ledger.families.base import PlayerState
-from ledger.families.registry import family_class, load_family
+from ledger.families.registry import family_class
 from ledger.kernel.errors import Invalid
 from ledger.kernel.identity import name_key
-from ledger.sheets.sheet import PLAYER_SEPARATOR, SIDE_COLUMNS
-from ledger.sheets.workbook import append_row
-from projections import queries
+from ledger.sheets.workbook import read_player_names, team_game_rows, write_camp_sheet
 from projections.formats import csv_text
-from projections.teams.balance import Balance, Entrant, balance, family_strength
-
-#: The printable sheet of the camp sheet: one column per camp.
-CAMPS_SHEET = "Camps"
-
-
-def read_names(path: Path) -> list[str]:
-    """The ``player`` column of a CSV or xlsx sheet, one name a row."""
-    if path.suffix.lower() == ".xlsx":
-        import openpyxl
-
-        sheet = openpyxl.load_workbook(path, read_only=True, data_only=True).worksheets[0]
-        rows = [
-            ["" if v is None else str(v) for v in row] for row in sheet.iter_rows(values_only=True)
-        ]
-    else:
-        with path.open(encoding="utf-8-sig", newline="") as f:
-            rows = list(csv.reader(f))
-    if not rows:
-        raise Invalid(f"{path}: empty sheet, expected a 'player' column", field="from")
-    header = [h.strip().lower() for h in rows[0]]
-    if "player" not in header:
-        raise Invalid(f"{path}: no 'player' column (columns: {', '.join(header)})", field="from")
-    col = header.index("player")
-    return [r[col].strip() for r in rows[1:] if col < len(r) and r[col].strip()]
+from projections.teams.balance import Balance, balance
+from projections.teams.camps import CAMPS_SHEET, CSV_COLUMNS, camp_games
+from projections.teams.roster import roster
 
 
 def split_group(text: str, option: str) -> list[str]:
@@ -94,9 +67,6 @@ def render_table(result: Balance, ladder: str) -> str:
     return "\n".join(out).rstrip()
 
 
-CSV_COLUMNS = ["split", "camp", "player", "rating", "grade", "new", "side_rating"]
-
-
 def csv_rows(result: Balance) -> list[list[Any]]:
     """The splits as CSV rows (numbers as numbers: a text cell is neutralised)."""
     rows: list[list[Any]] = []
@@ -110,139 +80,6 @@ def csv_rows(result: Balance) -> list[list[Any]]:
 
 def _number(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
-
-
-def camp_games(camps: Sequence[Sequence[str]], max_sides: int) -> list[dict[str, str]]:
-    """The games a referee plays between the camps, as result-sheet cells
-    (sides as "A;B;C", round, table), results left blank.
-
-    Two camps: one game, A against B. More camps, when the family rates a
-    game of that many sides (bga): one game with every camp a side. Otherwise
-    every pair of camps once, in rounds where each camp plays at most once
-    (the circle method: with an odd number of camps one sits out each round),
-    numbered round 1.., table 1.. within a round.
-    """
-    sides = [PLAYER_SEPARATOR.join(c) for c in camps]
-    if len(sides) == 2 or max_sides >= len(sides):
-        return [dict(zip(SIDE_COLUMNS, sides, strict=False))]
-    games = []
-    for number, pairs in enumerate(round_robin(len(sides)), start=1):
-        for table, (a, b) in enumerate(pairs, start=1):
-            games.append(
-                {"side_a": sides[a], "side_b": sides[b], "round": str(number), "table": str(table)}
-            )
-    return games
-
-
-def round_robin(teams: int) -> list[list[tuple[int, int]]]:
-    """Rounds in which every pair of ``teams`` meets once (the circle method)."""
-    seats: list[int | None] = list(range(teams)) + ([None] if teams % 2 else [])
-    rounds = []
-    for _ in range(len(seats) - 1):
-        pairs = []
-        for i in range(len(seats) // 2):
-            a, b = seats[i], seats[len(seats) - 1 - i]
-            if a is not None and b is not None:
-                pairs.append((min(a, b), max(a, b)))
-        rounds.append(sorted(pairs))
-        seats = [seats[0], seats[-1], *seats[1:-1]]
-    return rounds
-
-
-def write_camp_sheet(
-    path: Path, result: Balance, ladder: str, family: str, params: Any, on: date | None
-) -> None:
-    """The camp sheet: one column per camp (printable), a detail sheet, and
-    the family's result sheet ("Result") pre-filled with the camps' games
-    (``camp_games``), ready for import once the results are written in."""
-    import openpyxl
-    from openpyxl.styles import Font
-
-    from ledger.sheets.workbook import add_result_sheet
-
-    split = result.splits[0]
-    wb = openpyxl.Workbook()
-    camps = wb.active
-    camps.title = CAMPS_SHEET
-    append_row(camps, [f"Camp {c.camp}" for c in split.camps])
-    for cell in camps[1]:
-        cell.font = Font(bold=True)
-    for i in range(max(len(c.players) for c in split.camps)):
-        append_row(
-            camps, [c.players[i].player if i < len(c.players) else None for c in split.camps]
-        )
-    for col in camps.columns:
-        camps.column_dimensions[col[0].column_letter].width = 28
-    detail = wb.create_sheet("Detail")
-    append_row(detail, ["camp", "player", "rating", "grade", "new", "side_rating"])
-    for c in split.camps:
-        for p in c.players:
-            append_row(
-                detail,
-                [c.camp, p.player, p.rating, p.grade, "yes" if p.new else None, c.side_rating],
-            )
-    games = camp_games([[p.player for p in c.players] for c in split.camps], _max_sides(family))
-    if on is not None:
-        games = [{"date": on.isoformat(), **g} for g in games]
-    add_result_sheet(wb, family, params=params, ladder=ladder, games=games, title="Result")
-    try:
-        wb.save(path)
-    except OSError as exc:
-        raise Invalid(f"{path}: cannot write: {exc.strerror or exc}") from None
-
-
-def _max_sides(family: str) -> int:
-    return family_class(family).max_sides
-
-
-def read_camps(path: Path, split: int = 1) -> list[list[str]]:
-    """The camps (players of each, in order) of a ``ledger teams`` output:
-    the json (split number ``split``), the csv (its ``split`` column), or the
-    xlsx camp sheet (its "Camps" sheet: one column per camp, a header row)."""
-    suffix = path.suffix.lower()
-    if not path.exists():
-        raise Invalid(f"{path}: no such file", field="camps")
-    camps: list[list[str]]
-    if suffix == ".json":
-        try:
-            data = msgspec.json.decode(path.read_bytes(), type=Balance)
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            raise Invalid(f"{path}: not the json of 'ledger teams': {exc}", field="camps") from None
-        if not 1 <= split <= len(data.splits):
-            raise Invalid(f"{path}: no split {split} (it has {len(data.splits)})", field="split")
-        camps = [[p.player for p in c.players] for c in data.splits[split - 1].camps]
-    elif suffix == ".xlsx":
-        import openpyxl
-
-        if split != 1:
-            raise Invalid(f"{path}: a camp sheet holds one split; --split takes json or csv")
-
-        try:
-            book = openpyxl.load_workbook(path, read_only=True, data_only=True)
-        except Exception as exc:  # openpyxl raises many kinds on a broken file
-            raise Invalid(f"{path}: cannot read it as an Excel workbook: {exc}") from None
-        if CAMPS_SHEET not in book.sheetnames:
-            raise Invalid(f"{path}: no {CAMPS_SHEET!r} sheet (a 'ledger teams' camp sheet has one)")
-        columns = list(zip(*book[CAMPS_SHEET].iter_rows(values_only=True), strict=False))
-        book.close()
-        camps = [[str(v).strip() for v in col[1:] if v is not None and str(v).strip()]
-                 for col in columns if col and col[0] is not None]  # fmt: skip
-    elif suffix == ".csv":
-        with path.open(encoding="utf-8-sig", newline="") as f:
-            rows = list(csv.DictReader(f))
-        if not rows or not {"split", "camp", "player"} <= set(rows[0]):
-            raise Invalid(f"{path}: expected the csv of 'ledger teams' (split, camp, player)")
-        by_camp: dict[str, list[str]] = {}
-        for row in rows:
-            if row["split"].strip() == str(split):
-                by_camp.setdefault(row["camp"].strip(), []).append(row["player"].strip())
-        camps = list(by_camp.values())
-    else:
-        raise Invalid(f"{path}: --camps takes the .json, .csv or .xlsx of 'ledger teams'")
-    camps = [c for c in camps if c]
-    if len(camps) < 2:
-        raise Invalid(f"{path}: found {len(camps)} camp(s), need at least two", field="camps")
-    return camps
 
 
 @click.command()
@@ -287,7 +124,7 @@ def teams(
     """
     if fmt == "xlsx" and output is None:
         raise Invalid("--format xlsx needs --output FILE.xlsx")
-    names = list(players) + (read_names(sheet) if sheet else [])
+    names = list(players) + (read_player_names(sheet) if sheet else [])
     if not names:
         raise Invalid("no players: name them or give --from SHEET")
     size_list = None
@@ -296,37 +133,24 @@ def teams(
             size_list = [int(s) for s in sizes.split(",")]
         except ValueError:
             raise Invalid(f"--sizes takes whole numbers like 4,4,3, got {sizes!r}") from None
-    conn = led.conn
-    info = queries.ladder_info(conn, ladder_name, rules=False)
-    family = load_family(info.family, info.params)
-    rated = {name_key(r.player): r for r in queries.standings(conn, ladder_name, as_of, lang)}
-    # A merged or renamed player is matched under any name the ledger knows.
-    known = queries.names(conn)
-    entrants = []
-    for name in names:
-        key = name_key(name)
-        row = rated.get(key)
-        if row is None:
-            try:
-                row = rated.get(name_key(known[queries.player_by_name(conn, name)]))
-            except Exception:  # noqa: BLE001 - unknown to the ledger: a new player
-                row = None
-        if row is not None:
-            entrants.append(Entrant(row.player, name_key(row.player), row.rating, row.grade))
-        else:
-            initial = family.initial_rating()
-            grade = family.grade(PlayerState(rating=initial), lang)
-            entrants.append(Entrant(name, key, initial, grade, new=True))
+    entered = roster(led.conn, ladder_name, names, as_of, lang)
     result = balance(
-        entrants, camps, family_strength(family), sizes=size_list,
+        entered.entrants, camps, entered.strength, sizes=size_list,
         together=[split_group(t, "together") for t in together],
         apart=[split_group(a, "apart") for a in apart],
         alternatives=alternatives, time_limit=time_limit,
     )  # fmt: skip
-    title = info.name
+    title = entered.ladder
     if fmt == "xlsx":
         assert output is not None
-        write_camp_sheet(output, result, title, info.family, info.params, on)
+        games = camp_games(
+            [[p.player for p in c.players] for c in result.splits[0].camps],
+            family_class(entered.family).max_sides,
+        )
+        write_camp_sheet(
+            output, result.splits[0], team_game_rows(games, on), family=entered.family,
+            params=entered.params, ladder=title, camps_sheet=CAMPS_SHEET,
+        )  # fmt: skip
         click.echo(f"Wrote the camp sheet to {output}.")
         return
     if fmt == "json":

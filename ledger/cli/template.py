@@ -49,10 +49,10 @@ def template(
     games of that many sides, bga). Write the results in and 'ledger import'
     the sheet.
     """
-    from ledger.cli.teams import camp_games, read_camps
     from ledger.families.base import FamilyError
     from ledger.families.registry import family_class
-    from ledger.sheets.workbook import write_template
+    from ledger.sheets.workbook import team_game_rows, write_template
+    from projections.teams.camps import camp_games, read_camps
 
     params = None
     ladder = None
@@ -68,9 +68,7 @@ def template(
         except FamilyError as exc:
             raise Invalid(str(exc), field="family") from None
         camps = read_camps(camps_file, split)
-        games = camp_games(camps, max_sides)
-        extra = {"date": on and on.isoformat(), "event": event}
-        games = [{**{k: v for k, v in extra.items() if v}, **g} for g in games]
+        games = team_game_rows(camp_games(camps, max_sides), on, event)
     elif on is not None or event is not None:
         raise Invalid("--date and --event go with --camps")
     write_template(output, family, params=params, ladder=ladder, games=games)

@@ -9,12 +9,16 @@
   dropdowns, an example row (or the games to play, pre-filled: the camps of
   ``ledger teams``) and an "Instructions" sheet; ``add_result_sheet`` adds
   the same to another workbook (the camp sheet).
+- ``read_player_names`` reads the players ``ledger teams`` splits;
+  ``write_camp_sheet`` writes its camps and the games
+  between them (``team_game_rows``), ready to fill in and import.
 
 openpyxl is imported on first use: importing this module stays cheap for the CLI.
 """
 
 from __future__ import annotations
 
+import csv
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -28,7 +32,7 @@ import msgspec
 from ledger.families.base import Family, FamilyError
 from ledger.families.registry import family_class
 from ledger.kernel.errors import Invalid
-from ledger.sheets.sheet import ATTRIBUTE_PREFIX, SIDE_COLUMNS, Sheet
+from ledger.sheets.sheet import ATTRIBUTE_PREFIX, PLAYER_SEPARATOR, SIDE_COLUMNS, Sheet
 
 if TYPE_CHECKING:
     from openpyxl.workbook.workbook import Workbook
@@ -596,3 +600,81 @@ def add_result_sheet(
     ).alignment = wrap
     info.column_dimensions["A"].width = 16
     info.column_dimensions["B"].width = 100
+
+
+# -- the camp sheet of ``ledger teams`` ------------------------------------------------
+def read_player_names(path: Path) -> list[str]:
+    """The ``player`` column of a CSV or xlsx sheet, one name a row (the
+    players ``ledger teams`` splits into camps)."""
+    if path.suffix.lower() == ".xlsx":
+        sheet = _openpyxl().load_workbook(path, read_only=True, data_only=True).worksheets[0]
+        rows = [
+            ["" if v is None else str(v) for v in row] for row in sheet.iter_rows(values_only=True)
+        ]
+    else:
+        with path.open(encoding="utf-8-sig", newline="") as f:
+            rows = list(csv.reader(f))
+    if not rows:
+        raise Invalid(f"{path}: empty sheet, expected a 'player' column", field="from")
+    header = [h.strip().lower() for h in rows[0]]
+    if "player" not in header:
+        raise Invalid(f"{path}: no 'player' column (columns: {', '.join(header)})", field="from")
+    col = header.index("player")
+    return [r[col].strip() for r in rows[1:] if col < len(r) and r[col].strip()]
+
+
+def team_game_rows(
+    games: Sequence[Any], on: date | None = None, event: str | None = None
+) -> list[dict[str, str]]:
+    """Result-sheet cells of games between teams: each game's sides (its
+    ``sides``: the players of each, joined as "A;B;C"), its ``round`` and
+    ``table`` when it has them, and the date and event when given; results
+    left blank."""
+    rows = []
+    for game in games:
+        row = {"date": on.isoformat()} if on is not None else {}
+        if event:
+            row["event"] = event
+        row.update(zip(SIDE_COLUMNS, (PLAYER_SEPARATOR.join(s) for s in game.sides), strict=False))
+        if game.round is not None:
+            row["round"] = str(game.round)
+        if game.table is not None:
+            row["table"] = str(game.table)
+        rows.append(row)
+    return rows
+
+
+def write_camp_sheet(
+    path: Path, split: Any, games: Sequence[Mapping[str, Any]], *, family: str,
+    params: Mapping[str, Any], ladder: str, camps_sheet: str,
+) -> None:  # fmt: skip
+    """The camp sheet of a split of ``ledger teams`` (its ``camps``, each
+    with its ``camp`` letter, ``players`` and ``side_rating``): one column
+    per camp on the sheet ``camps_sheet`` (printable), a "Detail" sheet, and
+    the family's result sheet ("Result") pre-filled with ``games`` (the
+    camps' games, ``team_game_rows``), ready for import once the results are
+    written in. Raises Invalid when the file cannot be written."""
+    from openpyxl.styles import Font
+
+    book = _openpyxl().Workbook()
+    camps = book.active
+    camps.title = camps_sheet
+    append_row(camps, [f"Camp {c.camp}" for c in split.camps])
+    for cell in camps[1]:
+        cell.font = Font(bold=True)
+    for i in range(max(len(c.players) for c in split.camps)):
+        append_row(
+            camps, [c.players[i].player if i < len(c.players) else None for c in split.camps]
+        )
+    for col in camps.columns:
+        camps.column_dimensions[col[0].column_letter].width = 28
+    detail = book.create_sheet("Detail")
+    append_row(detail, ["camp", "player", "rating", "grade", "new", "side_rating"])
+    for c in split.camps:
+        for p in c.players:
+            append_row(
+                detail,
+                [c.camp, p.player, p.rating, p.grade, "yes" if p.new else None, c.side_rating],
+            )
+    add_result_sheet(book, family, params=params, ladder=ladder, games=games, title="Result")
+    _save(book, path)

@@ -1,0 +1,151 @@
+"""A ladder's current ranking and a player's history as plain text cells,
+read with the database driver alone: the tables ``ledger standings`` and
+``ledger history LADDER PLAYER`` print for people.
+
+``projections.queries.standings`` and ``history`` give the same rows as
+msgspec Structs (for JSON, CSV, a workbook, a past date), through the same
+reads (``projections.reads``); these give them as cells, so that a ranking
+of thousands starts about as fast as ``ledger --version`` (msgspec and the
+ladder's family load only for a family that grades).
+"""
+
+from __future__ import annotations
+
+from operator import itemgetter
+from typing import Any, NamedTuple
+
+from ledger.kernel.identity import short
+from projections.formats import shown, shown_numbers, shown_texts
+from projections.ranking import outcome, ranks
+from projections.reads import (
+    CURRENT_STANDINGS,
+    history_rows_sql,
+    history_subject,
+    replayed_ladder_row,
+    ruleset_at_sql,
+    today_key,
+)
+
+#: The ranking's columns, as ``projections.queries.StandingRow`` names them.
+RANKING_COLUMNS = ("rank", "player", "rating", "grade", "games", "last_played")
+#: The history's columns, as ``projections.queries.HistoryLine`` names them.
+HISTORY_COLUMNS = (
+    "date", "kind", "game", "event", "round", "table", "opponents", "result", "margin",
+    "s", "p", "k", "before", "after", "change", "note",
+)  # fmt: skip
+
+
+class PlainTable(NamedTuple):
+    """A table for people: its title, columns and each row's cells."""
+
+    title: str
+    columns: tuple[str, ...]
+    cells: list[tuple[str, ...]]
+
+
+def ranking(conn: Any, ladder: str, lang: str = "en") -> PlainTable:
+    """``ladder``'s ranking today, best first (equal ratings share a rank)."""
+    row = replayed_ladder_row(conn, ladder)
+    number = row["n"]
+    rows = conn.tuples(CURRENT_STANDINGS, (number,))
+    # Best first, equal ratings by name in code-point order (sorted here: a
+    # PostgreSQL server would order names by its own collation): by name,
+    # then by rating, which keeps the names' order among equals.
+    rows.sort(key=itemgetter(0))
+    rows.sort(key=itemgetter(1), reverse=True)
+    if not rows:
+        return PlainTable(ladder, RANKING_COLUMNS, [])
+    # Column by column, each one comprehension (a ranking may be thousands).
+    names, ratings, games, last = zip(*rows, strict=True)
+    grade = _grader(conn, number, lang)
+    return PlainTable(
+        ladder,
+        RANKING_COLUMNS,
+        list(
+            zip(
+                map(str, ranks(ratings)),
+                shown_texts(names),
+                shown_numbers(ratings),
+                [grade(r, g) or "" for r, g in zip(ratings, games, strict=True)]
+                if grade is not None
+                else [""] * len(rows),
+                map(str, games),
+                [day or "" for day in last],
+                strict=True,
+            )
+        ),
+    )
+
+
+def _grader(conn: Any, ladder: int, lang: str) -> Any:
+    """``grade(rating, games)`` of the family in force today, or None for a
+    family that gives no grades (known without loading a built-in one)."""
+    from ledger.families.registry import gives_grades, load_family
+
+    # SQLite reads the family's name out of the ruleset itself (no JSON
+    # decoder to load when there is no grade to give).
+    name = "json_extract(data, '$.family')" if conn.kind == "sqlite" else "NULL"
+    family, data = conn.execute(ruleset_at_sql(f"{name}, data"), (ladder, today_key())).fetchone()
+    if family is not None and not gives_grades(family):
+        return None
+    import json
+
+    ruleset = json.loads(data)
+    if not gives_grades(ruleset["family"]):
+        return None
+    from ledger.families.base import PlayerState
+
+    bound = load_family(ruleset["family"], ruleset["params"])
+    return lambda rating, games: bound.grade(PlayerState(rating=rating, games=games), lang)
+
+
+def history(conn: Any, ladder: str, player: str) -> PlainTable:
+    """``player``'s history in ``ladder``, in effective order."""
+    # Imported here: a ranking needs neither (what a table loads is its start-up).
+    import json
+
+    from projections.opponents import faced
+
+    subject = history_subject(conn, ladder, player)
+    number, pn, title = subject.ladder, subject.player, subject.title
+    rows = conn.tuples(
+        # The table and the result out of the game's facts by the database (a
+        # long history holds thousands; results are few, parsed once each).
+        history_rows_sql(
+            f"{conn.json_field('g.facts', 'table')}, {conn.json_field('g.facts', 'result')}"
+        ),
+        (number, number, pn, pn),
+    )
+    if not rows:
+        return PlainTable(title, HISTORY_COLUMNS, [])
+    # Column by column, each one comprehension.
+    (pos, kind, day, side, s, p, k, before, after, change, note, game, event, round_,
+     table, result) = zip(*rows, strict=True)  # fmt: skip
+    against = faced(conn, number, pn)
+    results: dict[str, Any] = {}
+    seen = [
+        outcome(results.get(text) or results.setdefault(text, json.loads(text)), at)
+        if text is not None
+        else (None, None)
+        for text, at in zip(result, side, strict=True)
+    ]
+    return PlainTable(
+        title,
+        HISTORY_COLUMNS,
+        list(
+            zip(
+                day,
+                kind,
+                [short(g) if g is not None else "" for g in game],
+                shown_texts(event),
+                shown_numbers(round_),
+                [shown(t) for t in table],
+                shown_texts(", ".join(against.get(at, ())) for at in zip(pos, side, strict=True)),
+                shown_texts(r for r, _ in seen),
+                shown_texts(m for _, m in seen),
+                *map(shown_numbers, (s, p, k, before, after, change)),
+                shown_texts(note),
+                strict=True,
+            )
+        ),
+    )
