@@ -18,10 +18,11 @@ from ledger.kernel import chain
 from ledger.kernel import events as ev
 from ledger.kernel.errors import Invalid
 from ledger.kernel.identity import NAMESPACE, game_id
-from ledger.sheets.importer import EventSpill, import_sheet
+from ledger.sheets.importer import import_sheet
 from ledger.write.application import LedgerApplication
 from ledger.write.commands import Commands
 from ledger.write.game_input import GameChecks, PlayerBook
+from ledger.write.spill import EventSpill
 from ledger.write.storage import resolve
 from tests.conftest import Cli
 from tests.test_import_csv import open_club, sheet
@@ -180,8 +181,8 @@ def test_a_bad_last_row_stores_nothing_and_keeps_no_file(
     spills: list[EventSpill] = []
     real = EventSpill.__init__
 
-    def kept(self: EventSpill, mapper: Any) -> None:
-        real(self, mapper)
+    def kept(self: EventSpill) -> None:
+        real(self)
         spills.append(self)
 
     monkeypatch.setattr(EventSpill, "__init__", kept)
@@ -190,7 +191,7 @@ def test_a_bad_last_row_stores_nothing_and_keeps_no_file(
     with pytest.raises(Invalid, match=r"row 22, column date"):
         import_sheet(Commands(app_of(cli), by="tester"), path)
     assert cli.event_count() == before
-    assert spills and all(s.file.closed for s in spills)
+    assert spills and all(s.closed for s in spills)
 
 
 def test_a_dry_run_returns_its_events_and_an_import_none(cli: Cli, tmp_path: Path) -> None:

@@ -86,16 +86,13 @@ class PostgresLedgerRecorder(PostgresApplicationRecorder):
         return ids
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
-    def insert_batches(self, batches: Iterable[Batch], rounds: dict[str, int] | None = None) -> int:
+    def insert_batches(self, batches: Iterable[Batch]) -> int:
         """Append batches of event rows, each with its chain links and write
         index, all in one transaction; how many events were stored.
-        ``batches`` is read again from its start if the connection fails.
-        ``rounds``: as for SQLite (``write_index.apply_rounds``)."""
-        return self._append(batches, None, rounds)
+        ``batches`` is read again from its start if the connection fails."""
+        return self._append(batches, None)
 
-    def _append(
-        self, batches: Iterable[Batch], ids: list[int] | None, rounds: dict[str, int] | None = None
-    ) -> int:
+    def _append(self, batches: Iterable[Batch], ids: list[int] | None) -> int:
         """Insert the batches in one transaction (their ids into ``ids``)."""
         import psycopg
 
@@ -117,9 +114,6 @@ class PostgresLedgerRecorder(PostgresApplicationRecorder):
                         stored += len(rows)
                         if ids is not None:
                             ids += batch_ids
-                    write_index.apply_rounds(
-                        _PostgresCursor(curs, self.datastore.schema), rounds or {}
-                    )
                     return stored
             except psycopg.errors.LockNotAvailable:
                 raise Busy(

@@ -49,9 +49,9 @@ IMPORT_CACHE_KIB = 128 * 1024
 #: digits, version, topic, state). An import hands its events over in this
 #: form, never as an object each.
 EventRow = tuple[str, int, str, bytes]
-#: Rows of stored events with the decoded events the write index reads among
-#: them (see ``decoded_events``; an import leaves its games out and gives each
-#: round's last number instead), appended together.
+#: Rows of stored events with what the write index reads of them (see
+#: ``decoded_events``; new games give the rounds they reach instead,
+#: ``write_index.Reached``), appended together.
 Batch = tuple[Sequence[EventRow], Sequence[Any]]
 
 
@@ -170,11 +170,9 @@ class SQLiteLedgerRecorder(SQLiteApplicationRecorder):
             *write_index.schema("INTEGER", " WITHOUT ROWID"),
         ]
 
-    def insert_batches(self, batches: Iterable[Batch], rounds: dict[str, int] | None = None) -> int:
+    def insert_batches(self, batches: Iterable[Batch]) -> int:
         """Append batches of event rows, each with its chain links and write
-        index, all in one transaction; how many events were stored.
-        ``rounds``: the last order-of-play number of each round the batches
-        fill (``write_index.apply_rounds``)."""
+        index, all in one transaction; how many events were stored."""
         stored = 0
         with self.datastore.transaction(commit=True) as c:
             c.execute("PRAGMA cache_size")
@@ -187,7 +185,6 @@ class SQLiteLedgerRecorder(SQLiteApplicationRecorder):
                 for rows, decoded in batches:
                     self._append_rows(c, rows, decoded)
                     stored += len(rows)
-                write_index.apply_rounds(_SQLiteCursor(c), rounds or {})
             finally:
                 c.execute(f"PRAGMA cache_size = {int(cache)}")
         return stored
