@@ -24,7 +24,7 @@ a few games (``StoredGames``) and at once for many (``StoredGamesAtOnce``).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from datetime import datetime
+from datetime import date, datetime
 from uuid import UUID
 
 import msgspec
@@ -119,6 +119,7 @@ class StoredGamesAtOnce(StoredGames):
         self.known = app.known_game_ids()
         self.rounds = app.last_sequences(ladders)
         self.identities = GameIdentities.load(app)
+        self._any_retired = bool(self.identities)
 
     def may_hold(self, gid: UUID) -> bool:
         return gid.int in self.known
@@ -127,7 +128,7 @@ class StoredGamesAtOnce(StoredGames):
         return self.rounds.get(key, 0)
 
     def retired(self, identity: str) -> GameHistory | None:
-        return self.identities.retired(identity) if self.identities else None
+        return self.identities.retired(identity) if self._any_retired else None
 
     def earlier_version(self, gid: UUID, facts: ev.GameFacts) -> Version | None:
         return self.identities.earlier_version(gid, facts)
@@ -149,6 +150,17 @@ def registered(
 
 #: ``bounds.ORDER``'s top: a round numbered past it is refused.
 _ORDER_HIGH = int(bounds.ORDER.high)
+
+
+class _Round:
+    """A round of play a batch numbers games in: its key in the write index
+    (``write_index.round_key``) and the last number handed out in it."""
+
+    __slots__ = ("key", "last")
+
+    def __init__(self, key: str, last: int) -> None:
+        self.key = key
+        self.last = last
 
 
 class GameBatch:
@@ -184,8 +196,10 @@ class GameBatch:
         # Each game placed, by its id as a number (a million fit in memory),
         # and its source row (0: none).
         self._first: dict[int, int] = {}
-        # Each round's last number handed out so far, by round key.
-        self._last: dict[str, int] = {}
+        # The rounds games were numbered in, by (ladder id as a number, date,
+        # event, round): a tuple hashes in C, and the key's text is made once
+        # a round, not once a game.
+        self._rounds: dict[tuple[int, date, str | None, int | None], _Round] = {}
 
     def add(
         self, facts: ev.GameFacts, source: ev.Source | None = None, read_back: bool = True
@@ -211,18 +225,19 @@ class GameBatch:
             raise RepeatedGame(first)
         self._first[number] = 0 if source is None else source.row
         self.added += 1
-        key = round_key(facts.ladder, facts.date, facts.event, facts.round)
-        last = self._last.get(key)
-        if last is None:
-            last = stored.last_sequence(key)
+        where = (facts.ladder.int, facts.date, facts.event, facts.round)
+        round_ = self._rounds.get(where)
+        if round_ is None:
+            key = round_key(facts.ladder, facts.date, facts.event, facts.round)
+            round_ = self._rounds[where] = _Round(key, stored.last_sequence(key))
         sequence = facts.table
         if sequence is None:
-            sequence = last + 1
+            sequence = round_.last + 1
             if sequence > _ORDER_HIGH:
                 bounds.ORDER.check(sequence, "sequence")
-            self._last[key] = sequence
-        else:
-            self._last[key] = sequence if sequence > last else last
+            round_.last = sequence
+        elif sequence > round_.last:
+            round_.last = sequence
         event = ev.GameRecorded(
             originator_id=gid,
             originator_version=version,
@@ -237,7 +252,7 @@ class GameBatch:
             self.events.append(event)
         else:
             row = (gid.hex, version, event.TOPIC, self._encode(event, read_back))
-            self._spill.keep(row, key, sequence)
+            self._spill.keep(row, round_.key, sequence)
         return event
 
     def _place(self, identity: str) -> tuple[UUID, int]:
@@ -285,7 +300,7 @@ class GameBatch:
         if self.dry_run or not self.keeping:
             raise RuntimeError("a dry run or a discarded batch stores nothing")
         # What placed the games is not needed for their append.
-        self._first, self._last = {}, {}
+        self._first, self._rounds = {}, {}
         rows = [self._row(e) for e in registrations]
         try:
             return self.app.append_batches(_Appended(rows, registrations, self._spill))
