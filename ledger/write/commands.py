@@ -191,7 +191,7 @@ class Commands:
         at = now()
         ids = [new_player_id(self.app, name) for name in names]
         self.app.append(
-            [self.registration(pid, name, None, at) for pid, name in zip(ids, names, strict=True)]
+            [self.registration(pid, name, at) for pid, name in zip(ids, names, strict=True)]
         )
         return ids
 
@@ -205,11 +205,10 @@ class Commands:
             typo_warning(new[key], close) for key, close in close_to_known(self.app, new).items()
         ]
 
-    def registration(
-        self, pid: UUID, name: str, source: ev.Source | None, at: datetime | None = None
-    ) -> ev.PlayerRegistered:
-        """The registration event of a new player."""
-        return registered(pid, name, self.by, at or now(), source)
+    def registration(self, pid: UUID, name: str, at: datetime | None = None) -> ev.PlayerRegistered:
+        """The registration event of a new player (an import's say where
+        they come from: ``GameBatch.registrations``)."""
+        return registered(pid, name, self.by, at or now(), None)
 
     def rename_player(self, old: str, new: str, reason: str | None = None) -> None:
         """Rename a player; the new name must not belong to anyone else."""
@@ -387,7 +386,7 @@ class Commands:
         facts = self.check_game(ladder, facts)
         if facts == old:
             raise Invalid(f"the correction changes nothing in game {short(state.id)}")
-        new = [self.registration(pid, book.new[key], None) for key, pid in book.new_ids().items()]
+        new = [self.registration(pid, book.new[key]) for key, pid in book.new_ids().items()]
         self.app.append(
             [
                 *new,
