@@ -249,3 +249,24 @@ def test_remembered_checks_give_what_a_full_check_gives(cli: Cli) -> None:
     own = Own.__new__(Own)
     assert checks.result_key(own, facts[0]) is None
     assert checks.result_key(family, facts[0]) is not None
+
+
+def test_record_and_import_store_a_game_alike(tmp_path: Path, make_cli: Any) -> None:
+    """``ledger record`` and ``ledger import`` record games along one path:
+    the same ids, facts and order of play, the same write index."""
+    games = [("Player 0", "Player 1", "a"), ("Player 2", "Player 3", "b"), ("Player 0", "Player 2", "draw")]  # fmt: skip
+    path = sheet(tmp_path, "s.csv", HEADER,
+                 *[f"Club,2025-02-01,Cup,1,,{a},{b},{r}" for a, b, r in games])  # fmt: skip
+    recorded, imported = make_cli("recorded"), make_cli("imported")
+    for cli in (recorded, imported):
+        open_club(cli)
+    for a, b, result in games:
+        recorded.ok("record", "Club", "--date", "2025-02-01", "--event", "Cup", "--round", "1",
+                    "--side", a, "--side", b, "--result", result, "--add-players")  # fmt: skip
+    imported.ok("import", str(path))
+    stores = [[g[:3] for g in stored_games(cli)] for cli in (recorded, imported)]
+    assert stores[0] == stores[1]
+    assert [g[2]["sequence"] for g in stores[1]] == [1, 2, 3]
+    for table in ("ledger_rounds", "ledger_names"):
+        query = f"SELECT * FROM {table} ORDER BY 1"
+        assert recorded.sql(query) == imported.sql(query)
