@@ -290,8 +290,9 @@ def _writer_main() -> None:
     def record(facts: ev.GameFacts) -> UUID:
         """What ``ledger record`` does: check the game against the ladder and
         what is recorded, then append it."""
-        event = commands.game_event(ladder, commands.sequenced(facts, {}))
-        app.append([event])
+        batch = commands.record_batch()
+        event = batch.add(commands.check_game(ladder, facts))
+        batch.append([])
         return event.originator_id
 
     def correct(gid: UUID, result: str) -> None:

@@ -41,7 +41,8 @@ from ledger.kernel import events as ev
 from ledger.kernel.errors import Conflict, Invalid
 from ledger.kernel.identity import ladder_id
 from ledger.write.application import LedgerApplication
-from ledger.write.commands import Commands, DuplicateGame, GameChanges
+from ledger.write.commands import Commands, GameChanges
+from ledger.write.game_batch import DuplicateGame
 from ledger.write.game_input import GameInput
 from ledger.write.storage import resolve
 from projections import queries, verify, views
@@ -711,7 +712,7 @@ def test_a_game_recorded_again_after_a_void_is_not_recorded_twice(worlds: Any) -
     world, gid = recorded_again(worlds)
     ladder = world.app.ladder(LADDER)
     with pytest.raises(Conflict):
-        world.commands.game_event(ladder, world.facts[gid])
+        world.commands.record_batch().add(world.commands.check_game(ladder, world.facts[gid]))
 
 
 def replace_result(facts: ev.GameFacts, result: dict[str, Any]) -> ev.GameFacts:

@@ -72,8 +72,8 @@ def test_the_store_itself_refuses_a_second_claim_of_a_name(tmp_path: Path) -> No
     app = LedgerApplication(env=resolve(str(tmp_path / "l.db")).app_env())
     first, second = Commands(app, "one"), Commands(app, "two")
     at = datetime.now(UTC)
-    first_claim = first.registration(player_id("Eve"), "Eve", None, at)
-    second_claim = second.registration(player_id("Eve", 1), "EVE", None, at)
+    first_claim = first.registration(player_id("Eve"), "Eve", at)
+    second_claim = second.registration(player_id("Eve", 1), "EVE", at)
     app.append([first_claim])
     with pytest.raises(Conflict, match="name is already taken"):
         app.append([second_claim])

@@ -53,10 +53,18 @@ def player_id(name: str, attempt: int = 0) -> UUID:
 def game_identity(facts: Any) -> str:
     """What identifies a game: its ladder, date, event, round, table and the
     set of its players (re-recording it is detected as a duplicate)."""
-    who = ",".join(sorted([_text(p) for side in facts.sides for p in side]))
+    texts, sides = _TEXTS, facts.sides
+    if len(sides) == 2 and len(sides[0]) == 1 and len(sides[1]) == 1:
+        # One player a side (most games): no list to sort.
+        a, b = sides[0][0], sides[1][0]
+        a, b = texts.get(a.int) or _text(a), texts.get(b.int) or _text(b)
+        who = f"{a},{b}" if a < b else f"{b},{a}"
+    else:
+        who = ",".join(sorted([texts.get(p.int) or _text(p) for side in sides for p in side]))
+    ladder = facts.ladder
     return (
-        f"{_text(facts.ladder)}|{facts.date.isoformat()}|{facts.event or ''}|"
-        f"{facts.round or ''}|{facts.table or ''}|{who}"
+        f"{texts.get(ladder.int) or _text(ladder)}|{facts.date.isoformat()}|"
+        f"{facts.event or ''}|{facts.round or ''}|{facts.table or ''}|{who}"
     )
 
 
@@ -93,10 +101,18 @@ def _version5(digest: bytes) -> UUID:
     return uid
 
 
-@lru_cache(maxsize=65536)
 def _text(uid: UUID) -> str:
-    """An id as text (a game's identity names its ladder and players)."""
-    return str(uid)
+    """An id as text (a game's identity names its ladder and players), kept
+    in ``_TEXTS`` by the id as a number: an int hashes in C, a UUID in
+    Python (an import names a million games' players)."""
+    if len(_TEXTS) >= 65536:
+        _TEXTS.clear()
+    text = _TEXTS[uid.int] = str(uid)
+    return text
+
+
+#: Ids as text, by the id as a number (see ``_text``).
+_TEXTS: dict[int, str] = {}
 
 
 def season_id(ladder: UUID, label: str) -> UUID:

@@ -12,7 +12,7 @@ check made of it, and only what depends on that text alone:
 - the ladder cell: the ladder (a blank cell: the ladder given to the import);
 - the date cell, per ladder: the date, the family in force on it (the date
   is not in the future: checked in full once);
-- each side cell: its players' ids, and those ids as text;
+- each side cell: its players' ids;
 - the event, round and table cells: their values;
 - for a built-in family (``game_input.GameChecks``: its verdict reads a
   game's shape and result only), the ``neutral``, result and attribute cells
@@ -45,33 +45,31 @@ BLANK: tuple[()] = ()
 
 
 class Side:
-    """What a side cell reads as: its players, their ids as numbers (to find
-    a player on two sides) and as text (a game's identity names them)."""
+    """What a side cell reads as: its players, and their ids as numbers (to
+    find a player on two sides)."""
 
-    __slots__ = ("ids", "numbers", "texts")
+    __slots__ = ("ids", "numbers")
 
     def __init__(self, ids: list[UUID]) -> None:
         self.ids = ids
         self.numbers = frozenset(p.int for p in ids)
-        self.texts = tuple(str(p) for p in ids)
 
 
 class Dated:
-    """A ladder on one date: the family in force and the common start of
-    the game's identity and round key (``ladder|date|``)."""
+    """A ladder on one date: the family in force, and whether its verdict
+    reads a game's shape and result only."""
 
-    __slots__ = ("family", "on", "prefix", "pure")
+    __slots__ = ("family", "on", "pure")
 
-    def __init__(self, ladder: LadderState, on: date, family: Family, pure: bool) -> None:
+    def __init__(self, on: date, family: Family, pure: bool) -> None:
         self.on = on
         self.family = family
         self.pure = pure
-        self.prefix = f"{ladder.id}|{on.isoformat()}|"
 
 
-#: A row read from memory: (ladder, dated, sides, result, neutral,
+#: A row read from memory: (ladder, date, sides, result, neutral,
 #: attributes, event, round, table).
-Known = tuple[LadderState, Dated, list[Side], dict[str, Any], bool, dict[str, float], Any, Any, Any]
+Known = tuple[LadderState, date, list[Side], dict[str, Any], bool, dict[str, float], Any, Any, Any]
 
 
 class CellMemo:
@@ -153,7 +151,7 @@ class CellMemo:
         table = self.tables.get(None if t is None else cells[t], _MISSING)
         if event is _MISSING or round_ is _MISSING or table is _MISSING:
             return None
-        return (state, dated, sides, outcome[0], outcome[1], outcome[2], event, round_, table)
+        return (state, dated.on, sides, outcome[0], outcome[1], outcome[2], event, round_, table)
 
     def learn(
         self, cells: list[Any], state: LadderState, facts: ev.GameFacts, family: Family
@@ -168,7 +166,7 @@ class CellMemo:
         dated = dates.get(cells[self._date])
         if dated is None or dated.family is not family:
             pure = type(family) in self._pure
-            dated = _put(dates, cells[self._date], Dated(state, facts.date, family, pure))
+            dated = _put(dates, cells[self._date], Dated(facts.date, family, pure))
         # The side cells that named players are the game's sides, in order.
         named = iter(facts.sides)
         for n in self._sides:

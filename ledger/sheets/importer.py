@@ -11,8 +11,10 @@ warning saying when, by whom and why, never added back unless asked
 (``again``). Which result columns a sheet may hold comes from the families of
 the ladders it names, so a community's own family brings its own. A CSV sheet
 is read row by row from the file (``ledger.sheets.sheet``), never held whole, and
-the checked games wait for the append in their stored form in a temporary
-file (``EventSpill``), so an import takes the same memory at any size. A row
+each checked game goes to the batch that ``ledger record`` records its one game
+with (``ledger.write.game_batch``): placed, numbered and kept in its stored form
+until the append, in a temporary file past a few thousand games
+(``ledger.write.spill``), so an import takes the same memory at any size. A row
 is checked in full when one of its cells is new; a row of cells all read
 before is made from what they were read as (``ledger.sheets.cell_memo``), which
 gives the same game, the same errors and the same report.
@@ -22,10 +24,8 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import marshal
 import re
-import tempfile
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -37,7 +37,7 @@ from ledger.families.base import FamilyError
 from ledger.families.registry import BUILT_IN, family_class
 from ledger.kernel import events as ev
 from ledger.kernel.errors import Invalid, LedgerError
-from ledger.kernel.identity import game_id, game_identity, short
+from ledger.kernel.identity import short
 from ledger.sheets.cell_memo import CellMemo
 from ledger.sheets.sheet import (
     ATTRIBUTE_PREFIX,
@@ -48,9 +48,9 @@ from ledger.sheets.sheet import (
     check_columns,
     read_csv,
 )
-from ledger.write.application import MsgspecMapper, now
-from ledger.write.commands import Commands, DuplicateGame
-from ledger.write.game_identities import GameIdentities, corrected, explain
+from ledger.write.commands import Commands
+from ledger.write.game_batch import DuplicateGame, RepeatedGame, RetiredGame
+from ledger.write.game_identities import corrected, explain
 from ledger.write.game_input import (
     PURE_CHECKS,
     GameChecks,
@@ -61,9 +61,7 @@ from ledger.write.game_input import (
     parse_date,
     typo_warning,
 )
-from ledger.write.recorders import EventRow, event_rows
 from ledger.write.state import LadderState
-from ledger.write.write_index import round_key
 
 TRUE = {"1", "true", "yes", "y", "neutral"}
 FALSE = {"", "0", "false", "no", "n"}
@@ -243,8 +241,8 @@ def import_sheet(
 
     Memory stays bounded whatever the sheet: the rows are read from the file
     and checked one by one, each game's event is kept only as its stored form
-    in a temporary file (``EventSpill``), and once every row is good they are
-    appended in batches inside one transaction. ``ImportPlan.events`` holds
+    in a temporary file (``ledger.write.spill``), and once every row is good
+    they are appended in batches inside one transaction. ``ImportPlan.events`` holds
     the events in a dry run only (the CLI previews them on the views).
     """
     with _paused_gc():
@@ -282,23 +280,15 @@ def _import_sheet(
     columns = result_columns(known_ladders)
     check_columns(sheet.label, sheet.columns, columns, ladder_given=ladder is not None)
     book = PlayerBook(app, add_players=True)
-    known_games = app.known_game_ids()
-    identities = GameIdentities.load(app)
-    stored_rounds = app.last_sequences(state.id for state in known_ladders)
+    label = sheet.label
+    batch = commands.record_batch(again, label, [state.id for state in known_ladders], dry_run)
     checks = GameChecks()
     name_of = _names(app, book)
     retired_notes: list[str] = []
-    at = now()  # one import, one transaction, one moment
     errors: list[str] = list(sheet.bad_rows)
-    previewed: list[ev.GameRecorded] = []  # a dry run's events
-    # The first row of each game (by its id as a number: a million games
-    # must fit in memory while their events do not).
-    first_row: dict[int, int] = {}
     skipped: list[int] = []
-    sequences: dict[str, int] = {}
     unknown_ladders: dict[str, list[int]] = {}
     layout = Layout.of(sheet.columns, columns, sheet.decimal_comma)
-    spill = None if dry_run else EventSpill(app.mapper)
     memo = CellMemo(
         sheet.columns,
         layout.sides,
@@ -306,8 +296,6 @@ def _import_sheet(
         ladder,
         PURE_CHECKS,
     )
-    label, by = sheet.label, commands.by
-    known_games_get = known_games.__contains__
     try:
         width = len(sheet.columns)
         for index, (number, cells) in enumerate(_records(sheet), start=1):
@@ -319,23 +307,7 @@ def _import_sheet(
             if known is not None:
                 # Every cell read before in a row that passed: the game is
                 # made from what they were read as (``ledger.sheets.cell_memo``).
-                state, dated, sides, result, neutral, attributes, event_of, round_of, table = known
-                if len(sides) == 2:
-                    a, b = sides[0].texts, sides[1].texts
-                    if len(a) == 1 and len(b) == 1:  # one player a side: most games
-                        who = [a[0], b[0]] if a[0] < b[0] else [b[0], a[0]]
-                    else:
-                        who = sorted(a + b)
-                else:
-                    who = sorted([t for side in sides for t in side.texts])
-                # ``identity.game_identity`` and ``write_index.round_key`` of
-                # these facts, from the date's common start.
-                identity = (
-                    f"{dated.prefix}{event_of or ''}|{round_of or ''}|{table or ''}|{','.join(who)}"
-                )
-                round_key_ = (
-                    f"{dated.prefix}{event_of or ''}|{'' if round_of is None else round_of}"
-                )
+                state, on, sides, result, neutral, attributes, event_of, round_of, table = known
                 if dry_run:  # the events are kept: each its own values
                     player_ids = [list(side.ids) for side in sides]
                     result = _copied(result)
@@ -346,7 +318,7 @@ def _import_sheet(
                     player_ids = [side.ids for side in sides]
                 facts = ev.GameFacts(
                     ladder=state.id,
-                    date=dated.on,
+                    date=on,
                     sides=player_ids,
                     result=result,
                     event=event_of,
@@ -379,114 +351,67 @@ def _import_sheet(
                 except Invalid as exc:
                     errors.append(f"{path}: row {number}, column {exc.field or '?'}: {exc}")
                     continue
-                identity = game_identity(facts)
-                round_key_ = round_key(facts.ladder, facts.date, facts.event, facts.round)
-                table = facts.table
-            gid = game_id(identity)
-            version = 1
-            if known_games_get(gid.int):
-                # Recorded before (or voided, or corrected since): read in full.
-                try:
-                    gid, version = commands.place_game(facts, known_games)
-                except DuplicateGame as dup:
-                    earlier = identities.earlier_version(dup.gid, facts)
-                    if _same_game(dup.facts, facts):
-                        skipped.append(number)
-                    elif earlier is not None:
-                        skipped.append(number)
-                        retired_notes.append(
-                            f"{label}: row {number}: not added: "
-                            f"{corrected(dup.gid, earlier, name_of)}"
-                        )
-                    else:
-                        errors.append(
-                            f"{path}: row {number}: game {short(dup.gid)} is already recorded "
-                            "with a different result; use 'ledger correct "
-                            f"{short(dup.gid)}' to change it"
-                        )
-                    continue
-            if identities and not again:
-                retired = identities.retired(identity)
-                if retired is not None:
-                    # The referee already dealt with this game: never silently back.
+            if errors and batch.keeping:
+                batch.discard()  # nothing will be appended: keep checking, store nothing
+            try:
+                # A row of cells all read before holds only values that
+                # read back as written in an earlier event.
+                batch.add(facts, ev.Source(label, number), read_back=known is None)
+            except DuplicateGame as dup:
+                earlier = batch.stored.earlier_version(dup.gid, facts)
+                if _same_game(dup.facts, facts):
+                    skipped.append(number)
+                elif earlier is not None:
                     skipped.append(number)
                     retired_notes.append(
-                        f"{label}: row {number}: not added: "
-                        f"{explain(retired, identity, name_of)} (import with --again to record "
-                        "it as a game again)"
+                        f"{label}: row {number}: not added: {corrected(dup.gid, earlier, name_of)}"
                     )
-                    continue
-            key = gid.int
-            if key in first_row:
+                else:
+                    errors.append(
+                        f"{path}: row {number}: game {short(dup.gid)} is already recorded "
+                        "with a different result; use 'ledger correct "
+                        f"{short(dup.gid)}' to change it"
+                    )
+                continue
+            except RetiredGame as retired:
+                # The referee already dealt with this game: never silently back.
+                skipped.append(number)
+                retired_notes.append(
+                    f"{label}: row {number}: not added: "
+                    f"{explain(retired.game, retired.identity, name_of)} (import with --again "
+                    "to record it as a game again)"
+                )
+                continue
+            except RepeatedGame as repeated:
                 errors.append(
-                    f"{path}: row {number}: the same game as row {first_row[key]} (same "
+                    f"{path}: row {number}: the same game as row {repeated.first} (same "
                     "ladder, date, event, round, table and players); give one a different 'table'"
                 )
                 continue
-            first_row[key] = number
-            # Numbered in sheet order: the order of play of rows without a
-            # table (``Commands.sequenced``, with the rounds read at once).
-            last = sequences.get(round_key_)
-            if last is None:
-                last = stored_rounds.get(round_key_, 0)
-            sequence = table if table is not None else last + 1
-            sequences[round_key_] = sequence if sequence > last else last
-            game = msgspec.structs.replace(facts, sequence=sequence)
-            event = ev.GameRecorded(
-                originator_id=gid,
-                originator_version=version,
-                recorded_at=at,
-                recorded_by=by,
-                source=ev.Source(label, number),
-                game=game,
-            )
-            if errors:
-                # Nothing will be appended: keep checking, store nothing.
-                if known is None:
-                    memo.learn(cells, state, facts, checks.family(state, facts.date))
+            except Invalid as exc:  # a value that would not read back as written
+                errors.append(f"{path}: row {number}: {exc}")
                 continue
-            if spill is None:
-                previewed.append(event)
-            elif known is not None:
-                # Its every value read back as written in an earlier event.
-                spill.write(event, read_back=False)
-                continue
-            else:
-                try:
-                    spill.write(event)
-                except Invalid as exc:  # a value that would not read back as written
-                    errors.append(f"{path}: row {number}: {exc}")
-                    continue
             if known is None:
                 memo.learn(cells, state, facts, checks.family(state, facts.date))
-        added = len(first_row)
-        del first_row
+        added = batch.added
         for name, numbers in unknown_ladders.items():
             if len(numbers) > 1:
                 errors.append(
                     f"{path}: {len(numbers) - 1} more rows name the unknown ladder {name!r} "
                     f"(rows {_ranges(numbers[1:])})"
                 )
-        warnings = name_warnings(app, sheet.label, book.new, book.first_row)
+        warnings = name_warnings(app, label, book.new, book.first_row)
         if strict and warnings:
             errors.extend(f"{w} (refused under --strict)" for w in warnings)
         if errors:
             raise Invalid("\n".join([*sheet.notices, *errors]))
         warnings[:0] = sheet.notices
         warnings.extend(retired_notes)
-        registrations = [
-            commands.registration(
-                pid, book.new[key], ev.Source(sheet.label, book.first_row[key]), at
-            )
-            for key, pid in book.new_ids().items()
-        ]
-        if spill is not None:
-            # Each round's last number as handed out here: the write index
-            # takes it as is, never decoding the games again.
-            app.append_batches(spill.batches(registrations), rounds=sequences)
+        registrations = batch.registrations(book)
+        if not dry_run:
+            batch.append(registrations)
     finally:
-        if spill is not None:
-            spill.close()
+        batch.close()
     report = ImportReport(
         file=str(path),
         rows=sheet.count,
@@ -497,124 +422,8 @@ def _import_sheet(
         skipped_rows=skipped,
         warnings=warnings,
     )
-    events: list[Any] = [*registrations, *previewed] if dry_run else []
-    return ImportPlan(report, events, sheet.label)
-
-
-class EventSpill:
-    """Events checked but not yet appended, kept in their stored form in a
-    temporary file (a million games' events do not fit in memory; the file
-    is about the size they take in the store), then read back in batches.
-
-    The file holds the batches as the rows of the events table (``EventRow``)
-    marshalled a batch at a time, each after its length: each batch is
-    written and read back in one call, never a row at a time."""
-
-    BATCH = 5000
-
-    def __init__(self, mapper: MsgspecMapper) -> None:
-        self.mapper = mapper
-        self.file = tempfile.TemporaryFile(prefix="ledger-import-")  # noqa: SIM115 - see close
-        self.count = 0
-        self._rows: list[EventRow] = []  # the batch being filled
-        self._endings: dict[type, bytes] = {}  # see _encode
-        self._batches = 0  # batches in the file
-
-    def write(self, event: Any, read_back: bool = True) -> None:
-        """Map an event for the store (refused if it would not read back)
-        and keep it. ``read_back=False``: an event made only of values that
-        read back as written in events kept before (``ledger.sheets.cell_memo``),
-        mapped as ``MsgspecMapper.stored_state`` maps it but for that guard."""
-        if read_back:
-            state = self.mapper.stored_state(event)
-        else:
-            mapper = self.mapper
-            state = self._encode(event)
-            if mapper.compressor:
-                state = mapper.compressor.compress(state)
-            if mapper.cipher:
-                state = mapper.cipher.encrypt(state)
-        rows = self._rows
-        rows.append((event.originator_id.hex, event.originator_version, event.TOPIC, state))
-        self.count += 1
-        if len(rows) >= self.BATCH:
-            self._dump()
-
-    def _encode(self, event: Any) -> bytes:
-        """``events.encode(event)``: the struct's JSON with its class's ending
-        (its class version), found once per class from ``events.encode``."""
-        plain = _json_encode(event)
-        ending = self._endings.get(type(event))
-        if ending is None:
-            whole = ev.encode(event)
-            if whole[: len(plain) - 1] != plain[:-1]:  # pragma: no cover - not its shape
-                return whole
-            ending = self._endings[type(event)] = whole[len(plain) - 1 :]
-        return plain[:-1] + ending
-
-    def _dump(self) -> None:
-        """Write the batch being filled to the file."""
-        data = marshal.dumps(self._rows)
-        try:
-            self.file.write(len(data).to_bytes(8, "little"))
-            self.file.write(data)  # not joined to its length: no copy of the batch
-        except OSError as exc:
-            raise _refused(exc) from None
-        self._rows = []
-        self._batches += 1
-
-    def batches(self, first: Sequence[Any]) -> SpillBatches:
-        """``first`` (events appended before the kept ones), then the kept
-        events, in batches."""
-        return SpillBatches(self, first)
-
-    def read(self) -> Iterator[tuple[list[EventRow], list[Any]]]:
-        """The kept events in batches of ``BATCH``, as rows of the events
-        table, with no decoded event (the write index takes the games'
-        rounds from the import, ``rounds`` of ``append_batches``)."""
-        if self._rows:
-            self._dump()
-        try:
-            self.file.flush()
-        except OSError as exc:
-            raise _refused(exc) from None
-        self.file.seek(0)
-        read = self.file.read
-        for _ in range(self._batches):
-            # One read a batch (``marshal.load`` on a file reads per value).
-            yield marshal.loads(read(int.from_bytes(read(8), "little"))), []
-
-    def close(self) -> None:
-        """Drop the file (its last writes may fail: they are not wanted)."""
-        with contextlib.suppress(OSError):
-            self.file.close()
-
-
-_json_encode = msgspec.json.Encoder().encode
-
-
-def _refused(exc: OSError) -> LedgerError:
-    """The temporary file of checked games could not be written."""
-    return LedgerError(
-        "the disk refused a write (full, over a size limit, or failing) while keeping the "
-        f"checked games in a temporary file ({exc.strerror or exc}): nothing of it was stored. "
-        "Free some space (or point TMPDIR to a disk with room) and run it again."
-    )
-
-
-class SpillBatches:
-    """What an import appends, batch by batch: its first events (the new
-    players), then the spilled games. Read again from the start on each pass
-    (a PostgreSQL append whose connection fails is retried whole)."""
-
-    def __init__(self, spill: EventSpill, first: Sequence[Any]) -> None:
-        self.spill, self.first = spill, first
-
-    def __iter__(self) -> Iterator[tuple[list[EventRow], list[Any]]]:
-        if self.first:
-            stored = [self.spill.mapper.to_stored_event(e) for e in self.first]
-            yield event_rows(stored), list(self.first)
-        yield from self.spill.read()
+    events: list[Any] = [*registrations, *batch.events] if dry_run else []
+    return ImportPlan(report, events, label)
 
 
 def _records(sheet: Sheet) -> Iterator[tuple[int, list[Any]]]:

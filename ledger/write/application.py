@@ -63,11 +63,13 @@ class MsgspecMapper(Mapper):
             state=self.stored_state(domain_event),
         )
 
-    def stored_state(self, domain_event: Any) -> bytes:
+    def stored_state(self, domain_event: Any, read_back: bool = True) -> bytes:
         """The ``state`` an event is stored with (an import keeps only this
-        until it appends)."""
+        until it appends); ``read_back=False`` when every value of the event
+        is known to read back as written (made of an earlier event's values)."""
         state = ev.encode(domain_event)
-        _reads_back(domain_event, state)
+        if read_back:
+            _reads_back(domain_event, state)
         if self.compressor:
             state = self.compressor.compress(state)
         if self.cipher:
@@ -179,19 +181,17 @@ class LedgerApplication(Application):
     def append_batches(
         self,
         batches: Iterable[Batch],
-        rounds: dict[str, int] | None = None,
     ) -> int:
         """Append batches of events already mapped for the store, as rows
-        (``recorders.EventRow``), each with the decoded events among them
-        that the write index reads, in one transaction: all or none, never
-        holding more than a batch. ``rounds`` gives the last order-of-play
-        number of each round the batches fill (an import numbers its games
-        itself). ``batches`` may be read again from its start (a PostgreSQL
-        connection lost on the way); how many events were stored. A
-        duplicate id or a taken name is a Conflict."""
+        (``recorders.EventRow``), each with what the write index reads of
+        them (decoded events, the rounds new games reach:
+        ``write_index.Reached``), in one transaction: all or none, never
+        holding more than a batch. ``batches`` may be read again from its
+        start (a PostgreSQL connection lost on the way); how many events were
+        stored. A duplicate id or a taken name is a Conflict."""
         self.ensure_index()
         try:
-            return int(self.recorder.insert_batches(batches, rounds))
+            return int(self.recorder.insert_batches(batches))
         except IntegrityError as exc:
             raise Conflict(_conflict_message(str(exc))) from None
 

@@ -24,19 +24,18 @@ from ledger.families.base import FamilyError, Game, PlayerState
 from ledger.kernel import bounds
 from ledger.kernel import events as ev
 from ledger.kernel.errors import Conflict, Invalid, NotFound
-from ledger.kernel.identity import (
-    adjustment_id,
-    game_id,
-    game_identity,
-    ladder_id,
-    name_key,
-    season_id,
-    short,
-)
+from ledger.kernel.identity import adjustment_id, ladder_id, name_key, season_id, short
 from ledger.kernel.names import clean_name
 from ledger.write import refs
 from ledger.write.application import LedgerApplication, now
-from ledger.write.game_identities import explain, retired_game
+from ledger.write.game_batch import (
+    GameBatch,
+    RetiredGame,
+    StoredGames,
+    StoredGamesAtOnce,
+    registered,
+)
+from ledger.write.game_identities import explain
 from ledger.write.game_input import (
     GameChecks,
     GameInput,
@@ -50,7 +49,6 @@ from ledger.write.game_input import (
     typo_warning,
 )
 from ledger.write.state import BEGINNING, LadderState, Ruleset, bind_family
-from ledger.write.write_index import round_key
 
 
 class Recorded(msgspec.Struct):
@@ -83,18 +81,6 @@ class GameChanges(msgspec.Struct):
     attributes: dict[str, Any] = {}
 
 
-class DuplicateGame(Conflict):
-    """A live game with the same identity is already recorded."""
-
-    def __init__(self, gid: UUID, facts: ev.GameFacts) -> None:
-        super().__init__(
-            f"this game is already recorded as {short(gid)} (same date, event, round, table "
-            f"and players); use 'ledger correct {short(gid)}' to change it, or give --table"
-        )
-        self.gid = gid
-        self.facts = facts
-
-
 def require_reason(reason: str | None) -> str:
     if not reason or not reason.strip():
         raise Invalid("a reason is required (--reason)", field="reason")
@@ -120,13 +106,11 @@ class Commands:
                 field="date",
             )
 
-    def _meta(
-        self, version: int, aggregate: UUID, at: datetime | None = None, **kw: Any
-    ) -> dict[str, Any]:
+    def _meta(self, version: int, aggregate: UUID, **kw: Any) -> dict[str, Any]:
         return dict(
             originator_id=aggregate,
             originator_version=version,
-            recorded_at=at or now(),
+            recorded_at=now(),
             recorded_by=self.by,
             **kw,
         )
@@ -207,7 +191,7 @@ class Commands:
         at = now()
         ids = [new_player_id(self.app, name) for name in names]
         self.app.append(
-            [self.registration(pid, name, None, at) for pid, name in zip(ids, names, strict=True)]
+            [self.registration(pid, name, at) for pid, name in zip(ids, names, strict=True)]
         )
         return ids
 
@@ -221,11 +205,10 @@ class Commands:
             typo_warning(new[key], close) for key, close in close_to_known(self.app, new).items()
         ]
 
-    def registration(
-        self, pid: UUID, name: str, source: ev.Source | None, at: datetime | None = None
-    ) -> ev.PlayerRegistered:
-        """The registration event of a new player."""
-        return ev.PlayerRegistered(**self._meta(1, pid, at, source=source), name=name.strip())
+    def registration(self, pid: UUID, name: str, at: datetime | None = None) -> ev.PlayerRegistered:
+        """The registration event of a new player (an import's say where
+        they come from: ``GameBatch.registrations``)."""
+        return registered(pid, name, self.by, at or now(), None)
 
     def rename_player(self, old: str, new: str, reason: str | None = None) -> None:
         """Rename a player; the new name must not belong to anyone else."""
@@ -275,72 +258,38 @@ class Commands:
         only with ``again``: otherwise it is refused, saying what happened."""
         ladder = self.app.ladder(game.ladder)
         book = PlayerBook(self.app, add_players)
-        facts = build_facts(ladder, game, book)
-        facts = self.sequenced(facts, {})
-        event = self.game_event(ladder, facts)
-        if not again:
-            identity = game_identity(event.game)
-            retired = retired_game(self.app, identity)
-            if retired is not None:
-                said = explain(retired, identity, lambda p: self.app.player(p).name)
-                raise Conflict(f"{said}; pass --again to record it as a game again")
-        new = [self.registration(pid, book.new[key], None) for key, pid in book.new_ids().items()]
+        facts = self.check_game(ladder, build_facts(ladder, game, book))
+        batch = self.record_batch(again)
+        try:
+            event = batch.add(facts)
+        except RetiredGame as retired:
+            said = explain(retired.game, retired.identity, lambda p: self.app.player(p).name)
+            raise Conflict(f"{said}; pass --again to record it as a game again") from None
         warnings = [
             typo_warning(book.new[key], close)
             for key, close in close_to_known(self.app, book.new).items()
         ]
-        self.app.append([*new, event])
+        batch.append(batch.registrations(book))
         gid = event.originator_id
         return Recorded(
-            str(gid), short(gid), facts.sequence or 0, sorted(book.new.values()), warnings
+            str(gid), short(gid), event.game.sequence or 0, sorted(book.new.values()), warnings
         )
 
-    def sequenced(
-        self, facts: ev.GameFacts, last: dict[str, int], stored: dict[str, int] | None = None
-    ) -> ev.GameFacts:
-        """The game with its order of play: its table number when given, else
-        the next number in its round (``last`` carries the numbers an import
-        has handed out but not yet stored; ``stored``, when given, the last
-        number of every stored round of the game's ladder, read at once)."""
-        key = round_key(facts.ladder, facts.date, facts.event, facts.round)
-        if key not in last:
-            last[key] = stored.get(key, 0) if stored is not None else self.app.last_sequence(key)
-        sequence = facts.table if facts.table is not None else last[key] + 1
-        last[key] = max(last[key], sequence)
-        return msgspec.structs.replace(facts, sequence=sequence)
-
-    def game_event(
+    def record_batch(
         self,
-        ladder: LadderState,
-        facts: ev.GameFacts,
-        source: ev.Source | None = None,
-        at: datetime | None = None,
-        known: set[int] | None = None,
-    ) -> ev.GameRecorded:
-        """Check a game against the ruleset in force on its date; the event
-        that records it (not yet appended). Raises DuplicateGame when a live
-        game of the same identity is recorded; ``known`` is the set of game
-        ids known to exist, as numbers (an import reads it once)."""
-        facts = self.check_game(ladder, facts)
-        gid, version = self.place_game(facts, known)
-        return ev.GameRecorded(**self._meta(version, gid, at, source=source), game=facts)
-
-    def place_game(self, facts: ev.GameFacts, known: set[int] | None) -> tuple[UUID, int]:
-        """The id and version a new game is recorded under: the id of its
-        identity when first recorded; the next id of the same identity if that
-        one was since corrected into another; a voided game of the same
-        identity is recorded again (its next version)."""
-        identity = game_identity(facts)
-        for attempt in range(1000):
-            gid = game_id(identity, attempt)
-            state = None if known is not None and gid.int not in known else self.app.find_game(gid)
-            if state is None:
-                return gid, 1
-            if game_identity(state.facts) == identity:
-                if state.voided:
-                    return gid, state.version + 1
-                raise DuplicateGame(gid, state.facts)
-        raise Conflict("too many games share this identity: give them --table numbers")
+        again: bool = False,
+        label: str | None = None,
+        ladders: Sequence[UUID] | None = None,
+        dry_run: bool = False,
+    ) -> GameBatch:
+        """Games to record together, in one transaction (``GameBatch``): the
+        one game of ``record``, or a sheet's. ``again``: record games voided
+        or corrected since; ``label``: the sheet the games come from;
+        ``ladders``: the ladders of many games, whose stored games, rounds
+        and retired identities are then read at once rather than game by
+        game; ``dry_run``: keep the events, store nothing."""
+        stored = StoredGames(self.app) if ladders is None else StoredGamesAtOnce(self.app, ladders)
+        return GameBatch(self.app, self.by, stored, again, label, dry_run)
 
     def check_game(
         self, ladder: LadderState, facts: ev.GameFacts, checks: GameChecks | None = None
@@ -437,7 +386,7 @@ class Commands:
         facts = self.check_game(ladder, facts)
         if facts == old:
             raise Invalid(f"the correction changes nothing in game {short(state.id)}")
-        new = [self.registration(pid, book.new[key], None) for key, pid in book.new_ids().items()]
+        new = [self.registration(pid, book.new[key]) for key, pid in book.new_ids().items()]
         self.app.append(
             [
                 *new,

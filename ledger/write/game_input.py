@@ -193,7 +193,7 @@ def build_facts(
     """Read a game's fields into facts (names to ids, dates, numbers).
 
     Raises FieldError naming the field at fault. The result itself is checked
-    by its family when the application makes the event (``game_event``).
+    by its family afterwards (``Commands.check_game``).
     """
     on = parse_date(game.date)
     if len(game.sides) < 2:

@@ -73,12 +73,10 @@ class PostgresLedgerRecorder(LedgerRecorder, PostgresApplicationRecorder):
         return ids
 
     @retry((InterfaceError, OperationalError), max_attempts=10, wait=0.2)
-    def insert_batches(self, batches: Iterable[Batch], rounds: dict[str, int] | None = None) -> int:
-        return self._append(batches, None, rounds)
+    def insert_batches(self, batches: Iterable[Batch]) -> int:
+        return self._append(batches, None)
 
-    def _append(
-        self, batches: Iterable[Batch], ids: list[int] | None, rounds: dict[str, int] | None = None
-    ) -> int:
+    def _append(self, batches: Iterable[Batch], ids: list[int] | None) -> int:
         """Insert the batches in one transaction (their ids into ``ids``)."""
         import psycopg
 
@@ -89,7 +87,7 @@ class PostgresLedgerRecorder(LedgerRecorder, PostgresApplicationRecorder):
                     # chain head read with each batch is the latest.
                     self._lock_table(curs)
                     self._notify_channel(curs)
-                    return self._append_batches(self._cursor(curs), batches, rounds, ids)
+                    return self._append_batches(self._cursor(curs), batches, ids)
             except psycopg.errors.LockNotAvailable:
                 raise Busy(
                     "another writer holds the ledger (an import or a command elsewhere): "

@@ -127,24 +127,22 @@ class LedgerRecorder(ApplicationRecorder):
         digits, no dashes): a game named by a short id is found between them."""
 
     @abstractmethod
-    def insert_batches(self, batches: Iterable[Batch], rounds: dict[str, int] | None = None) -> int:
+    def insert_batches(self, batches: Iterable[Batch]) -> int:
         """Append batches of event rows, each with its chain links and write
         index, all in one transaction; how many events were stored.
-        ``rounds``: the last order-of-play number of each round the batches
-        fill (``write_index.apply_rounds``). ``batches`` may be read again
-        from its start (a connection lost on the way)."""
+        ``batches`` may be read again from its start (a connection lost on
+        the way)."""
 
     # -- the append, written once -----------------------------------------------
     def _append_batches(
         self,
         cursor: write_index.Cursor,
         batches: Iterable[Batch],
-        rounds: dict[str, int] | None,
         ids: list[int] | None = None,
     ) -> int:
         """Insert the batches on ``cursor`` (in a transaction of the caller's,
         which has taken the store's write lock), each with its write index
-        and chain links, then the rounds' last numbers; how many events were
+        and chain links; how many events were
         stored (their notification ids into ``ids``)."""
         stored = 0
         for rows, decoded in batches:
@@ -155,7 +153,6 @@ class LedgerRecorder(ApplicationRecorder):
             stored += len(rows)
             if ids is not None:
                 ids += batch_ids
-        write_index.apply_rounds(cursor, rounds or {})
         return stored
 
     def _write_side(

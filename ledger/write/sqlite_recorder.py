@@ -82,7 +82,7 @@ class SQLiteLedgerRecorder(LedgerRecorder, SQLiteApplicationRecorder):
             *write_index.schema("INTEGER", " WITHOUT ROWID"),
         ]
 
-    def insert_batches(self, batches: Iterable[Batch], rounds: dict[str, int] | None = None) -> int:
+    def insert_batches(self, batches: Iterable[Batch]) -> int:
         with self.datastore.transaction(commit=True) as c:
             c.execute("PRAGMA cache_size")
             cache = c.fetchone()[0]
@@ -91,7 +91,7 @@ class SQLiteLedgerRecorder(LedgerRecorder, SQLiteApplicationRecorder):
             # changed page into the WAL, written again and again.
             c.execute(f"PRAGMA cache_size = {-IMPORT_CACHE_KIB}")
             try:
-                return self._append_batches(_SQLiteCursor(c), batches, rounds)
+                return self._append_batches(_SQLiteCursor(c), batches)
             finally:
                 c.execute(f"PRAGMA cache_size = {int(cache)}")
 

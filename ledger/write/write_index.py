@@ -27,6 +27,8 @@ from datetime import date
 from typing import Any, Protocol
 from uuid import UUID
 
+import msgspec
+
 from ledger.kernel import events as ev
 from ledger.kernel.identity import name_key
 from ledger.kernel.matching import filing_keys
@@ -83,6 +85,16 @@ def round_key(ladder: UUID, on: date, event: str | None, round_: int | None) -> 
 _LADDER_TEXT: dict[int, str] = {}
 
 
+class Reached(msgspec.Struct, frozen=True, gc=False):
+    """The last order-of-play number new games reach in each round, by
+    ``round_key``: what a batch of them adds to ``ledger_rounds``, given with
+    their stored rows by the command that numbered them
+    (``ledger.write.game_batch``), so their stored form is never decoded
+    again to find it."""
+
+    rounds: dict[str, int]
+
+
 _CLAIM = "INSERT INTO ledger_names (key, player, name) VALUES (?, ?, ?)"
 _CLAIM_IF_FREE = _CLAIM + " ON CONFLICT (key) DO NOTHING"
 _RELEASE = "DELETE FROM ledger_names WHERE player = ?"
@@ -98,9 +110,10 @@ _SEQUENCE = (
 
 
 def apply(cursor: Cursor, events: Iterable[Any], rebuilding: bool = False) -> None:
-    """Update the index for newly stored (decoded) events (``rebuilding``:
-    from the whole log, where names that an old ledger let two players share
-    keep their first holder instead of failing)."""
+    """Update the index for newly stored events: decoded events, and the
+    rounds new games reach (``Reached``) (``rebuilding``: from the whole log,
+    where names that an old ledger let two players share keep their first
+    holder instead of failing)."""
     claim = _CLAIM_IF_FREE if rebuilding else _CLAIM
     sequences: dict[str, int] = {}
     filed: list[tuple[str, str]] = []
@@ -123,19 +136,16 @@ def apply(cursor: Cursor, events: Iterable[Any], rebuilding: bool = False) -> No
             if facts.sequence is not None:
                 key = round_key(facts.ladder, facts.date, facts.event, facts.round)
                 sequences[key] = max(sequences.get(key, 0), facts.sequence)
+        elif isinstance(event, Reached):
+            for key, last in event.rounds.items():
+                sequences[key] = max(sequences.get(key, 0), last)
     if filed:
         # In key order: each page of the blocks' key is visited once.
         filed.sort()
         cursor.executemany(_FILE, filed)
-    apply_rounds(cursor, sequences)
-
-
-def apply_rounds(cursor: Cursor, last: dict[str, int]) -> None:
-    """Raise each round's last order-of-play number to ``last[round key]``
-    (an import hands out the numbers itself, so its games are not decoded
-    again to find them)."""
-    if last:
-        cursor.executemany(_SEQUENCE, list(last.items()))
+    if sequences:
+        # Each round's last number raised to the largest given (never lowered).
+        cursor.executemany(_SEQUENCE, list(sequences.items()))
 
 
 def _claim(cursor: Cursor, claim: str, player: UUID, name: str) -> list[tuple[str, str]]:

@@ -1,0 +1,106 @@
+"""Rows of new events waiting for their append, in bounded memory.
+
+A batch of games (``ledger.write.game_batch``) is checked whole before any
+of it is stored, and a sheet of a million games' events does not fit in
+memory. Each event waits as its row of the events table (``EventRow``, its
+stored form) with the round of play it reaches (``write_index.Reached``);
+past ``BATCH`` rows they go to a temporary file, about the size they take
+in the store, and are read back in batches for the append. A few events (one
+``ledger record``) never make a file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+import tempfile
+from collections.abc import Iterator
+from typing import IO
+
+from ledger.kernel.errors import LedgerError
+from ledger.write.recorders import Batch, EventRow
+from ledger.write.write_index import Reached
+
+
+class EventSpill:
+    """Event rows kept until they are appended (see the module's docstring).
+
+    The file holds batches, each the rows of ``BATCH`` events and the last
+    order-of-play number they reach in each round, marshalled in one call
+    after its length: each batch is written and read back in one call,
+    never a row at a time."""
+
+    BATCH = 5000
+
+    def __init__(self) -> None:
+        self.file: IO[bytes] | None = None  # made when the first batch is full
+        self.count = 0
+        self._rows: list[EventRow] = []  # the batch being filled
+        self._rounds: dict[str, int] = {}  # its rounds' last numbers
+        self._batches = 0  # batches in the file
+
+    def keep(self, row: EventRow, round_key: str, sequence: int) -> None:
+        """Keep an event's row, the game's round and order of play."""
+        rows = self._rows
+        rows.append(row)
+        rounds = self._rounds
+        if rounds.get(round_key, 0) < sequence:
+            rounds[round_key] = sequence
+        self.count += 1
+        if len(rows) >= self.BATCH:
+            self._dump()
+
+    def _dump(self) -> None:
+        """Write the batch being filled to the file."""
+        try:
+            if self.file is None:
+                self.file = tempfile.TemporaryFile(prefix="ledger-import-")  # noqa: SIM115 - see close
+            data = marshal.dumps((self._rows, self._rounds))
+            self.file.write(len(data).to_bytes(8, "little"))
+            self.file.write(data)  # not joined to its length: no copy of the batch
+        except OSError as exc:
+            raise _refused(exc) from None
+        self._rows, self._rounds = [], {}
+        self._batches += 1
+
+    def read(self) -> Iterator[Batch]:
+        """The kept rows in batches of ``BATCH``, each with the rounds its
+        games reach (read again from the start on each call)."""
+        if self.file is None:
+            if self._rows:
+                yield self._rows, [Reached(self._rounds)]
+            return
+        if self._rows:
+            self._dump()
+        try:
+            self.file.flush()
+        except OSError as exc:
+            raise _refused(exc) from None
+        self.file.seek(0)
+        read = self.file.read
+        for _ in range(self._batches):
+            # One read a batch (``marshal.load`` on a file reads per value).
+            rows, rounds = marshal.loads(read(int.from_bytes(read(8), "little")))
+            yield rows, [Reached(rounds)]
+
+    def close(self) -> None:
+        """Drop the rows and the file (its last writes may fail: they are not
+        wanted)."""
+        self._rows, self._rounds = [], {}
+        if self.file is not None:
+            with contextlib.suppress(OSError):
+                self.file.close()
+
+    @property
+    def closed(self) -> bool:
+        """Whether nothing is kept any more (no file left behind)."""
+        return not self._rows and (self.file is None or self.file.closed)
+
+
+def _refused(exc: OSError) -> LedgerError:
+    """The temporary file of checked games could not be written."""
+    return LedgerError(
+        "the disk refused a write (full, over a size limit, or failing) while keeping the "
+        f"checked games in a temporary file ({exc.strerror or exc}): nothing of it was stored. "
+        "Free some space (or point TMPDIR to a disk with room) and run it again."
+    )
