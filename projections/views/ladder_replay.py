@@ -23,7 +23,7 @@ from projections.db import Database
 from projections.replay import Duel, Entry, EntryFailed, Replay, entry_key, expand, resolve_merges
 from projections.views import problems
 from projections.views.player_numbers import PlayerNumbers
-from projections.views.store import LadderState, LadderStore
+from projections.views.store import LadderStore, ReplayProgress
 
 #: Games between checkpoints (besides event and season closes).
 CHECKPOINT_EVERY = 2000
@@ -37,7 +37,7 @@ def replay_ladders(
     memory: Mapping[int, Mapping[str, Entry | Duel]] | None = None,
     numbers: Mapping[str, int] | None = None,
     merged_into: Mapping[str, str] | None = None,
-    fresh: Mapping[int, LadderState] | None = None,
+    fresh: Mapping[int, ReplayProgress] | None = None,
 ) -> list[str]:
     """Replay each ladder (by number) from its earliest changed key; returns
     warnings (problems and maths-version mismatches of the ladders
@@ -79,7 +79,7 @@ def replay_ladder(
     from_key: str,
     merges: Mapping[str, str],
     memory: Mapping[str, Entry | Duel] | None = None,
-    state: LadderState | None = None,
+    state: ReplayProgress | None = None,
 ) -> str | None:
     """Replay a ladder's timeline from ``from_key`` and rewrite its history,
     standings and checkpoints from there; returns the ladder's problem when
@@ -104,7 +104,7 @@ def replay_ladder(
 
 def _replay(
     store: LadderStore,
-    state: LadderState,
+    state: ReplayProgress,
     from_key: str,
     merges: Mapping[str, str],
     memory: Mapping[str, Entry | Duel] | None,

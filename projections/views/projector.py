@@ -12,7 +12,7 @@ events), and a later event of the same page changes them there. A rebuild
 (``timeline=True``) also keeps every ladder's entries in memory, so its
 replay never reads them back: most games as one small tuple each
 (``replay.Duel``), the others as ``Entry``. ``apply_page`` applies a page of
-stored events, the plain games among them on locals.
+stored events, every game through ``game_note``.
 
 Every row is numbered by the store position of the event that first
 recorded it (``schema``). A game's first record is audited on the game's own
@@ -38,7 +38,7 @@ from projections.views import facts as kept_facts
 from projections.views import source
 from projections.views.player_numbers import PlayerNumbers
 from projections.views.problems import effective
-from projections.views.store import LadderState, ladder_entries
+from projections.views.store import ReplayProgress, ladder_entries
 
 KIND_NAMES = {
     ev.LadderOpened: "ladder opened",
@@ -64,7 +64,6 @@ N, ID, LADDER, KEY, STATUS, EVENT, ROUND, VERSION, FACTS = range(9)
 FIRST = 12  # first_facts
 _NO_ATTRIBUTES: dict[str, float] = {}
 _CORRECTED = ev.GameCorrected.TOPIC
-_RECORDED = ev.GameRecorded.TOPIC
 _GAME_MARKERS = source.CURRENT_GAMES
 _decode_note = source.decode_note
 _result_texts = kept_facts.RESULT_TEXTS
@@ -229,9 +228,9 @@ class Projector:
             if held.keys() != self._loaded.get(ladder, frozenset()):
                 self._touch(ladder, "")
 
-    def fresh_states(self) -> dict[int, LadderState]:
+    def fresh_states(self) -> dict[int, ReplayProgress]:
         """Every ladder's replay state in views being built (nothing replayed)."""
-        return {row[0]: LadderState(row[2]) for row in self.ladders.values()}
+        return {row[0]: ReplayProgress(row[2]) for row in self.ladders.values()}
 
     def apply_stored(
         self, seq: int, topic: str, state: bytes, known_at: datetime | None = None
@@ -391,70 +390,15 @@ class Projector:
     _game_corrected = _game_recorded
 
     def apply_page(self, page: list[source.Stored]) -> None:
-        """``apply_stored`` of each event of a page (none left out). A game
-        recorded once, of one player against one, with a plain result (most
-        events of any store) is applied here, on locals: what ``game_note``
-        does for it, written out (its tests check they agree)."""
-        markers, decode, recorded_topic = _GAME_MARKERS, _decode_note, _RECORDED
+        """``apply_stored`` of each event of a page (none left out)."""
+        markers, decode = _GAME_MARKERS, _decode_note
         apply, game_note = self.apply_stored, self.game_note
-        ladders, solo, codes, texts = self.ladders, self._solo, self._codes, _result_texts
-        games, new_games, numbers = self._games, self._new_games, self._game_numbers
-        entries, touch, key_format = self.entries, None if self._rebuild else self._touch, _GAME_KEY
         for seq, topic, state in page:
             marker = markers.get(topic)
-            if marker is None or marker not in state:
-                apply(seq, topic, state)
-                continue
-            note = decode(state)
-            facts = note.game
-            given, result = facts.sides, facts.result
-            if (topic != recorded_topic or note.originator_version != 1 or len(given) != 2
-                    or len(given[0]) != 1 or len(given[1]) != 1 or len(result) != 1
-                    or facts.neutral or facts.attributes):  # fmt: skip
-                game_note(seq, note, topic)
-                continue
-            gid = note.originator_id
-            row = ladders.get(facts.ladder)
-            ladder = row[0] if row is not None else self._ladder(facts.ladder, seq)
-            a = solo.get(given[0][0]) or self._solo_side(given[0][0], seq)
-            b = solo.get(given[1][0]) or self._solo_side(given[1][0], seq)
-            code = result.get("result")
-            text = texts.get(code) if type(code) is str else None
-            table, sequence = facts.table, facts.sequence
-            if text is not None and table is not None and sequence is not None:
-                kept = (f'{{"sides":[[{a[0]}],[{b[0]}]],"result":{text},'
-                        f'"table":{table},"sequence":{sequence}}}')  # fmt: skip
+            if marker is not None and marker in state:  # the bulk of any store
+                game_note(seq, decode(state), topic)
             else:
-                kept = kept_facts.keep_duel(facts, a[0], b[0])
-            event, round_ = facts.event, facts.round
-            order = sequence if sequence is not None else table
-            key = key_format % (facts.date, event or "", round_ or 0, order or 0, gid)
-            where = note.source
-            recording = self._recording(seq, (note.recorded_at, note.recorded_by,
-                                               where.file if where else None))  # fmt: skip
-            game = [
-                seq, gid, ladder, key, "recorded", event, round_, 1, kept, recording,
-                where.row if where else None, note.reason, None,
-            ]  # fmt: skip
-            games[gid] = game
-            new_games.append(game)
-            if numbers is not None:
-                numbers[gid] = seq
-            if entries is not None:
-                held = entries.get(ladder)
-                if held is None:
-                    held = entries[ladder] = {}
-                if type(code) is str and event and round_ is not None:
-                    shared = codes.get(code) or codes.setdefault(code, result)
-                    held[key] = (key, seq, a[1][0], b[1][0], shared)
-                else:
-                    strings = self._strings
-                    on = facts.date
-                    held[key] = Entry(key, "game", seq, gid,
-                                      strings.get(on) or strings.setdefault(on, on),
-                                      self._play(facts, (a[1], b[1])))  # fmt: skip
-            if touch is not None:
-                touch(ladder, key)
+                apply(seq, topic, state)
 
     def game_note(self, seq: int, note: source.GameNote, topic: str) -> None:
         """Apply a game recorded (again, after a void) or corrected, as a

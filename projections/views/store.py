@@ -46,8 +46,9 @@ _unpack = msgspec.msgpack.Decoder(
 ).decode
 
 
-class LadderState(msgspec.Struct):
-    """Where a ladder's replay stands."""
+class ReplayProgress(msgspec.Struct):
+    """Where a ladder's replay stands: its frontier, games since the last
+    checkpoint and its problem (a row of ``view_ladders``)."""
 
     name: str
     #: Key of the last entry replayed ('' when nothing is), and its place.
@@ -170,15 +171,15 @@ class LadderStore:
         return self._ids
 
     # -- replay state ---------------------------------------------------------
-    def state(self) -> LadderState:
+    def state(self) -> ReplayProgress:
         row = self.conn.execute(
             "SELECT name, frontier, frontier_pos, since_checkpoint, problem FROM view_ladders "
             "WHERE n=?",
             (self.ladder,),
         ).fetchone()
         if row is None:  # pragma: no cover - the projector numbers every ladder
-            return LadderState(name=str(self.ladder))
-        return LadderState(row[0], row[1], row[2], row[3], row[4])
+            return ReplayProgress(name=str(self.ladder))
+        return ReplayProgress(row[0], row[1], row[2], row[3], row[4])
 
     def replayed(self, frontier: str, pos: int, since_checkpoint: int) -> None:
         """Note a replay that went through: up to ``frontier``, no problem."""

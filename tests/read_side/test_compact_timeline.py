@@ -1,5 +1,5 @@
 """A rebuild holds most games as compact duels (``replay.Duel``) and applies
-pages of plain games on locals (``Projector.apply_page``): both stand for
+pages of stored events (``Projector.apply_page``): both stand for
 exactly what the general path gives."""
 
 from __future__ import annotations
