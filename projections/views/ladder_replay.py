@@ -35,14 +35,14 @@ def replay_ladders(
     conn: Database,
     affected: Mapping[int, str],
     memory: Mapping[int, Mapping[str, Entry | Duel]] | None = None,
-    numbers: Mapping[str, int] | None = None,
+    numbers: PlayerNumbers | None = None,
     merged_into: Mapping[str, str] | None = None,
     fresh: Mapping[int, ReplayProgress] | None = None,
 ) -> list[str]:
     """Replay each ladder (by number) from its earliest changed key; returns
     warnings (problems and maths-version mismatches of the ladders
     replayed). What the caller holds is not read again: ``memory``, every
-    ladder's entries (a rebuild); ``numbers``, player id -> number;
+    ladder's entries (a rebuild); ``numbers``, the players' numbers held;
     ``merged_into``, the merges; ``fresh``, every ladder's state in views
     being built."""
     if numbers is None:
@@ -54,6 +54,7 @@ def replay_ladders(
             ).fetchall()
         )
     merges = resolve_merges(merged_into)
+    numbers.fetch(merges.values())  # a merged player is rated as the one they joined
     warnings = []
     for ladder, key in sorted(affected.items()):
         held = None if memory is None else memory.get(ladder, {})
@@ -151,7 +152,7 @@ def _replay(
         entries = store.entries(after)
     else:
         entries = ordered if after is None else [e for e in ordered if entry_key(e) > after]
-    replay = Replay(states, family, merges, ends, store.numbers, store.ladder, pos)
+    replay = Replay(states, family, merges, ends, store.numbers.by_id, store.ladder, pos)
     last_key = after or ""
 
     def tracked() -> Iterator[Entry | Duel]:

@@ -83,35 +83,6 @@ def _text(data: Any) -> str:
 _PLAYER = "n, id, name, key, merged_into, registered_at"
 
 
-class _PlayerRows(dict):  # type: ignore[type-arg]
-    """Player rows read from the views when first asked for (``get`` or
-    ``[]``): a catch-up names few of the ladder's players. Each row read
-    gives ``numbers`` that player's number too (not read again)."""
-
-    def __init__(self, conn: Database, numbers: PlayerNumbers) -> None:
-        super().__init__()
-        self._conn = conn
-        self._numbers = numbers
-
-    def get(self, pid: str, default: Any = None) -> Any:
-        row = dict.get(self, pid)
-        if row is None:
-            found = self._conn.execute(
-                f"SELECT {_PLAYER} FROM view_players WHERE id=?", (pid,)
-            ).fetchone()
-            if found is None:
-                return default
-            row = self[pid] = list(found)
-            self._numbers.add(pid, row[0])
-        return row
-
-    def __missing__(self, pid: str) -> list[Any]:
-        row = self.get(pid)
-        if row is None:
-            raise KeyError(pid)
-        return row
-
-
 class Projector:
     """Applies events to the timeline tables of ``conn`` (inside the
     caller's transaction); ``affected`` maps each ladder's number to the
@@ -150,17 +121,16 @@ class Projector:
         self._solo: dict[str, tuple[int, tuple[str]]] = {}
         # Ladders are few: all of them are held, written when changed. A
         # rebuild holds every player too; a catch-up (``record``: a game or
-        # two) reads a player's row, or only their number, when first
-        # needed (``PlayerNumbers``).
-        self.players: dict[str, list[Any]]
+        # two) reads a player's row when first needed (``_player_row``), and
+        # the replay fetches the numbers it needs (``PlayerNumbers``).
+        self.players: dict[str, list[Any]] = {}
         if timeline:
             self.players = {
                 r[1]: list(r) for r in conn.execute(f"SELECT {_PLAYER} FROM view_players")
             }
-            self._numbers = {pid: row[0] for pid, row in self.players.items()}
+            self._numbers = PlayerNumbers.given({pid: row[0] for pid, row in self.players.items()})
         else:
             self._numbers = PlayerNumbers(conn)
-            self.players = _PlayerRows(conn, self._numbers)
         self.ladders: dict[str, list[Any]] = {
             r[1]: list(r)
             for r in conn.execute("SELECT n, id, name, key, opened_at, opened_by FROM view_ladders")
@@ -187,17 +157,16 @@ class Projector:
         self._handlers[source.GameNote] = self.game_note
 
     # -- applying events ------------------------------------------------------
-    def numbers(self) -> dict[str, int]:
-        """Player id -> the views' number of that player (in a catch-up,
-        read as asked for: ``PlayerNumbers``)."""
-        if isinstance(self._numbers, PlayerNumbers):
-            return self._numbers
-        return dict(self._numbers)
+    def numbers(self) -> PlayerNumbers:
+        """The views' numbers of the players: every player's in a rebuild;
+        in a catch-up, those this projector read or numbered, the others
+        fetched by whoever needs them."""
+        return self._numbers
 
     def merges(self) -> dict[str, str]:
         """Merged player id -> the id they were merged into (one step), as
         flushed (``flush`` first)."""
-        if isinstance(self.players, _PlayerRows):
+        if not self._rebuild:
             return dict(
                 self.conn.execute(
                     "SELECT id, merged_into FROM view_players WHERE merged_into IS NOT NULL"
@@ -211,11 +180,10 @@ class Projector:
         from memory, as in a rebuild (``timeline``), once the events have
         changed it (``touch_changed``)."""
         assert self.entries is not None, "a projector keeping timelines"
-        ids = {row[0]: pid for pid, row in self.players.items()}
         for row in self.ladders.values():
             ladder = row[0]
             held = self.entries.setdefault(ladder, {})
-            for entry in ladder_entries(self.conn, ladder, None, ids):
+            for entry in ladder_entries(self.conn, ladder, None, self._numbers):
                 held[entry.key] = entry
             self._loaded[ladder] = frozenset(held)
 
@@ -349,10 +317,10 @@ class Projector:
 
     def _player_registered(self, seq: int, e: ev.PlayerRegistered) -> tuple[Any, ...]:
         pid = str(e.originator_id)
-        row = self.players.get(pid)
+        row = self._player_row(pid)
         if row is None:
             row = self.players[pid] = [seq, pid, e.name, name_key(e.name), None, None]
-            self._numbers[pid] = seq
+            self._numbers.add(pid, seq)
         else:  # named in a game before (a partial store)
             row[2:4] = [e.name, name_key(e.name)]
         row[5] = e.recorded_at.isoformat()
@@ -428,10 +396,9 @@ class Projector:
                 kept = kept_facts.keep_duel(facts, a[0], b[0])
             numbered = None
         else:
-            players = self.players
             numbered, listed = [], []
             for side in given:
-                rows = [players.get(p) or self._player(p, seq) for p in side]
+                rows = [self._player_row(p) or self._player(p, seq) for p in side]
                 numbered.append([row[0] for row in rows])
                 listed.append(tuple([row[1] for row in rows]))
             sides = tuple(listed)
@@ -492,7 +459,7 @@ class Projector:
     def _solo_side(self, pid: str, seq: int) -> tuple[int, tuple[str]]:
         """A player's number and their side alone (one tuple per player,
         shared by every entry of the timeline)."""
-        row = self.players.get(pid) or self._player(pid, seq)
+        row = self._player_row(pid) or self._player(pid, seq)
         held = self._solo[pid] = (row[0], (row[1],))
         return held
 
@@ -610,11 +577,24 @@ class Projector:
         return row[0]
 
     def _player(self, pid: str, seq: int) -> list[Any]:
-        row = self.players.get(pid)
+        row = self._player_row(pid)
         if row is None:  # named before registered (a partial store): by id
             row = self.players[pid] = [seq, pid, pid, pid, None, None]
-            self._numbers[pid] = seq
+            self._numbers.add(pid, seq)
             self._dirty_players.add(pid)
+        return row
+
+    def _player_row(self, pid: str) -> list[Any] | None:
+        """A player's row (None: no such player): held, else in a catch-up
+        read from the views (its number held too)."""
+        row = self.players.get(pid)
+        if row is None and not self._rebuild:
+            found = self.conn.execute(
+                f"SELECT {_PLAYER} FROM view_players WHERE id=?", (pid,)
+            ).fetchone()
+            if found is not None:
+                row = self.players[pid] = list(found)
+                self._numbers.add(pid, row[0])
         return row
 
     def _shared(self, text: str | None) -> str | None:
@@ -640,7 +620,7 @@ class Projector:
                     facts.attributes or _NO_ATTRIBUTES)  # fmt: skip
 
     def _name(self, pid: str | None) -> str:
-        row = self.players.get(pid) if pid is not None else None
+        row = self._player_row(pid) if pid is not None else None
         return row[2] if row is not None else str(pid)
 
     def _game(self, gid: str) -> list[Any]:

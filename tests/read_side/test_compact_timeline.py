@@ -79,7 +79,7 @@ def test_a_replay_of_compact_duels_is_that_of_their_entries(family: str) -> None
     assert any(type(e) is not tuple for e in compact)
     games = [e for e in compact if type(e) is tuple or e.kind == "game"]
     expanded = [expand(e) if type(e) is tuple else e for e in games]
-    numbers = projector.numbers()
+    numbers = projector.numbers().by_id
     merges = {str(b.players["Dan"]): str(b.players["Cat"])}
     runs = []
     for entries in (games, expanded):
