@@ -453,11 +453,27 @@ class EloFamily(Family):
             s = scores_of(result)
             if s is None:
                 return None
-            # A side of one: its rating (sum or mean) and its mean are its player's.
-            own_a = a.rating + (0.0 if neutral else home)
-            e_a = expected_score(own_a, b.rating, divisor, cap, places)[1]
-            e_b = expected_score(b.rating, own_a, divisor, cap, places)[1]
-            return (*change(a, s[0], e_a, b.rating), *change(b, s[1], e_b, a.rating))
+            # A side of one: its rating (sum or mean) and its mean are its
+            # player's. ``change`` written out: this runs once per game of
+            # most ladders, and calls a schedule or cap not given cannot
+            # change are skipped.
+            r_a, r_b = a.rating, b.rating
+            own_a = r_a + (0.0 if neutral else home)
+            e_a = expected_score(own_a, r_b, divisor, cap, places)[1]
+            e_b = expected_score(r_b, own_a, divisor, cap, places)[1]
+            s_a, s_b = s
+            if rules:
+                k_a, k_b = k_of(a, rules, k_default), k_of(b, rules, k_default)
+            else:
+                k_a = k_b = k_default
+            if gain_cap is None:
+                capped_a = capped_b = False
+            else:
+                capped_a = gain_capped(r_a, r_b, gain_cap, strict)
+                capped_b = gain_capped(r_b, r_a, gain_cap, strict)
+            delta_a = rating_change(k_a, s_a, e_a, rounding, capped_a)
+            delta_b = rating_change(k_b, s_b, e_b, rounding, capped_b)
+            return (delta_a, s_a, e_a, k_a, delta_b, s_b, e_b, k_b)
 
         return FastPath(rate, duel)
 
@@ -542,5 +558,7 @@ def gain_capped(own: float, opponent_mean: float, cap: float | None, strict: boo
 
 def rating_change(k: float, s: float, expected: float, rounding: Rounding, capped: bool) -> float:
     """A player's change: K × (S − P), rounded; no gain when ``capped``."""
-    delta = apply_rounding(k * (s - expected), rounding)
+    delta = k * (s - expected)
+    if rounding != "none":  # (most ladders: no call)
+        delta = apply_rounding(delta, rounding)
     return 0.0 if capped and delta > 0 else delta
