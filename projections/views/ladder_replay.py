@@ -20,7 +20,7 @@ from operator import attrgetter
 from ledger.families.base import Family
 from ledger.families.registry import load_family
 from projections.db import Database
-from projections.replay import Duel, Entry, EntryFailed, Replay, entry_key, expand, resolve_merges
+from projections.replay import Duel, Entry, EntryFailed, Replay, expand, resolve_merges
 from projections.views import problems
 from projections.views.player_numbers import PlayerNumbers
 from projections.views.store import LadderStore, ReplayProgress
@@ -67,7 +67,7 @@ def replay_ladders(
             store.rulesets()
             if held is None
             else sorted(
-                (e for e in held.values() if type(e) is not tuple and e.kind == "ruleset"),
+                (e for e in held.values() if type(e) is not Duel and e.kind == "ruleset"),
                 key=_by_key,
             )
         )
@@ -151,7 +151,7 @@ def _replay(
     elif ordered is None:
         entries = store.entries(after)
     else:
-        entries = ordered if after is None else [e for e in ordered if entry_key(e) > after]
+        entries = ordered if after is None else [e for e in ordered if e.key > after]
     replay = Replay(states, family, merges, ends, store.numbers.by_id, store.ladder, pos)
     last_key = after or ""
 
@@ -164,7 +164,7 @@ def _replay(
     if isinstance(entries, list):  # held in memory: the last key is known
         replay.run(entries, store.put_history, store.save_checkpoint, CHECKPOINT_EVERY, since)
         if entries:
-            last_key = entry_key(entries[-1])
+            last_key = entries[-1].key
     else:
         replay.run(tracked(), store.put_history, store.save_checkpoint, CHECKPOINT_EVERY, since)
     if appending:
@@ -192,7 +192,7 @@ def sorted_entries(held: Mapping[str, Entry | Duel]) -> list[Entry | Duel]:
 
 
 def _rulesets(ordered: list[Entry | Duel]) -> list[Entry]:
-    return [e for e in ordered if type(e) is not tuple and e.kind == "ruleset"]
+    return [e for e in ordered if type(e) is not Duel and e.kind == "ruleset"]
 
 
 def _spans(ordered: list[Entry | Duel]) -> list[tuple[str, str, str]]:
@@ -200,7 +200,7 @@ def _spans(ordered: list[Entry | Duel]) -> list[tuple[str, str, str]]:
     effective order."""
     spans: dict[str, list[str]] = {}
     for e in ordered:
-        if type(e) is tuple:
+        if type(e) is Duel:
             e = expand(e)
         if e.kind == "game" and e.data.event is not None:
             span = spans.get(e.data.event)

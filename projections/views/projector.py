@@ -10,7 +10,7 @@ stored JSON, which the views keep as they are).
 Writes are batched: rows wait in memory until ``flush`` (once per page of
 events), and a later event of the same page changes them there. A rebuild
 (``timeline=True``) also keeps every ladder's entries in memory, so its
-replay never reads them back: most games as one small tuple each
+replay never reads them back: most games as one small struct each
 (``replay.Duel``), the others as ``Entry``. ``apply_page`` applies a page of
 stored events, every game through ``game_note``.
 
@@ -446,7 +446,7 @@ class Projector:
                 # Most games: a compact duel (``replay.Duel``), its id, date,
                 # event and round those of its key.
                 shared = self._codes.get(code) or self._codes.setdefault(code, result)
-                held[key] = (key, game[N], sides[0][0], sides[1][0], shared)
+                held[key] = Duel(key, game[N], sides[0][0], sides[1][0], shared)
             else:
                 strings = self._strings
                 on = facts.date
