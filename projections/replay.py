@@ -55,25 +55,26 @@ class Entry(msgspec.Struct, frozen=True, gc=False):
     data: Any
 
 
-#: A game of one player against one, as a rebuild's timeline holds most
-#: games (one tuple, no structs): (key, n, player a, player b, result). It
-#: stands for ``expand(duel)``: not neutral, no attributes, its event, round
-#: and id those its key spells (``timeline.sort_key``), its date the key's.
-Duel = tuple[str, int, str, str, dict[str, Any]]
+class Duel(msgspec.Struct, frozen=True, gc=False):
+    """A game of one player against one, as a rebuild's timeline holds most
+    games (one small struct, no ``Play`` or sides built). It stands for
+    ``expand(duel)``: not neutral, no attributes, its event, round and id
+    those its key spells (``timeline.sort_key``), its date the key's."""
+
+    key: str
+    n: int
+    a: str
+    b: str
+    result: dict[str, Any]
 
 
 def expand(duel: Duel) -> Entry:
     """The timeline entry a compact duel stands for."""
-    key, n, a, b, result = duel
+    key, n, a, b, result = duel.key, duel.n, duel.a, duel.b, duel.result
     parts = key.split(SEP)  # date, rank, event (SEP in it: joined back), round, order, id
     event = SEP.join(parts[2:-3])
     play = Play(((a,), (b,)), result, event, int(parts[-3]), False, {})
     return Entry(key, "game", n, parts[-1], parts[0], play)
-
-
-def entry_key(entry: Entry | Duel) -> str:
-    """The effective-order key of an entry or a compact duel."""
-    return entry[0] if type(entry) is tuple else entry.key
 
 
 #: One history row, as the views store it: (ladder, pos, seat, entry, kind,
@@ -211,8 +212,8 @@ class Replay:
             self.pos = pos = self.pos + 1
             c = None
             try:
-                if type(entry) is tuple:  # a compact duel (``Duel``): most games of a rebuild
-                    key, n, a, b, result = entry
+                if type(entry) is Duel:  # most games of a rebuild
+                    key, n, a, b = entry.key, entry.n, entry.a, entry.b
                     boundary = False
                     if duel is not None:
                         if merges:
@@ -220,7 +221,7 @@ class Replay:
                         on = key[:10]
                         state_a = get(a) or self._new(a, on)
                         state_b = get(b) or self._new(b, on)
-                        c = duel(result, state_a, state_b, False)
+                        c = duel(entry.result, state_a, state_b, False)
                     if c is None:  # rated per event, or not by the fast path
                         entry = expand(entry)
                         boundary = self._apply(entry, pending)
@@ -270,7 +271,7 @@ class Replay:
                              before_b, c[4], games_b),
                         )  # fmt: skip
             except Exception as exc:  # noqa: BLE001 - whatever a family raises
-                raise EntryFailed(expand(entry) if type(entry) is tuple else entry, exc) from exc
+                raise EntryFailed(expand(entry) if type(entry) is Duel else entry, exc) from exc
             if write is not None and len(rows) >= ROWS_CHUNK:
                 write(rows)
                 self.rows = rows = []

@@ -317,10 +317,7 @@ class EloFamily(Family):
         return (won, lost) if result.result == "a" else (lost, won)
 
     def k_factor(self, state: PlayerState) -> float:
-        for rule in self.elo.k_rules:
-            if rule.applies(state):
-                return rule.k
-        return self.elo.k
+        return k_of(state, self.elo.k_rules, self.elo.k)
 
     def side_rating(self, side: Sequence[PlayerState]) -> float:
         total = sum(s.rating for s in side)
@@ -329,23 +326,13 @@ class EloFamily(Family):
     def expected(self, own: float, opponent: float) -> tuple[float, float]:
         """(difference used, P) for a side rated ``own`` against ``opponent``."""
         p = self.elo
-        diff = opponent - own
-        if p.difference_cap is not None:
-            diff = max(-p.difference_cap, min(p.difference_cap, diff))
-        expected = 1.0 / (1.0 + 10.0 ** (diff / p.divisor))
-        if p.probability_places is not None:
-            expected = round_half_up(expected, p.probability_places)
-        return diff, expected
+        return expected_score(own, opponent, p.divisor, p.difference_cap, p.probability_places)
 
     def gains_capped(self, own: float, opponent: float) -> bool:
         """True when a player rated ``own`` gains nothing against an opposing
         side whose mean rating is ``opponent`` (docs/rules/README.md, team sides: the
         player's own rating against the opposing side's mean)."""
-        cap = self.elo.gain_cap
-        if cap is None:
-            return False
-        lead = own - opponent
-        return lead > cap if self.elo.gain_cap_strict else lead >= cap
+        return gain_capped(own, opponent, self.elo.gain_cap, self.elo.gain_cap_strict)
 
     def rate(
         self,
@@ -367,12 +354,10 @@ class EloFamily(Family):
             for state in states[side]:
                 capped = self.gains_capped(state.rating, means[1 - side])
                 k = self.k_factor(state)
-                raw = k * (own_s - expected)
-                delta = apply_rounding(raw, p.rounding)
-                if capped and delta > 0:
-                    delta = 0.0
+                delta = rating_change(k, own_s, expected, p.rounding, capped)
                 detail = None
                 if explain:
+                    raw = k * (own_s - expected)
                     detail = {
                         "rating before": state.rating,
                         "games played": state.games,
@@ -394,23 +379,19 @@ class EloFamily(Family):
         return out
 
     def fast_rater(self) -> FastPath | None:
-        """``rate`` on plain values: the same operations in the same order,
-        the parameters read once. None when a subclass overrides any part of
-        the maths (its own ``rate`` then decides)."""
+        """``rate`` on plain values: the same functions (``expected_score``,
+        ``k_of``, ``gain_capped``, ``rating_change``) on the parameters read
+        once, no ``Game`` or ``Change`` built. None when a subclass
+        overrides any part of the maths (its own ``rate`` then decides)."""
         cls = type(self)
         if any(getattr(cls, name) is not getattr(EloFamily, name) for name in _MATHS):
             return None
         p = self.elo
         team_sum = p.team == "sum"
         home = p.home_advantage
-        divisor = p.divisor
-        cap = p.difference_cap
-        places = p.probability_places
-        rounding = None if p.rounding == "none" else p.rounding
-        gain_cap = p.gain_cap
-        strict = p.gain_cap_strict
-        k_default = p.k
-        rules = [(r.k, r.games_below, r.rating_at_least) for r in p.k_rules]
+        divisor, cap, places = p.divisor, p.difference_cap, p.probability_places
+        rounding, gain_cap, strict = p.rounding, p.gain_cap, p.gain_cap_strict
+        k_default, rules = p.k, p.k_rules
         outcomes: dict[tuple[Any, Any, int], tuple[float, float]] = {}
         scores, load_result = self.scores, self.load_result
 
@@ -435,31 +416,13 @@ class EloFamily(Family):
                     outcomes[key] = s
             return s
 
-        def k_of(state: PlayerState) -> float:
-            for k, games_below, rating_at_least in rules:
-                if games_below is not None and state.games >= games_below:
-                    continue
-                if rating_at_least is not None and state.rating < rating_at_least:
-                    continue
-                return k
-            return k_default
-
-        def expected(own: float, opp: float) -> float:
-            diff = opp - own
-            if cap is not None:
-                diff = max(-cap, min(cap, diff))
-            e = 1.0 / (1.0 + 10.0 ** (diff / divisor))
-            return e if places is None else round_half_up(e, places)
-
-        def change(state: PlayerState, own_s: float, e: float, opp_mean: float) -> tuple:
-            k = k_of(state) if rules else k_default
-            raw = k * (own_s - e)
-            delta = raw if rounding is None else apply_rounding(raw, rounding)
-            if gain_cap is not None and delta > 0:
-                lead = state.rating - opp_mean
-                if (lead > gain_cap) if strict else (lead >= gain_cap):
-                    delta = 0.0
-            return delta, own_s, e, k
+        def change(
+            state: PlayerState, own_s: float, e: float, opp_mean: float
+        ) -> tuple[float, float, float, float]:
+            # Calls a schedule or cap not given cannot change are skipped: one per game.
+            k = k_of(state, rules, k_default) if rules else k_default
+            capped = gain_cap is not None and gain_capped(state.rating, opp_mean, gain_cap, strict)
+            return rating_change(k, own_s, e, rounding, capped), own_s, e, k
 
         def rate(
             result: Mapping[str, Any],
@@ -471,15 +434,15 @@ class EloFamily(Family):
             if s is None:
                 return None
             side_a, side_b = states
-            # side_rating and side_means: the same sums, in the same order.
+            # side_rating and side_means: the same sums.
             total_a = sum(st.rating for st in side_a)
             total_b = sum(st.rating for st in side_b)
             mean_a, mean_b = total_a / len(side_a), total_b / len(side_b)
             r_a = total_a if team_sum else mean_a
             r_b = total_b if team_sum else mean_b
-            advantage = 0.0 if neutral else home
-            e_a = expected(r_a + advantage, r_b + 0.0)
-            e_b = expected(r_b + 0.0, r_a + advantage)
+            own_a = r_a + (0.0 if neutral else home)
+            e_a = expected_score(own_a, r_b, divisor, cap, places)[1]
+            e_b = expected_score(r_b, own_a, divisor, cap, places)[1]
             return [
                 [change(st, s[0], e_a, mean_b) for st in side_a],
                 [change(st, s[1], e_b, mean_a) for st in side_b],
@@ -491,39 +454,26 @@ class EloFamily(Family):
             s = scores_of(result)
             if s is None:
                 return None
-            # A side of one: its sum (0 + rating, as sum() adds) is its mean too.
-            r_a = 0 + a.rating
-            r_b = 0 + b.rating
-            advantage = 0.0 if neutral else home
-            # expected() and change() written out (the same operations, in
-            # the same order): this runs once per game of most ladders.
-            own_a, opp_a = r_a + advantage, r_b + 0.0
-            diff_a, diff_b = opp_a - own_a, own_a - opp_a
-            if cap is not None:
-                diff_a = max(-cap, min(cap, diff_a))
-                diff_b = max(-cap, min(cap, diff_b))
-            e_a = 1.0 / (1.0 + 10.0 ** (diff_a / divisor))
-            e_b = 1.0 / (1.0 + 10.0 ** (diff_b / divisor))
-            if places is not None:
-                e_a, e_b = round_half_up(e_a, places), round_half_up(e_b, places)
+            # A side of one: its rating (sum or mean) and its mean are its
+            # player's. ``change`` written out: this runs once per game of
+            # most ladders, and calls a schedule or cap not given cannot
+            # change are skipped.
+            r_a, r_b = a.rating, b.rating
+            own_a = r_a + (0.0 if neutral else home)
+            e_a = expected_score(own_a, r_b, divisor, cap, places)[1]
+            e_b = expected_score(r_b, own_a, divisor, cap, places)[1]
             s_a, s_b = s
             if rules:
-                k_a, k_b = k_of(a), k_of(b)
+                k_a, k_b = k_of(a, rules, k_default), k_of(b, rules, k_default)
             else:
                 k_a = k_b = k_default
-            delta_a, delta_b = k_a * (s_a - e_a), k_b * (s_b - e_b)
-            if rounding is not None:
-                delta_a = apply_rounding(delta_a, rounding)
-                delta_b = apply_rounding(delta_b, rounding)
-            if gain_cap is not None:
-                if delta_a > 0:
-                    lead = a.rating - r_b / 1
-                    if (lead > gain_cap) if strict else (lead >= gain_cap):
-                        delta_a = 0.0
-                if delta_b > 0:
-                    lead = b.rating - r_a / 1
-                    if (lead > gain_cap) if strict else (lead >= gain_cap):
-                        delta_b = 0.0
+            if gain_cap is None:
+                capped_a = capped_b = False
+            else:
+                capped_a = gain_capped(r_a, r_b, gain_cap, strict)
+                capped_b = gain_capped(r_b, r_a, gain_cap, strict)
+            delta_a = rating_change(k_a, s_a, e_a, rounding, capped_a)
+            delta_b = rating_change(k_b, s_b, e_b, rounding, capped_b)
             return (delta_a, s_a, e_a, k_a, delta_b, s_b, e_b, k_b)
 
         return FastPath(rate, duel)
@@ -572,3 +522,44 @@ class EloFamily(Family):
                     f"season {season.label}: no game played, rating above {bracket.above:g}",
                 )
         return out
+
+
+# -- the maths, on plain values: ``EloFamily.rate`` and its fast path both call these.
+def expected_score(
+    own: float, opponent: float, divisor: float, cap: float | None, places: int | None
+) -> tuple[float, float]:
+    """(difference used, P): the expected score of a side rated ``own``
+    against ``opponent``, the difference capped at ``cap`` and P rounded to
+    ``places`` when given."""
+    diff = opponent - own
+    if cap is not None:
+        diff = max(-cap, min(cap, diff))
+    expected = 1.0 / (1.0 + 10.0 ** (diff / divisor))
+    if places is not None:
+        expected = round_half_up(expected, places)
+    return diff, expected
+
+
+def k_of(state: PlayerState, rules: Sequence[KRule], default: float) -> float:
+    """The K of a player: the first rule of the schedule that applies, else ``default``."""
+    for rule in rules:
+        if rule.applies(state):
+            return rule.k
+    return default
+
+
+def gain_capped(own: float, opponent_mean: float, cap: float | None, strict: bool) -> bool:
+    """Whether a player rated ``own`` gains nothing against a side whose
+    mean is ``opponent_mean``: their lead reaches ``cap`` (exceeds it, ``strict``)."""
+    if cap is None:
+        return False
+    lead = own - opponent_mean
+    return lead > cap if strict else lead >= cap
+
+
+def rating_change(k: float, s: float, expected: float, rounding: Rounding, capped: bool) -> float:
+    """A player's change: K × (S − P), rounded; no gain when ``capped``."""
+    delta = k * (s - expected)
+    if rounding != "none":  # (most ladders: no call)
+        delta = apply_rounding(delta, rounding)
+    return 0.0 if capped and delta > 0 else delta

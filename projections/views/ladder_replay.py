@@ -20,10 +20,10 @@ from operator import attrgetter
 from ledger.families.base import Family
 from ledger.families.registry import load_family
 from projections.db import Database
-from projections.replay import Duel, Entry, EntryFailed, Replay, entry_key, expand, resolve_merges
+from projections.replay import Duel, Entry, EntryFailed, Replay, expand, resolve_merges
 from projections.views import problems
 from projections.views.player_numbers import PlayerNumbers
-from projections.views.store import LadderState, LadderStore
+from projections.views.store import LadderStore, ReplayProgress
 
 #: Games between checkpoints (besides event and season closes).
 CHECKPOINT_EVERY = 2000
@@ -35,14 +35,14 @@ def replay_ladders(
     conn: Database,
     affected: Mapping[int, str],
     memory: Mapping[int, Mapping[str, Entry | Duel]] | None = None,
-    numbers: Mapping[str, int] | None = None,
+    numbers: PlayerNumbers | None = None,
     merged_into: Mapping[str, str] | None = None,
-    fresh: Mapping[int, LadderState] | None = None,
+    fresh: Mapping[int, ReplayProgress] | None = None,
 ) -> list[str]:
     """Replay each ladder (by number) from its earliest changed key; returns
     warnings (problems and maths-version mismatches of the ladders
     replayed). What the caller holds is not read again: ``memory``, every
-    ladder's entries (a rebuild); ``numbers``, player id -> number;
+    ladder's entries (a rebuild); ``numbers``, the players' numbers held;
     ``merged_into``, the merges; ``fresh``, every ladder's state in views
     being built."""
     if numbers is None:
@@ -54,6 +54,7 @@ def replay_ladders(
             ).fetchall()
         )
     merges = resolve_merges(merged_into)
+    numbers.fetch(merges.values())  # a merged player is rated as the one they joined
     warnings = []
     for ladder, key in sorted(affected.items()):
         held = None if memory is None else memory.get(ladder, {})
@@ -66,7 +67,7 @@ def replay_ladders(
             store.rulesets()
             if held is None
             else sorted(
-                (e for e in held.values() if type(e) is not tuple and e.kind == "ruleset"),
+                (e for e in held.values() if type(e) is not Duel and e.kind == "ruleset"),
                 key=_by_key,
             )
         )
@@ -79,7 +80,7 @@ def replay_ladder(
     from_key: str,
     merges: Mapping[str, str],
     memory: Mapping[str, Entry | Duel] | None = None,
-    state: LadderState | None = None,
+    state: ReplayProgress | None = None,
 ) -> str | None:
     """Replay a ladder's timeline from ``from_key`` and rewrite its history,
     standings and checkpoints from there; returns the ladder's problem when
@@ -104,7 +105,7 @@ def replay_ladder(
 
 def _replay(
     store: LadderStore,
-    state: LadderState,
+    state: ReplayProgress,
     from_key: str,
     merges: Mapping[str, str],
     memory: Mapping[str, Entry | Duel] | None,
@@ -150,8 +151,8 @@ def _replay(
     elif ordered is None:
         entries = store.entries(after)
     else:
-        entries = ordered if after is None else [e for e in ordered if entry_key(e) > after]
-    replay = Replay(states, family, merges, ends, store.numbers, store.ladder, pos)
+        entries = ordered if after is None else [e for e in ordered if e.key > after]
+    replay = Replay(states, family, merges, ends, store.numbers.by_id, store.ladder, pos)
     last_key = after or ""
 
     def tracked() -> Iterator[Entry | Duel]:
@@ -163,7 +164,7 @@ def _replay(
     if isinstance(entries, list):  # held in memory: the last key is known
         replay.run(entries, store.put_history, store.save_checkpoint, CHECKPOINT_EVERY, since)
         if entries:
-            last_key = entry_key(entries[-1])
+            last_key = entries[-1].key
     else:
         replay.run(tracked(), store.put_history, store.save_checkpoint, CHECKPOINT_EVERY, since)
     if appending:
@@ -191,7 +192,7 @@ def sorted_entries(held: Mapping[str, Entry | Duel]) -> list[Entry | Duel]:
 
 
 def _rulesets(ordered: list[Entry | Duel]) -> list[Entry]:
-    return [e for e in ordered if type(e) is not tuple and e.kind == "ruleset"]
+    return [e for e in ordered if type(e) is not Duel and e.kind == "ruleset"]
 
 
 def _spans(ordered: list[Entry | Duel]) -> list[tuple[str, str, str]]:
@@ -199,7 +200,7 @@ def _spans(ordered: list[Entry | Duel]) -> list[tuple[str, str, str]]:
     effective order."""
     spans: dict[str, list[str]] = {}
     for e in ordered:
-        if type(e) is tuple:
+        if type(e) is Duel:
             e = expand(e)
         if e.kind == "game" and e.data.event is not None:
             span = spans.get(e.data.event)

@@ -1,17 +1,17 @@
-"""Player ids and the views' numbers of those players, read as they are
-asked for.
+"""Player ids and the views' numbers of those players, read when fetched.
 
 A catch-up of a game or two (``ledger record``) names a few of a ladder's
-players, perhaps among thousands: their numbers are read one at a time, so
-its cost does not grow with the ledger's players. One that asks for many (a
-correction far back reads its ladder's games back) reads, past ``SINGLE``
-single reads, every player at once. A rebuild holds every player anyway and
-uses plain dicts.
+players, perhaps among thousands: the numbers of the players it is about to
+use are fetched first (``fetch``, ``fetch_numbers``), so its cost does not
+grow with the ledger's players. One that fetches many (a correction far back
+reads its ladder's games back) reads, past ``SINGLE`` players read one at a
+time, every player at once. A rebuild holds every player anyway
+(``PlayerNumbers.given``): fetching reads nothing.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable, Mapping
 
 from projections.db import Database
 
@@ -19,64 +19,58 @@ from projections.db import Database
 SINGLE = 64
 
 
-class PlayerNumbers(dict):  # type: ignore[type-arg]
-    """Player id -> the views' number of that player (``ids``: the other
-    way), each read from ``view_players`` when first asked for. Numbers
-    given before their player's row is written (``add``) are kept as given."""
+class PlayerNumbers:
+    """Player id -> the views' number of that player (``by_id``) and the
+    other way (``by_number``), for the players fetched or added. Reading
+    happens in ``fetch`` and ``fetch_numbers`` only: the two dicts are plain."""
 
-    def __init__(self, conn: Database) -> None:
-        super().__init__()
+    def __init__(self, conn: Database | None) -> None:
+        self.by_id: dict[str, int] = {}
+        self.by_number: dict[int, str] = {}
         self._conn = conn
         self._reads = 0
-        self._whole = False
-        self.ids = _PlayerIds(self)
+        #: Every player is held (read whole, or given whole): nothing to read.
+        self._whole = conn is None
+
+    @classmethod
+    def given(cls, numbers: Mapping[str, int]) -> PlayerNumbers:
+        """Every player's number, held already (a rebuild)."""
+        held = cls(None)
+        held.by_id = dict(numbers)
+        held.by_number = {n: pid for pid, n in held.by_id.items()}
+        return held
 
     def add(self, pid: str, number: int) -> None:
-        """A player numbered here (their row not written yet)."""
-        dict.__setitem__(self, pid, number)
-        dict.__setitem__(self.ids, number, pid)
+        """A player numbered here (their row perhaps not written yet)."""
+        self.by_id[pid] = number
+        self.by_number[number] = pid
 
-    def __setitem__(self, pid: str, number: int) -> None:
-        self.add(pid, number)
+    def fetch(self, pids: Iterable[str]) -> None:
+        """Read the numbers of these players not held yet (those without a
+        row are left out)."""
+        if not self._whole:
+            self._read("id", [p for p in set(pids) if p not in self.by_id])
 
-    def __missing__(self, pid: str) -> int:
-        if self.read("id", pid) and dict.__contains__(self, pid):
-            return dict.__getitem__(self, pid)
-        raise KeyError(pid)
+    def fetch_numbers(self, numbers: Iterable[int]) -> None:
+        """Read the ids of these numbers not held yet."""
+        if not self._whole:
+            self._read("n", [n for n in set(numbers) if n not in self.by_number])
 
-    def __contains__(self, pid: object) -> bool:
-        return dict.__contains__(self, pid) or (
-            self.read("id", pid) and dict.__contains__(self, pid)
-        )
-
-    def read(self, column: str, value: Any) -> bool:
-        """Read the player whose ``column`` (id or n) is ``value`` (past
-        ``SINGLE`` reads, every player); whether anything was read."""
-        if self._whole:
-            return False
-        self._reads += 1
+    def _read(self, column: str, missing: list[object]) -> None:
+        if not missing:
+            return
+        assert self._conn is not None
+        self._reads += len(missing)
         if self._reads > SINGLE:
             rows = self._conn.execute("SELECT id, n FROM view_players").fetchall()
             self._whole = True
         else:
-            found = self._conn.execute(
-                f"SELECT id, n FROM view_players WHERE {column}=?", (value,)
-            ).fetchone()
-            rows = [found] if found is not None else []
+            rows = self._conn.execute(
+                f"SELECT id, n FROM view_players WHERE {column} IN "
+                f"({','.join('?' * len(missing))})",
+                tuple(missing),
+            ).fetchall()
+        by_id = self.by_id
         for pid, number in rows:
-            if not dict.__contains__(self, pid):
+            if pid not in by_id:  # a number given before its row is kept
                 self.add(pid, number)
-        return bool(rows)
-
-
-class _PlayerIds(dict):  # type: ignore[type-arg]
-    """The views' number of a player -> their id (``PlayerNumbers.ids``)."""
-
-    def __init__(self, numbers: PlayerNumbers) -> None:
-        super().__init__()
-        self._numbers = numbers
-
-    def __missing__(self, number: int) -> str:
-        if self._numbers.read("n", number) and dict.__contains__(self, number):
-            return dict.__getitem__(self, number)
-        raise KeyError(number)

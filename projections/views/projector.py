@@ -10,9 +10,9 @@ stored JSON, which the views keep as they are).
 Writes are batched: rows wait in memory until ``flush`` (once per page of
 events), and a later event of the same page changes them there. A rebuild
 (``timeline=True``) also keeps every ladder's entries in memory, so its
-replay never reads them back: most games as one small tuple each
+replay never reads them back: most games as one small struct each
 (``replay.Duel``), the others as ``Entry``. ``apply_page`` applies a page of
-stored events, the plain games among them on locals.
+stored events, every game through ``game_note``.
 
 Every row is numbered by the store position of the event that first
 recorded it (``schema``). A game's first record is audited on the game's own
@@ -38,7 +38,7 @@ from projections.views import facts as kept_facts
 from projections.views import source
 from projections.views.player_numbers import PlayerNumbers
 from projections.views.problems import effective
-from projections.views.store import LadderState, ladder_entries
+from projections.views.store import ReplayProgress, ladder_entries
 
 KIND_NAMES = {
     ev.LadderOpened: "ladder opened",
@@ -64,7 +64,6 @@ N, ID, LADDER, KEY, STATUS, EVENT, ROUND, VERSION, FACTS = range(9)
 FIRST = 12  # first_facts
 _NO_ATTRIBUTES: dict[str, float] = {}
 _CORRECTED = ev.GameCorrected.TOPIC
-_RECORDED = ev.GameRecorded.TOPIC
 _GAME_MARKERS = source.CURRENT_GAMES
 _decode_note = source.decode_note
 _result_texts = kept_facts.RESULT_TEXTS
@@ -82,35 +81,6 @@ def _text(data: Any) -> str:
 
 #: A player's row of ``view_players``, as the projector holds it (a list).
 _PLAYER = "n, id, name, key, merged_into, registered_at"
-
-
-class _PlayerRows(dict):  # type: ignore[type-arg]
-    """Player rows read from the views when first asked for (``get`` or
-    ``[]``): a catch-up names few of the ladder's players. Each row read
-    gives ``numbers`` that player's number too (not read again)."""
-
-    def __init__(self, conn: Database, numbers: PlayerNumbers) -> None:
-        super().__init__()
-        self._conn = conn
-        self._numbers = numbers
-
-    def get(self, pid: str, default: Any = None) -> Any:
-        row = dict.get(self, pid)
-        if row is None:
-            found = self._conn.execute(
-                f"SELECT {_PLAYER} FROM view_players WHERE id=?", (pid,)
-            ).fetchone()
-            if found is None:
-                return default
-            row = self[pid] = list(found)
-            self._numbers.add(pid, row[0])
-        return row
-
-    def __missing__(self, pid: str) -> list[Any]:
-        row = self.get(pid)
-        if row is None:
-            raise KeyError(pid)
-        return row
 
 
 class Projector:
@@ -151,17 +121,16 @@ class Projector:
         self._solo: dict[str, tuple[int, tuple[str]]] = {}
         # Ladders are few: all of them are held, written when changed. A
         # rebuild holds every player too; a catch-up (``record``: a game or
-        # two) reads a player's row, or only their number, when first
-        # needed (``PlayerNumbers``).
-        self.players: dict[str, list[Any]]
+        # two) reads a player's row when first needed (``_player_row``), and
+        # the replay fetches the numbers it needs (``PlayerNumbers``).
+        self.players: dict[str, list[Any]] = {}
         if timeline:
             self.players = {
                 r[1]: list(r) for r in conn.execute(f"SELECT {_PLAYER} FROM view_players")
             }
-            self._numbers = {pid: row[0] for pid, row in self.players.items()}
+            self._numbers = PlayerNumbers.given({pid: row[0] for pid, row in self.players.items()})
         else:
             self._numbers = PlayerNumbers(conn)
-            self.players = _PlayerRows(conn, self._numbers)
         self.ladders: dict[str, list[Any]] = {
             r[1]: list(r)
             for r in conn.execute("SELECT n, id, name, key, opened_at, opened_by FROM view_ladders")
@@ -188,17 +157,16 @@ class Projector:
         self._handlers[source.GameNote] = self.game_note
 
     # -- applying events ------------------------------------------------------
-    def numbers(self) -> dict[str, int]:
-        """Player id -> the views' number of that player (in a catch-up,
-        read as asked for: ``PlayerNumbers``)."""
-        if isinstance(self._numbers, PlayerNumbers):
-            return self._numbers
-        return dict(self._numbers)
+    def numbers(self) -> PlayerNumbers:
+        """The views' numbers of the players: every player's in a rebuild;
+        in a catch-up, those this projector read or numbered, the others
+        fetched by whoever needs them."""
+        return self._numbers
 
     def merges(self) -> dict[str, str]:
         """Merged player id -> the id they were merged into (one step), as
         flushed (``flush`` first)."""
-        if isinstance(self.players, _PlayerRows):
+        if not self._rebuild:
             return dict(
                 self.conn.execute(
                     "SELECT id, merged_into FROM view_players WHERE merged_into IS NOT NULL"
@@ -212,11 +180,10 @@ class Projector:
         from memory, as in a rebuild (``timeline``), once the events have
         changed it (``touch_changed``)."""
         assert self.entries is not None, "a projector keeping timelines"
-        ids = {row[0]: pid for pid, row in self.players.items()}
         for row in self.ladders.values():
             ladder = row[0]
             held = self.entries.setdefault(ladder, {})
-            for entry in ladder_entries(self.conn, ladder, None, ids):
+            for entry in ladder_entries(self.conn, ladder, None, self._numbers):
                 held[entry.key] = entry
             self._loaded[ladder] = frozenset(held)
 
@@ -229,9 +196,9 @@ class Projector:
             if held.keys() != self._loaded.get(ladder, frozenset()):
                 self._touch(ladder, "")
 
-    def fresh_states(self) -> dict[int, LadderState]:
+    def fresh_states(self) -> dict[int, ReplayProgress]:
         """Every ladder's replay state in views being built (nothing replayed)."""
-        return {row[0]: LadderState(row[2]) for row in self.ladders.values()}
+        return {row[0]: ReplayProgress(row[2]) for row in self.ladders.values()}
 
     def apply_stored(
         self, seq: int, topic: str, state: bytes, known_at: datetime | None = None
@@ -350,10 +317,10 @@ class Projector:
 
     def _player_registered(self, seq: int, e: ev.PlayerRegistered) -> tuple[Any, ...]:
         pid = str(e.originator_id)
-        row = self.players.get(pid)
+        row = self._player_row(pid)
         if row is None:
             row = self.players[pid] = [seq, pid, e.name, name_key(e.name), None, None]
-            self._numbers[pid] = seq
+            self._numbers.add(pid, seq)
         else:  # named in a game before (a partial store)
             row[2:4] = [e.name, name_key(e.name)]
         row[5] = e.recorded_at.isoformat()
@@ -391,70 +358,15 @@ class Projector:
     _game_corrected = _game_recorded
 
     def apply_page(self, page: list[source.Stored]) -> None:
-        """``apply_stored`` of each event of a page (none left out). A game
-        recorded once, of one player against one, with a plain result (most
-        events of any store) is applied here, on locals: what ``game_note``
-        does for it, written out (its tests check they agree)."""
-        markers, decode, recorded_topic = _GAME_MARKERS, _decode_note, _RECORDED
+        """``apply_stored`` of each event of a page (none left out)."""
+        markers, decode = _GAME_MARKERS, _decode_note
         apply, game_note = self.apply_stored, self.game_note
-        ladders, solo, codes, texts = self.ladders, self._solo, self._codes, _result_texts
-        games, new_games, numbers = self._games, self._new_games, self._game_numbers
-        entries, touch, key_format = self.entries, None if self._rebuild else self._touch, _GAME_KEY
         for seq, topic, state in page:
             marker = markers.get(topic)
-            if marker is None or marker not in state:
-                apply(seq, topic, state)
-                continue
-            note = decode(state)
-            facts = note.game
-            given, result = facts.sides, facts.result
-            if (topic != recorded_topic or note.originator_version != 1 or len(given) != 2
-                    or len(given[0]) != 1 or len(given[1]) != 1 or len(result) != 1
-                    or facts.neutral or facts.attributes):  # fmt: skip
-                game_note(seq, note, topic)
-                continue
-            gid = note.originator_id
-            row = ladders.get(facts.ladder)
-            ladder = row[0] if row is not None else self._ladder(facts.ladder, seq)
-            a = solo.get(given[0][0]) or self._solo_side(given[0][0], seq)
-            b = solo.get(given[1][0]) or self._solo_side(given[1][0], seq)
-            code = result.get("result")
-            text = texts.get(code) if type(code) is str else None
-            table, sequence = facts.table, facts.sequence
-            if text is not None and table is not None and sequence is not None:
-                kept = (f'{{"sides":[[{a[0]}],[{b[0]}]],"result":{text},'
-                        f'"table":{table},"sequence":{sequence}}}')  # fmt: skip
+            if marker is not None and marker in state:  # the bulk of any store
+                game_note(seq, decode(state), topic)
             else:
-                kept = kept_facts.keep_duel(facts, a[0], b[0])
-            event, round_ = facts.event, facts.round
-            order = sequence if sequence is not None else table
-            key = key_format % (facts.date, event or "", round_ or 0, order or 0, gid)
-            where = note.source
-            recording = self._recording(seq, (note.recorded_at, note.recorded_by,
-                                               where.file if where else None))  # fmt: skip
-            game = [
-                seq, gid, ladder, key, "recorded", event, round_, 1, kept, recording,
-                where.row if where else None, note.reason, None,
-            ]  # fmt: skip
-            games[gid] = game
-            new_games.append(game)
-            if numbers is not None:
-                numbers[gid] = seq
-            if entries is not None:
-                held = entries.get(ladder)
-                if held is None:
-                    held = entries[ladder] = {}
-                if type(code) is str and event and round_ is not None:
-                    shared = codes.get(code) or codes.setdefault(code, result)
-                    held[key] = (key, seq, a[1][0], b[1][0], shared)
-                else:
-                    strings = self._strings
-                    on = facts.date
-                    held[key] = Entry(key, "game", seq, gid,
-                                      strings.get(on) or strings.setdefault(on, on),
-                                      self._play(facts, (a[1], b[1])))  # fmt: skip
-            if touch is not None:
-                touch(ladder, key)
+                apply(seq, topic, state)
 
     def game_note(self, seq: int, note: source.GameNote, topic: str) -> None:
         """Apply a game recorded (again, after a void) or corrected, as a
@@ -484,10 +396,9 @@ class Projector:
                 kept = kept_facts.keep_duel(facts, a[0], b[0])
             numbered = None
         else:
-            players = self.players
             numbered, listed = [], []
             for side in given:
-                rows = [players.get(p) or self._player(p, seq) for p in side]
+                rows = [self._player_row(p) or self._player(p, seq) for p in side]
                 numbered.append([row[0] for row in rows])
                 listed.append(tuple([row[1] for row in rows]))
             sides = tuple(listed)
@@ -535,7 +446,7 @@ class Projector:
                 # Most games: a compact duel (``replay.Duel``), its id, date,
                 # event and round those of its key.
                 shared = self._codes.get(code) or self._codes.setdefault(code, result)
-                held[key] = (key, game[N], sides[0][0], sides[1][0], shared)
+                held[key] = Duel(key, game[N], sides[0][0], sides[1][0], shared)
             else:
                 strings = self._strings
                 on = facts.date
@@ -548,7 +459,7 @@ class Projector:
     def _solo_side(self, pid: str, seq: int) -> tuple[int, tuple[str]]:
         """A player's number and their side alone (one tuple per player,
         shared by every entry of the timeline)."""
-        row = self.players.get(pid) or self._player(pid, seq)
+        row = self._player_row(pid) or self._player(pid, seq)
         held = self._solo[pid] = (row[0], (row[1],))
         return held
 
@@ -666,11 +577,24 @@ class Projector:
         return row[0]
 
     def _player(self, pid: str, seq: int) -> list[Any]:
-        row = self.players.get(pid)
+        row = self._player_row(pid)
         if row is None:  # named before registered (a partial store): by id
             row = self.players[pid] = [seq, pid, pid, pid, None, None]
-            self._numbers[pid] = seq
+            self._numbers.add(pid, seq)
             self._dirty_players.add(pid)
+        return row
+
+    def _player_row(self, pid: str) -> list[Any] | None:
+        """A player's row (None: no such player): held, else in a catch-up
+        read from the views (its number held too)."""
+        row = self.players.get(pid)
+        if row is None and not self._rebuild:
+            found = self.conn.execute(
+                f"SELECT {_PLAYER} FROM view_players WHERE id=?", (pid,)
+            ).fetchone()
+            if found is not None:
+                row = self.players[pid] = list(found)
+                self._numbers.add(pid, row[0])
         return row
 
     def _shared(self, text: str | None) -> str | None:
@@ -696,7 +620,7 @@ class Projector:
                     facts.attributes or _NO_ATTRIBUTES)  # fmt: skip
 
     def _name(self, pid: str | None) -> str:
-        row = self.players.get(pid) if pid is not None else None
+        row = self._player_row(pid) if pid is not None else None
         return row[2] if row is not None else str(pid)
 
     def _game(self, gid: str) -> list[Any]:

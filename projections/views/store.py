@@ -46,8 +46,9 @@ _unpack = msgspec.msgpack.Decoder(
 ).decode
 
 
-class LadderState(msgspec.Struct):
-    """Where a ladder's replay stands."""
+class ReplayProgress(msgspec.Struct):
+    """Where a ladder's replay stands: its frontier, games since the last
+    checkpoint and its problem (a row of ``view_ladders``)."""
 
     name: str
     #: Key of the last entry replayed ('' when nothing is), and its place.
@@ -66,11 +67,10 @@ def ladder_number(conn: Database, ladder_id: str) -> int | None:
 
 
 def game_entry(
-    key: str, n: int, gid: str, event: str | None, round_: int | None, text: str | bytes,
+    key: str, n: int, gid: str, event: str | None, round_: int | None, f: facts.KeptFacts,
     ids: Mapping[int, str],
 ) -> Entry:  # fmt: skip
-    """A game's timeline entry from its ``view_games`` row."""
-    f = facts.read(text)
+    """A game's timeline entry from its ``view_games`` row (``f``: its facts, read)."""
     sides = tuple(tuple(ids[p] for p in side) for side in f.sides)
     play = Play(sides, f.result, event, round_, f.neutral, f.attributes)
     return Entry(key, "game", n, gid, key[:10], play)
@@ -82,13 +82,16 @@ def _entry(row: Any) -> Entry:
 
 
 def ladder_entries(
-    conn: Database, ladder: int, after: str | None, ids: Mapping[int, str] | None = None
+    conn: Database, ladder: int, after: str | None, players: PlayerNumbers | None = None
 ) -> Iterator[Entry]:
     """A ladder's entries in effective order after a key (or all), games read
-    in pages so a replay of a large ladder holds only one page in memory
-    (``ids``: player number -> id, when the caller has them)."""
-    if ids is None:
-        ids = dict(conn.execute("SELECT n, id FROM view_players").fetchall())
+    in pages so a replay of a large ladder holds only one page in memory.
+    ``players``: the numbers the caller holds, those the entries name fetched
+    into it (None: every player's read)."""
+    if players is None:
+        players = PlayerNumbers.given(
+            {pid: n for n, pid in conn.execute("SELECT n, id FROM view_players").fetchall()}
+        )
     others = [
         _entry(r)
         for r in conn.execute(
@@ -97,12 +100,13 @@ def ladder_entries(
             (ladder, after or ""),
         ).fetchall()
     ]
-    games = _game_entries(conn, ladder, after, ids)
+    players.fetch(e.data["player"] for e in others if e.kind == "adjust")
+    games = _game_entries(conn, ladder, after, players)
     yield from heapq.merge(others, games, key=lambda e: e.key)
 
 
 def _game_entries(
-    conn: Database, ladder: int, after: str | None, ids: Mapping[int, str]
+    conn: Database, ladder: int, after: str | None, players: PlayerNumbers
 ) -> Iterator[Entry]:
     last = after or ""
     while True:
@@ -111,8 +115,11 @@ def _game_entries(
             "AND status<>'voided' ORDER BY key LIMIT ?",
             (ladder, last, ENTRY_PAGE),
         ).fetchall()
-        for key, n, gid, event, round_, text in page:
-            yield game_entry(key, n, gid, event, round_, text, ids)
+        read = [facts.read(row[5]) for row in page]
+        players.fetch_numbers(p for f in read for side in f.sides for p in side)
+        ids = players.by_number
+        for (key, n, gid, event, round_, _), f in zip(page, read, strict=True):
+            yield game_entry(key, n, gid, event, round_, f, ids)
         if len(page) < ENTRY_PAGE:
             return
         last = page[-1][0]
@@ -143,15 +150,15 @@ def ruleset_in_force(conn: Database, ladder: int, key: str) -> dict[str, Any] | 
 
 class LadderStore:
     """One ladder's derived rows: checkpoints, history, standings and its
-    replay state. ``numbers`` maps player ids to the views' numbers."""
+    replay state. ``numbers``: player ids and the views' numbers, each
+    fetched before it is used."""
 
     def __init__(
-        self, conn: Database, ladder: int, numbers: Mapping[str, int], fresh: bool = False
+        self, conn: Database, ladder: int, numbers: PlayerNumbers, fresh: bool = False
     ) -> None:
         self.conn = conn
         self.ladder = ladder
         self.numbers = numbers
-        self._ids: dict[int, str] | None = None
         #: Checkpoints saved since the last whole one (None: not read yet;
         #: ``fresh`` views have none: the first is whole).
         self._since_whole: int | None = WHOLE_EVERY if fresh else None
@@ -159,26 +166,16 @@ class LadderStore:
         #: earlier run are in history rows after it (read at the next one).
         self.appending = False
 
-    @property
-    def ids(self) -> dict[int, str]:
-        if self._ids is None:
-            numbers = self.numbers
-            if isinstance(numbers, PlayerNumbers):  # read as asked for
-                self._ids = numbers.ids
-            else:
-                self._ids = {n: pid for pid, n in numbers.items()}
-        return self._ids
-
     # -- replay state ---------------------------------------------------------
-    def state(self) -> LadderState:
+    def state(self) -> ReplayProgress:
         row = self.conn.execute(
             "SELECT name, frontier, frontier_pos, since_checkpoint, problem FROM view_ladders "
             "WHERE n=?",
             (self.ladder,),
         ).fetchone()
         if row is None:  # pragma: no cover - the projector numbers every ladder
-            return LadderState(name=str(self.ladder))
-        return LadderState(row[0], row[1], row[2], row[3], row[4])
+            return ReplayProgress(name=str(self.ladder))
+        return ReplayProgress(row[0], row[1], row[2], row[3], row[4])
 
     def replayed(self, frontier: str, pos: int, since_checkpoint: int) -> None:
         """Note a replay that went through: up to ``frontier``, no problem."""
@@ -201,7 +198,7 @@ class LadderStore:
 
     # -- timeline -------------------------------------------------------------
     def entries(self, after: str | None) -> Iterator[Entry]:
-        return ladder_entries(self.conn, self.ladder, after, self.ids)
+        return ladder_entries(self.conn, self.ladder, after, self.numbers)
 
     def rulesets(self, upto: str | None = None) -> list[Entry]:
         return ruleset_entries(self.conn, self.ladder, upto)
@@ -239,10 +236,12 @@ class LadderStore:
             chain.append(blob)
             if whole:
                 break
-        ids = self.ids
+        unpacked = [_unpack(blob) for blob in reversed(chain)]
+        self.numbers.fetch_numbers(n for columns in unpacked for n in columns[0])
+        ids = self.numbers.by_number
         states: dict[str, PlayerState] = {}
-        for blob in reversed(chain):
-            for n, rating, games, last, since in zip(*_unpack(blob), strict=True):
+        for columns in unpacked:
+            for n, rating, games, last, since in zip(*columns, strict=True):
                 states[ids[n]] = PlayerState(
                     rating=rating,
                     games=games,
@@ -264,17 +263,19 @@ class LadderStore:
                 "SELECT MAX(pos) FROM view_checkpoints WHERE ladder=? AND key<?",
                 (self.ladder, key),
             ).fetchone()[0]
-            ids = self.ids
-            changed = changed | {
-                ids[n]
+            earlier = [
+                n
                 for (n,) in self.conn.execute(
                     "SELECT DISTINCT player FROM view_history_data WHERE ladder=? AND pos>?",
                     (self.ladder, last or 0),
                 )
-            }
+            ]
+            self.numbers.fetch_numbers(earlier)
+            ids = self.numbers.by_number
+            changed = changed | {ids[n] for n in earlier}
         self.appending = False
         players = states if whole else [p for p in changed if p in states]
-        numbers = self.numbers
+        numbers = self.numbers.by_id
         picked = [(numbers[p], states[p]) for p in players]
         blob = _pack(
             (
@@ -325,13 +326,17 @@ class LadderStore:
         )
         params: tuple[Any, ...] = (self.ladder,)
         if players is not None:
-            numbers = self.numbers
+            players = list(players)
+            self.numbers.fetch(players)
+            numbers = self.numbers.by_id
             wanted = sorted(numbers[p] for p in players if p in numbers)
             if not wanted:
                 return {}
             sql += f" AND player IN ({','.join('?' * len(wanted))})"
             params += tuple(wanted)
-        ids = self.ids
+        rows = self.conn.execute(sql, params).fetchall()
+        self.numbers.fetch_numbers(row[0] for row in rows)
+        ids = self.numbers.by_number
         return {
             ids[player]: PlayerState(
                 rating=rating,
@@ -339,14 +344,15 @@ class LadderStore:
                 last_played=date.fromisoformat(last) if last else None,
                 rated_since=date.fromisoformat(since) if since else None,
             )
-            for player, rating, games, last, since in self.conn.execute(sql, params)
+            for player, rating, games, last, since in rows
         }
 
     def put_standings(self, states: Mapping[str, PlayerState], replace: bool) -> None:
         """Write these players' standings (``replace``: and only theirs)."""
         if replace:
             self.conn.execute("DELETE FROM view_standings WHERE ladder=?", (self.ladder,))
-        numbers = self.numbers
+        self.numbers.fetch(states)
+        numbers = self.numbers.by_id
         self.conn.executemany(
             "INSERT INTO view_standings VALUES (?,?,?,?,?,?) ON CONFLICT (ladder, player) "
             "DO UPDATE SET rating = excluded.rating, games = excluded.games, "

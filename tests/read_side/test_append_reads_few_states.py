@@ -94,7 +94,7 @@ def test_a_catch_up_reads_the_rows_of_the_players_it_names(made: list[Any]) -> N
 
 def test_a_catch_up_reads_the_numbers_of_the_players_it_names(made: list[Any]) -> None:
     """A game recorded among many players reads those two players' numbers,
-    not every player's (``PlayerNumbers``); a catch-up asking for more than
+    not every player's (``PlayerNumbers``); a catch-up fetching more than
     ``SINGLE`` reads them all at once. The views are those a rebuild gives."""
     many = [f"P{i:03}" for i in range(3 * player_numbers.SINGLE)]
     b = Builder()
@@ -107,16 +107,22 @@ def test_a_catch_up_reads_the_numbers_of_the_players_it_names(made: list[Any]) -
     ann, ben = str(b.players["Ann"]), str(b.players["Ben"])
     numbers = made[-1].numbers()
     assert isinstance(numbers, player_numbers.PlayerNumbers)
-    assert set(dict(numbers)) == {ann, ben}
-    assert set(dict(numbers.ids).values()) == {ann, ben}
-    # Asked for one player more than SINGLE: every player is read at once.
+    assert set(numbers.by_id) == {ann, ben}
+    assert set(numbers.by_number.values()) == {ann, ben}
+    # Fetched one player more than SINGLE: every player is read at once.
     lazy = player_numbers.PlayerNumbers(conn)
-    for name in many[: player_numbers.SINGLE + 1]:
-        assert lazy[str(b.players[name])] == numbers[str(b.players[name])]
-    assert len(dict(lazy)) == len(NAMES) + len(many)
-    assert "no such player" not in lazy
-    with pytest.raises(KeyError):
-        lazy.ids[10**9]
+    whole = player_numbers.PlayerNumbers(conn)
+    whole.fetch(str(b.players[name]) for name in (*NAMES, *many))
+    for i, name in enumerate(many[: player_numbers.SINGLE + 1]):
+        lazy.fetch([str(b.players[name])])
+        assert lazy.by_id[str(b.players[name])] == whole.by_id[str(b.players[name])]
+        if i < player_numbers.SINGLE:  # one at a time until then
+            assert len(lazy.by_id) == i + 1
+    assert len(lazy.by_id) == len(NAMES) + len(many)
+    lazy.fetch(["no such player"])
+    assert "no such player" not in lazy.by_id
+    lazy.fetch_numbers([10**9])
+    assert 10**9 not in lazy.by_number
     for day in range(2, 6):  # more games, one far back (read back from the views)
         b.game("Club", date(2025, 1, day), many[day], many[-day], {"result": "b"}, sequence=1)
     b.game("Club", date(2024, 12, 1), many[0], "Ann", {"result": "draw"}, sequence=1)

@@ -1,5 +1,5 @@
 """A rebuild holds most games as compact duels (``replay.Duel``) and applies
-pages of plain games on locals (``Projector.apply_page``): both stand for
+pages of stored events (``Projector.apply_page``): both stand for
 exactly what the general path gives."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import pytest
 
 from ledger.families.registry import load_family
 from projections import verify, views
-from projections.replay import Entry, Play, Replay, entry_key, expand
+from projections.replay import Duel, Entry, Play, Replay, expand
 from projections.timeline import SEP, sort_key
 from projections.views.projector import Projector
 from projections.views.runner import raw_pages
@@ -44,10 +44,9 @@ def test_a_compact_duel_stands_for_its_entry() -> None:
     for event in ("Open", f"odd{SEP}name"):
         key = sort_key("2025-03-04", "game", gid, event, 3, 12)
         play = Play((("p1",), ("p2",)), {"result": "a"}, event, 3, False, {})
-        assert expand((key, 7, "p1", "p2", {"result": "a"})) == Entry(
+        assert expand(Duel(key, 7, "p1", "p2", {"result": "a"})) == Entry(
             key, "game", 7, gid, "2025-03-04", play
         )
-        assert entry_key((key, 7, "p1", "p2", {})) == key
 
 
 def test_a_page_applied_on_locals_gives_the_views_of_one_event_at_a_time(
@@ -75,11 +74,11 @@ def test_a_replay_of_compact_duels_is_that_of_their_entries(family: str) -> None
         projector.apply_page(page)
     (held,) = projector.entries.values()
     compact = [held[k] for k in sorted(held)]
-    assert any(type(e) is tuple for e in compact)
-    assert any(type(e) is not tuple for e in compact)
-    games = [e for e in compact if type(e) is tuple or e.kind == "game"]
-    expanded = [expand(e) if type(e) is tuple else e for e in games]
-    numbers = projector.numbers()
+    assert any(type(e) is Duel for e in compact)
+    assert any(type(e) is not Duel for e in compact)
+    games = [e for e in compact if type(e) is Duel or e.kind == "game"]
+    expanded = [expand(e) if type(e) is Duel else e for e in games]
+    numbers = projector.numbers().by_id
     merges = {str(b.players["Dan"]): str(b.players["Cat"])}
     runs = []
     for entries in (games, expanded):
