@@ -44,9 +44,9 @@ APPEND_ONLY = "ledger_append_only"
 #: digits, version, topic, state). An import hands its events over in this
 #: form, never as an object each.
 EventRow = tuple[str, int, str, bytes]
-#: Rows of stored events with the decoded events the write index reads among
-#: them (see ``decoded_events``; an import leaves its games out and gives each
-#: round's last number instead), appended together.
+#: Rows of stored events with what the write index reads of them (see
+#: ``decoded_events``; new games give the rounds they reach instead,
+#: ``write_index.Reached``), appended together.
 Batch = tuple[Sequence[EventRow], Sequence[Any]]
 
 
