@@ -29,8 +29,8 @@ $(BENCH_STAMP): $(STAMP)
 SITE_BENCH_ARGS ?= --games 100000 --players 1000
 TEAMS_BENCH_ARGS ?=
 
-# The engine's targets (issue 12), the site build against a rebuild (13),
-# team balancing solve times (14): each prints its figures and baseline.
+# The engine's targets, the site build against a rebuild, team balancing
+# solve times: each prints its figures and its baseline.
 bench: $(BENCH_STAMP)
 	$(BIN)/python bench/bench.py $(BENCH_ARGS)
 	$(BIN)/python bench/site.py $(SITE_BENCH_ARGS)

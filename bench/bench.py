@@ -58,7 +58,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 BY = "bench"
-#: Targets (issue 12) per line; see bench/README.md.
+#: Targets per line; see bench/README.md.
 TARGETS = {
     "import": ">= 25,000 games/s",
     "import_memory": "<= 500 MB",
@@ -74,7 +74,7 @@ TARGETS = {
     "history": "<= 1.2x start-up",
     "names": "<= 5 ms at 100,000 known",
 }
-#: Known players for the name-warning figure (issue 12's target is at 100,000).
+#: Known players for the name-warning figure (the target is at 100,000).
 NAMES_KNOWN = 100_000
 NAME_MS = 5.0
 #: The bounds of those targets.

@@ -1,4 +1,4 @@
-"""Site build time against a rebuild of the same ledger (issue 13's target:
+"""Site build time against a rebuild of the same ledger (the target:
 ``site build`` <= 3x ``rebuild`` at 100k games, 1,000 players).
 
     python bench/site.py [--games 100000] [--players 1000] [--family elo] [--keep DIR] [--reuse]

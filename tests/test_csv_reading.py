@@ -1,4 +1,4 @@
-"""Reading CSV sheets as people's spreadsheets write them (issue 11, item 10):
+"""Reading CSV sheets as people's spreadsheets write them:
 line breaks inside cells, stray quotes, huge cells, ``;`` separators and
 Windows-1252 files give either the games or a clean error naming the file and
 row, never a name glued from two lines, a row split in two, or a traceback."""

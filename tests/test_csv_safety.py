@@ -1,4 +1,4 @@
-"""CSV exports neutralise formula cells (issue 11, item 11): a text cell that
+"""CSV exports neutralise formula cells: a text cell that
 starts with ``=``, ``+``, ``-``, ``@``, a tab or a carriage return is written
 with a leading apostrophe, so a spreadsheet shows it as text; numbers, a
 negative rating change included, stay numbers. Every CSV the ledger writes

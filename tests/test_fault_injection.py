@@ -1,5 +1,5 @@
 """A rebuild, a catch-up or an import killed at any moment leaves a ledger on
-which every command works, with nothing lost or doubled (issue 11, item 3).
+which every command works, with nothing lost or doubled.
 
 Each command runs in its own process (``tests.fault_runner``) killed as by
 ``kill -9`` just before its Nth SQL statement on the views, for kill points

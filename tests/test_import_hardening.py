@@ -1,5 +1,5 @@
 """Re-importing a sheet never brings back what the referee voided or
-corrected (issue 11, item 4): a row that is a voided game, or a game as it was
+corrected: a row that is a voided game, or a game as it was
 before a correction of its players, date or result, is skipped and reported,
 never added; recording it again is an explicit act (``again``)."""
 

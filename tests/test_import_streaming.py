@@ -1,4 +1,4 @@
-"""A large import in bounded memory (issue 12): rows are checked once, kept in
+"""A large import in bounded memory: rows are checked once, kept in
 their stored form in a temporary file, then appended in batches inside one
 transaction; the shortcuts on the way give exactly what the plain path gives."""
 

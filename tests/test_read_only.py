@@ -1,4 +1,4 @@
-"""Issue 11: queries and ``verify`` work on a read-only ledger (a file and
+"""Queries and ``verify`` work on a read-only ledger (a file and
 folder without write permission: an archived or published copy), write
 nothing, and say so when the views are behind the events; commands that
 record are refused with one clear line.

@@ -1,4 +1,4 @@
-"""Issue 12: a query on current views loads neither the event store's
+"""A query on current views loads neither the event store's
 machinery nor the projection. What it loads is checked here (a fact, not a
 timing: the start-up figures are the bench's)."""
 

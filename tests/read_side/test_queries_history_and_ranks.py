@@ -1,4 +1,4 @@
-"""Issue 11: ``history`` shows each game's result, margin and table; tied
+"""``history`` shows each game's result, margin and table; tied
 ratings share a rank in ``standings`` (competition ranking, 1 2 2 4), in
 every format."""
 
