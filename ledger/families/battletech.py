@@ -296,6 +296,43 @@ def _check_objective(i: int, obj: Objective) -> None:
         )
 
 
+def _check_bv_growth(result: BattleTechResult) -> None:
+    """BV never grows in play: refuse totals whose ending BV is above what a
+    side can end with.
+
+    Given as totals, a side ends with at most its starting BV plus the
+    objective points it can still take, which are not in its starting BV: its
+    own K term and K*. With no K terms that is its starting BV. (Unit lists
+    meet this by construction: a unit ends with at most its BV, and an
+    objective adds to the ending BV only of a side that may hold it.)
+    """
+    a_s, a_e, b_s, b_e = result.bv
+    for label, start, end, k_own, k_key in (
+        ("A", a_s, a_e, result.k_a, "k_a"),
+        ("B", b_s, b_e, result.k_b, "k_b"),
+    ):
+        k_open = k_own + result.k_star
+        if end <= start + k_open:
+            continue
+        if k_open:
+            limit = (
+                f"its starting BV {label}_s ({_number(start)}) plus the objective points "
+                f"it can take ({k_key} + k_star = {_number(k_open)})"
+            )
+        else:
+            limit = f"its starting BV {label}_s ({_number(start)})"
+        raise FamilyError(
+            f"BV never grows in play: side {label}'s ending BV {label}_e ({_number(end)}) "
+            f"is more than {limit}",
+            field="bv",
+        )
+
+
+def _number(value: float) -> str:
+    """A BV as a person typed it: 1000, not 1000.0."""
+    return str(int(value)) if float(value).is_integer() else str(value)
+
+
 class BattleTechFamily(Family):
     """Roger Burton West's BattleTech rating (docs/rules/battletech.md)."""
 
@@ -374,7 +411,8 @@ class BattleTechFamily(Family):
         ]  # fmt: skip
 
     def check_result(self, result: Any, n_sides: int) -> None:
-        """Exactly one of ``bv`` / ``units``; sane numbers; objectives coherent."""
+        """Exactly one of ``bv`` / ``units``; sane numbers; objectives
+        coherent; given as totals, no side ends with more BV than it can."""
         if result.bv is None and result.units is None:
             raise FamilyError(
                 "a battletech result needs either 'bv' (four totals A_s, A_e, "
@@ -409,6 +447,7 @@ class BattleTechFamily(Family):
                         f"'bv' {label} (a side's starting BV) must be more than 0",
                         field="bv",
                     )
+            _check_bv_growth(result)
             return
         if len(result.units) != n_sides:
             raise FamilyError(

@@ -145,7 +145,9 @@ class BgaFamily(Family):
         ]
 
     def check_result(self, result: BgaResult, n_sides: int) -> None:
-        """One rank (>= 1) per side; ``quit`` names an existing side."""
+        """One rank (>= 1) per side, in standard competition ranking (each
+        rank is 1 + the number of sides ranked better, e.g. ``1,2,2,4``);
+        ``quit`` names an existing side."""
         if len(result.ranks) != n_sides:
             raise FamilyError(
                 f"bga ranks need one entry per side: {n_sides} sides, "
@@ -155,6 +157,24 @@ class BgaFamily(Family):
         for rank in result.ranks:
             if rank < 1:
                 raise FamilyError(f"bga ranks start at 1, got {rank}", field="ranks")
+        # Standard competition ranking ("1224"): a rank is 1 + the number of
+        # sides ranked strictly better, so a gap or a shared rank with nobody
+        # above it (``1,3``, ``2,2``) is a typing error, not a result.
+        for side, rank in enumerate(result.ranks, start=1):
+            better = sum(1 for other in result.ranks if other < rank)
+            if rank != better + 1:
+                if better == 0:
+                    ahead = "no side ranks"
+                elif better == 1:
+                    ahead = "1 side ranks"
+                else:
+                    ahead = f"{better} sides rank"
+                raise FamilyError(
+                    f"bga ranks are competition ranks (1224: 1 + the number of sides ranked "
+                    f"better): side {side} has rank {rank}, but {ahead} better, so its "
+                    f"rank is {better + 1}",
+                    field="ranks",
+                )
         if result.quit is not None and not 1 <= result.quit <= n_sides:
             raise FamilyError(
                 f"bga quit is a side number from 1 to {n_sides}, got {result.quit}",

@@ -329,6 +329,74 @@ def test_parse_result_errors_name_the_field(raw, field, words):
     assert words in str(err.value)
 
 
+# -- BV never grows in play (docs/rules/battletech.md "Checks") ------------
+
+
+@pytest.mark.parametrize(
+    ("bv", "side", "words"),
+    [
+        ([1000, 2000, 1000, 500], "A", "A_e (2000) is more than its starting BV A_s (1000)"),
+        ([1000, 500, 1000, 1001], "B", "B_e (1001) is more than its starting BV B_s (1000)"),
+    ],
+)
+def test_totals_ending_above_starting_are_refused_naming_the_side(bv, side, words):
+    with pytest.raises(FamilyError) as err:
+        FAMILY.parse_result({"bv": bv}, n_sides=2)
+    assert err.value.field == "bv"
+    assert f"side {side}'s ending BV" in str(err.value)
+    assert words in str(err.value)
+    assert "BV never grows in play" in str(err.value)
+
+
+@pytest.mark.parametrize("bv", [[1000, -1, 1000, 500], [1000, 500, 1000, -0.5]])
+def test_a_negative_bv_is_refused(bv):
+    with pytest.raises(FamilyError, match="non-negative") as err:
+        FAMILY.parse_result({"bv": bv}, n_sides=2)
+    assert err.value.field == "bv"
+
+
+def test_totals_ending_at_starting_or_lower_are_accepted():
+    result = FAMILY.parse_result({"bv": [1000, 1000, 1000, 0]}, n_sides=2)
+    assert result.bv == [1000, 1000, 1000, 0]
+
+
+def test_totals_may_end_above_starting_by_the_objective_points_a_side_can_take():
+    # A may take K_A (100) and K* (200): ending up to 1300 is accepted.
+    raw = {"bv": [1000, 1300, 1000, 1200], "k_a": 100, "k_star": 200}
+    assert FAMILY.parse_result(raw, n_sides=2).bv == [1000, 1300, 1000, 1200]
+    with pytest.raises(FamilyError) as err:
+        FAMILY.parse_result({**raw, "bv": [1000, 1301, 1000, 1000]}, n_sides=2)
+    assert "side A's ending BV A_e (1301)" in str(err.value)
+    assert "k_a + k_star = 300" in str(err.value)
+    # B can take K* only (K_B is 0): 1201 is beyond it.
+    with pytest.raises(FamilyError, match="side B's ending BV B_e \\(1201\\)"):
+        FAMILY.parse_result({**raw, "bv": [1000, 1000, 1000, 1201]}, n_sides=2)
+
+
+def test_units_may_end_above_their_bv_by_objectives_the_side_holds():
+    # B holds A's guarded item (600) and a contested objective (200): B ends
+    # with 800 more than its units' BV, which is within what it can hold.
+    objectives = [
+        {"kind": "guard", "value": 600, "side": "a", "holder": "b"},
+        {"kind": "contested", "value": 200, "holder": "b"},
+    ]
+    units = [
+        [{"name": "Atlas", "bv": 3000, "state": "destroyed"}],
+        [{"name": "King Crab", "bv": 3000}],
+    ]
+    t = battle_totals(FAMILY.parse_result({"units": units, "objectives": objectives}, n_sides=2))
+    assert (t.b_s, t.b_e) == (3000, 3800)
+
+
+def test_units_cannot_end_with_an_objective_the_side_cannot_hold():
+    # Open only to A: B holding it would end B beyond its units' BV plus what
+    # it can hold.
+    objectives = [{"kind": "contested", "value": 200, "side": "a", "holder": "b"}]
+    with pytest.raises(FamilyError, match="open only to side 'a'") as err:
+        FAMILY.parse_result({"units": BASE_UNITS, "objectives": objectives}, n_sides=2)
+    assert err.value.field == "objectives"
+
+
 def test_three_sides_are_rejected():
     with pytest.raises(FamilyError, match="2 sides"):
         FAMILY.parse_result({"bv": [1, 1, 1, 1]}, n_sides=3)
@@ -399,7 +467,6 @@ def test_explain_shows_objective_terms():
 
 # -- properties -------------------------------------------------------------
 
-bv_value = st.integers(min_value=0, max_value=20000)
 start_value = st.integers(min_value=1, max_value=20000)
 rating = st.integers(min_value=400, max_value=2400)
 k_value = st.integers(min_value=0, max_value=2000)
@@ -407,16 +474,19 @@ k_value = st.integers(min_value=0, max_value=2000)
 
 @given(
     a_s=start_value,
-    a_e=bv_value,
     b_s=start_value,
-    b_e=bv_value,
     r_a=rating,
     r_b=rating,
     k_a=k_value,
     k_b=k_value,
     k_star=k_value,
+    data=st.data(),
 )
-def test_swapping_sides_swaps_changes(a_s, a_e, b_s, b_e, r_a, r_b, k_a, k_b, k_star):
+def test_swapping_sides_swaps_changes(a_s, b_s, r_a, r_b, k_a, k_b, k_star, data):
+    # Each side ends with at most its starting BV plus the objective points it
+    # can take (BV never grows in play).
+    a_e = data.draw(st.integers(min_value=0, max_value=a_s + k_a + k_star), label="a_e")
+    b_e = data.draw(st.integers(min_value=0, max_value=b_s + k_b + k_star), label="b_e")
     forward = rate(
         {"bv": [a_s, a_e, b_s, b_e], "k_a": k_a, "k_b": k_b, "k_star": k_star},
         ([r_a], [r_b]),

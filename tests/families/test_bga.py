@@ -144,7 +144,7 @@ def test_tied_sides_score_half() -> None:
 
 
 @pytest.mark.parametrize(
-    ("ranks", "expected"), [([1, 1, 3], [23, 23, -45]), ([1, 3, 3], [45, -23, -23])]
+    ("ranks", "expected"), [([1, 1, 3], [23, 23, -45]), ([1, 2, 2], [45, -23, -23])]
 )
 def test_halves_round_away_from_zero(ranks: list[int], expected: list[int]) -> None:
     # 3 new players all 1500: K 60 × 3/2 = 90, and 90 × ±0.25 = ±22.5 exactly.
@@ -284,6 +284,31 @@ def test_parse_result_errors_name_the_field(raw: dict[str, Any], field: str) -> 
     assert err.value.field == field
 
 
+@pytest.mark.parametrize(
+    ("ranks", "n_sides", "words"),
+    [
+        ("1,3", 2, "side 2 has rank 3, but 1 side ranks better, so its rank is 2"),
+        ("2,2", 2, "side 1 has rank 2, but no side ranks better, so its rank is 1"),
+        ("1,1,2", 3, "side 3 has rank 2, but 2 sides rank better, so its rank is 3"),
+        ("1,2,2,3", 4, "side 4 has rank 3, but 3 sides rank better, so its rank is 4"),
+    ],
+)
+def test_ranks_must_be_competition_ranks(ranks: str, n_sides: int, words: str) -> None:
+    with pytest.raises(FamilyError) as err:
+        family().parse_result({"ranks": ranks}, n_sides=n_sides)
+    assert err.value.field == "ranks"
+    assert "competition ranks" in str(err.value)
+    assert words in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "ranks", [[1, 2, 2, 4], [1, 1, 3], [1, 1], [2, 1], [3, 1, 2], [1, 3, 2, 4], [4, 1, 1, 1]]
+)
+def test_competition_ranks_are_accepted(ranks: list[int]) -> None:
+    result = family().parse_result({"ranks": ranks}, n_sides=len(ranks))
+    assert result.ranks == ranks
+
+
 @pytest.mark.parametrize("n_sides", [1, 65])
 def test_parse_result_side_count(n_sides: int) -> None:
     with pytest.raises(FamilyError):
@@ -327,6 +352,11 @@ ratings = st.integers(min_value=100, max_value=3000)
 advised = st.none() | st.integers(min_value=2, max_value=10)
 
 
+def competition_ranks(order: list[int]) -> list[int]:
+    """The valid ("1224") ranks of sides placed in ``order`` (lower is better)."""
+    return [1 + sum(1 for other in order if other < mine) for mine in order]
+
+
 @given(
     n=st.integers(min_value=2, max_value=12),
     rating=ratings,
@@ -342,7 +372,9 @@ def test_all_tied_at_equal_ratings_changes_nothing(
 
 
 @given(
-    ranks=st.lists(st.integers(min_value=1, max_value=8), min_size=2, max_size=12),
+    ranks=st.lists(st.integers(min_value=1, max_value=8), min_size=2, max_size=12).map(
+        competition_ranks
+    ),
     rating=ratings,
     advised_players=advised,
 )
@@ -368,7 +400,7 @@ def test_equal_k_unrounded_changes_cancel_for_any_ratings(
     # P(a beats b) + P(b beats a) = 1 even when clamped, so with one K for all
     # the unrounded changes sum to 0 whatever the ratings.
     n = len(ratings_)
-    ranks = data.draw(st.lists(st.integers(1, n), min_size=n, max_size=n))
+    ranks = data.draw(st.lists(st.integers(1, n), min_size=n, max_size=n).map(competition_ranks))
     changes = family(advised_players=advised_players).rate(game(ranks), solo(ratings_))
     unrounded = [side[0].k * (side[0].s - side[0].p) for side in changes]
     assert sum(unrounded) == pytest.approx(0, abs=1e-9)
@@ -383,7 +415,7 @@ def test_only_the_quitter_moves_and_loses_at_least_the_penalty(
     ratings_: list[int], data: st.DataObject
 ) -> None:
     n = len(ratings_)
-    ranks = data.draw(st.lists(st.integers(1, n), min_size=n, max_size=n))
+    ranks = data.draw(st.lists(st.integers(1, n), min_size=n, max_size=n).map(competition_ranks))
     quit = data.draw(st.integers(1, n))
     got = deltas(family(), game(ranks, quit=quit), solo(ratings_))
     assert [d for i, d in enumerate(got) if i != quit - 1] == [0] * (n - 1)
