@@ -184,8 +184,13 @@ def bv_totals(draw: st.DrawFn) -> dict[str, Any]:
     return {"bv": [a_s, a_e, b_s, b_e]}
 
 
+def competition_ranks(order: list[int]) -> list[int]:
+    """The valid ("1224") ranks of sides placed in ``order`` (lower is better)."""
+    return [1 + sum(1 for other in order if other < mine) for mine in order]
+
+
 def bga_result(n: int) -> st.SearchStrategy[dict[str, Any]]:
-    ranks = st.lists(st.integers(1, n), min_size=n, max_size=n)
+    ranks = st.lists(st.integers(1, n), min_size=n, max_size=n).map(competition_ranks)
     quit_ = st.one_of(st.none(), st.none(), st.none(), st.integers(1, n))
     return st.builds(
         lambda r, q: {"ranks": r} if q is None else {"ranks": r, "quit": q}, ranks, quit_
@@ -448,7 +453,7 @@ class World:
         if "ranks" not in result or len(result["ranks"]) == n:
             return dict(result)
         ranks = [min(r, n) for r in result["ranks"][:n]]
-        return {"ranks": ranks + [n] * (n - len(ranks))}
+        return {"ranks": competition_ranks(ranks + [n] * (n - len(ranks)))}
 
     def live(self) -> list[UUID]:
         return [g for g in self.games if g not in self.voided]
