@@ -170,9 +170,9 @@ class BgaFamily(Family):
                 else:
                     ahead = f"{better} sides rank"
                 raise FamilyError(
-                    f"bga ranks are competition ranks (1224: 1 + the number of sides ranked "
-                    f"better): side {side} has rank {rank}, but {ahead} better, so its "
-                    f"rank is {better + 1}",
+                    'bga ranks are competition ranks ("1224": each is 1 + the number of '
+                    f"sides ranked better): side {side} has rank {rank}, but {ahead} "
+                    f"better, so its rank is {better + 1}",
                     field="ranks",
                 )
         if result.quit is not None and not 1 <= result.quit <= n_sides:
