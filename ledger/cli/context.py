@@ -23,12 +23,6 @@ if TYPE_CHECKING:
     from projections.views.runner import CatchUp, Progress
 
 
-#: How much of a SQLite ledger a query may map into memory (address space;
-#: the pages are the OS's file cache, but they count in the process's
-#: resident size, so a rebuild reading every event does not map them).
-MMAP_BYTES = 1 << 30
-
-
 class Ledger:
     """What every command shares: the storage, the application and the views,
     opened on first use.
@@ -107,13 +101,8 @@ class Ledger:
 
     @property
     def query_conn(self) -> Database:
-        """``conn`` for a query's scattered reads: on SQLite, pages read
-        through a memory map rather than one read() each (a history looks
-        up hundreds of rows spread over the file)."""
-        conn = self.conn
-        if conn.kind == "sqlite":
-            conn.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
-        return conn
+        """``conn`` for a query's scattered reads (``Database.for_scattered_reads``)."""
+        return self.conn.for_scattered_reads()
 
     def _current(self, db: Database) -> Database:
         """The views, current: as they are when they have applied every
