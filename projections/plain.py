@@ -19,8 +19,8 @@ from projections.formats import shown, shown_numbers, shown_texts
 from projections.ranking import outcome, ranks
 from projections.reads import (
     CURRENT_STANDINGS,
-    history_rows_sql,
     history_subject,
+    player_history,
     replayed_ladder_row,
     ruleset_at_sql,
     today_key,
@@ -101,51 +101,25 @@ def _grader(conn: Any, ladder: int, lang: str) -> Any:
 
 def history(conn: Any, ladder: str, player: str) -> PlainTable:
     """``player``'s history in ``ladder``, in effective order."""
-    # Imported here: a ranking needs neither (what a table loads is its start-up).
-    import json
-
-    from projections.opponents import faced
-
     subject = history_subject(conn, ladder, player)
-    number, pn, title = subject.ladder, subject.player, subject.title
-    rows = conn.tuples(
-        # The table and the result out of the game's facts by the database (a
-        # long history holds thousands; results are few, parsed once each).
-        history_rows_sql(
-            f"{conn.json_field('g.facts', 'table')}, {conn.json_field('g.facts', 'result')}"
-        ),
-        (number, number, pn, pn),
-    )
-    if not rows:
-        return PlainTable(title, HISTORY_COLUMNS, [])
-    # Column by column, each one comprehension.
-    (pos, kind, day, side, s, p, k, before, after, change, note, game, event, round_,
-     table, result) = zip(*rows, strict=True)  # fmt: skip
-    against = faced(conn, number, pn)
-    results: dict[str, Any] = {}
-    seen = [
-        outcome(results.get(text) or results.setdefault(text, json.loads(text)), at)
-        if text is not None
-        else (None, None)
-        for text, at in zip(result, side, strict=True)
-    ]
-    return PlainTable(
-        title,
-        HISTORY_COLUMNS,
-        list(
-            zip(
-                day,
-                kind,
-                [short(g) if g is not None else "" for g in game],
-                shown_texts(event),
-                shown_numbers(round_),
-                [shown(t) for t in table],
-                shown_texts(", ".join(against.get(at, ())) for at in zip(pos, side, strict=True)),
-                shown_texts(r for r, _ in seen),
-                shown_texts(m for _, m in seen),
-                *map(shown_numbers, (s, p, k, before, after, change)),
-                shown_texts(note),
-                strict=True,
+    lines = player_history(conn, subject.ladder, subject.player)
+    cells = []
+    for line in lines:
+        row, entry, facts = line.row, line.entry, line.facts
+        result, margin = outcome(facts["result"], row.side) if facts is not None else (None, None)
+        cells.append(
+            (
+                entry.date,
+                row.kind,
+                short(entry.id) if row.kind == "game" else "",
+                shown(entry.event),
+                shown(entry.round),
+                shown(facts.get("table") if facts is not None else None),
+                shown(", ".join(line.opponents)),
+                shown(result),
+                shown(margin),
+                *map(shown, (row.s, row.p, row.k, row.before, row.after, row.change)),
+                shown(row.note),
             )
-        ),
-    )
+        )
+    return PlainTable(subject.title, HISTORY_COLUMNS, cells)

@@ -8,6 +8,7 @@ from typing import Any
 
 from ledger.kernel import events as ev
 from projections import views
+from projections.views import history
 
 #: A result moving a rating by more than this is worth a second look.
 BIG_MOVE = 100
@@ -28,10 +29,20 @@ def preview_warnings(recorder: Any, new: list[Any], label: str) -> list[str]:
     warnings = []
     first_seen: dict[str, str] = {}  # player -> "'Name' (row N)", in sheet order
     registered = {str(e.originator_id) for e in new if isinstance(e, ev.PlayerRegistered)}
-    for entry, number, change, games_before in preview.execute(
-        "SELECT g.id, h.player, h.change, h.games_before FROM view_history_rows h "
-        "JOIN view_games g ON g.n = h.entry WHERE h.kind='game' ORDER BY h.ladder, h.pos, h.seat"
-    ):
+    game_ids = dict(preview.execute("SELECT n, id FROM view_games"))
+    every = [
+        row
+        for (ladder,) in preview.execute("SELECT n FROM view_ladders ORDER BY n").fetchall()
+        for row in history.ladder_rows(preview, ladder)
+        if row.kind == "game"
+    ]
+    for row in every:
+        entry, number, change, games_before = (
+            game_ids[row.entry],
+            row.player,
+            row.change,
+            row.games_before,
+        )
         if entry not in rows:
             continue
         player = ids[number]

@@ -21,21 +21,23 @@ import msgspec
 
 from ledger.kernel.errors import NotFound
 from ledger.kernel.identity import short
-from projections import opponents, ranking
+from projections import ranking
 from projections.db import Database, Row
 from projections.ranking import ranks
 from projections.reads import (
     CURRENT_STANDINGS,
     LadderProblem,
+    entry_details,
     final_player,
-    history_rows_sql,
     history_subject,
     ladder_row,
+    player_history,
     replayed_ladder_row,
     ruleset_at_sql,
     today_key,
 )
 from projections.reads import player_by_name as player_by_name  # the queries' lookup too
+from projections.views import history as packed_history
 
 if TYPE_CHECKING:
     from projections.views.facts import KeptFacts
@@ -232,67 +234,50 @@ def standings(
 def _standings_at(conn: Database, ladder: int, upto: int) -> list[tuple[Any, ...]]:
     """(name, rating, games, last played) of every player rated up to place
     ``upto`` of a ladder, from their last history row there."""
-    last, last_game = {}, {}
-    for player, pos, kind in conn.execute(
-        "SELECT player, pos, kind FROM view_history_rows WHERE ladder=? AND pos<=? ORDER BY pos",
-        (ladder, upto),
-    ):
-        last[player] = pos
-        if kind == "game":
-            last_game[player] = pos
     state: dict[int, tuple[float, int]] = {}
-    for player, pos, after, games in conn.execute(
-        "SELECT player, pos, after, games_after FROM view_history_rows WHERE ladder=? "
-        "AND pos IN (SELECT MAX(pos) FROM view_history_rows WHERE ladder=? AND pos<=? "
-        "GROUP BY player)",
-        (ladder, ladder, upto),
-    ):
-        if last.get(player) == pos:
-            state[player] = (after, games)
-    played = {}
-    for player, pos, key in conn.execute(
-        "SELECT h.player, h.pos, g.key FROM view_history_rows h JOIN view_games g "
-        "ON g.n = h.entry WHERE h.ladder=? AND h.kind='game' AND h.pos IN (SELECT MAX(pos) "
-        "FROM view_history_rows WHERE ladder=? AND pos<=? AND kind='game' GROUP BY player)",
-        (ladder, ladder, upto),
-    ):
-        if last_game.get(player) == pos:
-            played[player] = key[:10]
+    last_game: dict[int, int] = {}
+    for rows in packed_history.last_rows(conn, ladder, upto):
+        last = rows[-1]
+        state[last.player] = (last.after, last.games_after)
+        game = next((r for r in reversed(rows) if r.kind == "game"), None)
+        if game is not None:
+            last_game[last.player] = game.entry
+    played = entry_details(conn, last_game.values())
     who = numbers(conn)
-    return [(who[p][1], after, games, played.get(p)) for p, (after, games) in state.items()]
+    return [
+        (who[p][1], after, games, played[last_game[p]].date if p in last_game else None)
+        for p, (after, games) in state.items()
+    ]
 
 
 def history(conn: Database, ladder: str, player: str) -> list[HistoryLine]:
     """Every entry that changed a player's rating in a ladder, in effective order."""
     subject = history_subject(conn, ladder, player)
-    from projections.views import facts as kept_facts
-
-    ln, pn = subject.ladder, subject.player
-    against = opponents.faced(conn, ln, pn)
-
     out = []
-    for r in conn.execute(history_rows_sql("g.facts"), (ln, ln, pn, pn)):
-        game = r["kind"] == "game"
-        facts = kept_facts.read(r["facts"]) if game else None
-        result, margin = outcome(facts, r["side"]) if facts is not None else (None, None)
+    for line in player_history(conn, subject.ladder, subject.player):
+        row, entry, facts = line.row, line.entry, line.facts
+        game = row.kind == "game"
+        result, margin = (
+            ranking.outcome(facts["result"], row.side) if facts is not None else (None, None)
+        )
         out.append(
             HistoryLine(
-                date=r["date"],
-                kind=r["kind"],
-                game=short(r["game"]) if game else None,
-                event=r["event"],
-                round=r["round"],
-                table=facts.table if facts is not None else None,
-                opponents=", ".join(against.get((r["pos"], r["side"]), ())),
+                date=entry.date,
+                kind=row.kind,
+                game=short(entry.id) if game else None,
+                event=entry.event,
+                round=entry.round,
+                table=facts.get("table") if facts is not None else None,
+                opponents=", ".join(line.opponents),
                 result=result,
                 margin=margin,
-                s=r["s"],
-                p=r["p"],
-                k=r["k"],
-                before=r["before"],
-                after=r["after"],
-                change=r["change"],
-                note=r["note"],
+                s=row.s,
+                p=row.p,
+                k=row.k,
+                before=row.before,
+                after=row.after,
+                change=row.change,
+                note=row.note,
             )
         )
     return out
@@ -315,18 +300,11 @@ def explain(conn: Database, ref: str) -> Explanation:
     ruleset = ruleset_at(conn, game["ladder"], game["key"])
     family = _family(ruleset) if game["status"] != "voided" else None
     sides = tuple(tuple(final_player(conn, p) for p in side) for side in facts["sides"])
-    # The game's rows: among the places of one of its players (along the
-    # player's index), the one of this game.
-    first = player_number(conn, sides[0][0]) if sides and sides[0] else None
+    numbered = {player_number(conn, p): p for side in sides for p in side}
     rows = {
-        r["player"]: r
-        for r in conn.execute(
-            "SELECT p.id AS player, h.before, h.change, h.after, h.games_before "
-            "FROM view_history_rows h JOIN view_players p ON p.n = h.player "
-            "WHERE h.ladder=? AND h.pos IN (SELECT pos FROM view_history_rows "
-            "WHERE ladder=? AND player=?) AND h.entry=? AND h.kind='game'",
-            (game["ladder"], game["ladder"], first, game["n"]),
-        )
+        numbered[r.player]: r
+        for r in packed_history.entry_rows(conn, game["ladder"], game["n"], numbered)
+        if r.kind == "game"
     }
     return explanation(
         lrow["name"], game["id"], short(game["id"]), game["status"], facts, ruleset, family,
@@ -361,7 +339,7 @@ def explanation(
         base.note = "voided: this game changes no rating"
         return base
     states = [
-        [PlayerState(rating=rows[p]["before"], games=rows[p]["games_before"]) for p in side]
+        [PlayerState(rating=rows[p].before, games=rows[p].games_before) for p in side]
         for side in sides
     ]
     changes = family.rate(
@@ -384,7 +362,7 @@ def explanation(
             base.players.append(
                 PlayerExplanation(
                     player=names.get(player, player), side=chr(ord("A") + side_no),
-                    before=row["before"], change=row["change"], after=row["after"],
+                    before=row.before, change=row.change, after=row.after,
                     values=change.detail or {},
                 )
             )  # fmt: skip
@@ -531,14 +509,15 @@ def identity_evidence(conn: Database) -> tuple[dict[str, str], set[frozenset[str
     same game (who cannot be one person)."""
     names = dict(conn.execute("SELECT id, name FROM view_players WHERE merged_into IS NULL"))
     ids = {n: pid for n, (pid, _) in numbers(conn).items()}
-    together = {
-        frozenset((ids[a], ids[b]))
-        for a, b in conn.execute(
-            "SELECT DISTINCT a.player, b.player FROM view_history_rows a "
-            "JOIN view_history_rows b ON a.ladder=b.ladder AND a.pos=b.pos AND a.player<b.player "
-            "WHERE a.kind='game' AND b.kind='game'"
-        )
-    }
+    together = set()
+    for (ladder,) in conn.execute("SELECT n FROM view_ladders").fetchall():
+        at: dict[int, list[int]] = {}
+        for row in packed_history.ladder_rows(conn, ladder):
+            if row.kind == "game":
+                at.setdefault(row.pos, []).append(row.player)
+        together |= {
+            frozenset((ids[a], ids[b])) for game in at.values() for a in game for b in game if a < b
+        }
     return names, together
 
 

@@ -10,11 +10,14 @@ modules, so that a table for people starts about as fast as ``ledger
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date
 from typing import Any, NamedTuple
 
 from ledger.kernel.errors import LedgerError, NotFound
 from ledger.kernel.identity import name_key
+from projections.views import history
+from projections.views.history import Row
 
 #: (player name, rating, games, last played) of each player rated in a
 #: ladder (its number), in no order.
@@ -112,19 +115,92 @@ def today_key() -> str:
     return date.today().isoformat() + "\x7f"
 
 
-def history_rows_sql(facts: str) -> str:
-    """A player's history rows in a ladder, in effective order (parameters:
-    the ladder's number twice, the player's number twice): pos, kind, date,
-    side, s, p, k, before, after, change, note, game (its id), event, round,
-    then ``facts``: columns read from the game's facts ``g.facts``."""
-    return (
-        "SELECT h.pos, h.kind, COALESCE(substr(g.key, 1, 10), e.date) AS date, h.side, h.s, "
-        "h.p, h.k, h.before, h.after, h.change, h.note, g.id AS game, g.event, g.round, "
-        f"{facts} FROM view_history_rows h "
-        "LEFT JOIN view_games g ON h.kind = 'game' AND g.n = h.entry "
-        "LEFT JOIN view_entries e ON h.kind <> 'game' AND e.n = h.entry "
-        # The player's places along their index, then their rows by place (a
-        # planner without statistics would walk the whole ladder in order).
-        "WHERE h.ladder=? AND h.pos IN (SELECT pos FROM view_history_rows "
-        "WHERE ladder=? AND player=?) AND h.player=? ORDER BY h.pos, h.seat"
+class EntryDetail(NamedTuple):
+    """What a history row shows of its entry: its key, id, date, and for a
+    game its event, round, status and kept facts (JSON text)."""
+
+    key: str
+    id: str
+    date: str
+    event: str | None = None
+    round: int | None = None
+    status: str | None = None
+    facts: str | None = None
+
+
+#: Numbers read per statement (well under any driver's limit on parameters).
+_BATCH = 500
+
+
+def entry_details(
+    conn: Any, games: Iterable[int], others: Iterable[int] = ()
+) -> dict[int, EntryDetail]:
+    """The entries (by number) that history rows name: ``games`` (their
+    ``view_games`` rows) and ``others`` (rulesets, adjustments, season closes)."""
+    out: dict[int, EntryDetail] = {}
+    for numbers, sql in (
+        (sorted(set(games)), "SELECT n, key, id, substr(key, 1, 10), event, round, status, facts "
+                             "FROM view_games WHERE n IN ({})"),
+        (sorted(set(others)), "SELECT n, key, id, date FROM view_entries WHERE n IN ({})"),
+    ):  # fmt: skip
+        for at in range(0, len(numbers), _BATCH):
+            part = numbers[at : at + _BATCH]
+            for n, *detail in conn.tuples(sql.format(",".join("?" * len(part))), part):
+                out[n] = EntryDetail(*detail)
+    return out
+
+
+class HistoryRead(NamedTuple):
+    """One row of a player's history with what it shows of its entry
+    (``facts``: a game's kept facts, parsed; ``opponents``: the names of the
+    players on the other sides, merges followed, in seat order)."""
+
+    row: Row
+    entry: EntryDetail
+    facts: dict[str, Any] | None
+    opponents: tuple[str, ...]
+
+
+def player_history(conn: Any, ladder: int, player: int) -> list[HistoryRead]:
+    """A player's history rows in a ladder (numbers), in effective order,
+    each with its entry."""
+    import json  # (here: a ranking needs none of it)
+
+    rows = history.player_rows(conn, ladder, player)
+    details = entry_details(
+        conn,
+        (r.entry for r in rows if r.kind == "game"),
+        (r.entry for r in rows if r.kind != "game"),
     )
+    parsed = {n: json.loads(d.facts) for n, d in details.items() if d.facts is not None}
+    names = final_names(conn, {p for f in parsed.values() for side in f["sides"] for p in side})
+    out = []
+    for row in rows:
+        facts = parsed.get(row.entry) if row.kind == "game" else None
+        against: tuple[str, ...] = ()
+        if facts is not None:
+            against = tuple(
+                names[p] for at, side in enumerate(facts["sides"]) if at != row.side for p in side
+            )
+        out.append(HistoryRead(row, details[row.entry], facts, against))
+    return out
+
+
+def final_names(conn: Any, numbers: Iterable[int]) -> dict[int, str]:
+    """The name of each player (by number) or of the player they were
+    merged into, following a merge of a merge."""
+    out: dict[int, str] = {}
+    wanted = sorted(set(numbers))
+    for at in range(0, len(wanted), _BATCH):
+        part = wanted[at : at + _BATCH]
+        for n, name, merged_into in conn.tuples(
+            f"SELECT n, name, merged_into FROM view_players WHERE n IN ({','.join('?' * len(part))})",
+            part,
+        ):
+            if merged_into:
+                found = conn.execute(
+                    "SELECT name FROM view_players WHERE id=?", (final_player(conn, merged_into),)
+                ).fetchone()
+                name = found[0] if found else name
+            out[n] = name
+    return out

@@ -83,18 +83,9 @@ def expand(duel: Duel) -> Entry:
 #: entry's place in the ladder's effective order, ``seat`` the row's place
 #: in the entry. A player's rated game, most rows, comes short: (ladder,
 #: pos, seat, entry, player, s, p, k, before, change, games_before), its kind
-#: 'game', side its seat, after before + change, one game more, no note.
+#: 'game', side its seat, after before + change, one game more, no note
+#: (``views.history.whole_row`` expands it).
 HistoryRow = tuple[Any, ...]
-
-
-def whole_row(row: HistoryRow) -> HistoryRow:
-    """A history row in its whole shape (a short one expanded, as
-    ``view_history_rows`` reads it)."""
-    if len(row) == 16:
-        return row
-    ladder, pos, seat, entry, player, s, p, k, before, change, games = row
-    return (ladder, pos, seat, entry, "game", player, seat, s, p, k, before, change,
-            before + change, games, games + 1, "")  # fmt: skip
 
 
 class EntryFailed(Exception):

@@ -18,6 +18,8 @@ import msgspec
 from ledger.kernel import chain
 from projections import views
 from projections.db import Database
+from projections.reads import entry_details
+from projections.views import history
 
 # What a rebuild must reproduce exactly, each table read with ids and keys
 # in place of the views' numbers (so rows compare whatever numbered them).
@@ -41,14 +43,7 @@ COMPARED: dict[str, str] = {
         "SELECT l.id, e.key, e.kind, e.id, e.date, e.data FROM view_entries e "
         "LEFT JOIN view_ladders l ON l.n = e.ladder ORDER BY 1, 2"
     ),
-    "view_history": (
-        "SELECT l.id, COALESCE(g.key, e.key), h.pos, h.seat, COALESCE(g.id, e.id), h.kind, "
-        "p.id, h.side, h.s, h.p, h.k, h.before, h.change, h.after, h.games_before, "
-        "h.games_after, h.note FROM view_history_rows h "
-        "LEFT JOIN view_ladders l ON l.n = h.ladder LEFT JOIN view_players p ON p.n = h.player "
-        "LEFT JOIN view_games g ON h.kind = 'game' AND g.n = h.entry "
-        "LEFT JOIN view_entries e ON h.kind <> 'game' AND e.n = h.entry ORDER BY 1, 2, 7, 4"
-    ),
+    "view_history": "",  # packed: read through views.history (``_history_rows``)
     "view_standings": (
         "SELECT l.id, p.id, s.rating, s.games, s.last_played, s.rated_since "
         "FROM view_standings s LEFT JOIN view_ladders l ON l.n = s.ladder "
@@ -121,7 +116,31 @@ def check_chain(conn: Database, recorder: Any, published: str | None) -> list[st
 
 def rows(conn: Database, table: str) -> list[tuple[Any, ...]]:
     """A compared view's rows, with ids and keys, in a fixed order."""
+    if table == "view_history":
+        return _history_rows(conn)
     return [tuple(r) for r in conn.execute(COMPARED[table])]
+
+
+def _history_rows(conn: Database) -> list[tuple[Any, ...]]:
+    """Every history row with its ladder's, entry's and player's ids and its
+    entry's key, by ladder id, key, player id and seat."""
+    ids = dict(conn.execute("SELECT n, id FROM view_players").fetchall())
+    out = []
+    for n, lid in conn.execute("SELECT n, id FROM view_ladders").fetchall():
+        rows = history.ladder_rows(conn, n)
+        details = entry_details(
+            conn,
+            (r.entry for r in rows if r.kind == "game"),
+            (r.entry for r in rows if r.kind != "game"),
+        )
+        out += [
+            (lid, details[r.entry].key, r.pos, r.seat, details[r.entry].id, r.kind,
+             ids[r.player], r.side, r.s, r.p, r.k, r.before, r.change, r.after, r.games_before,
+             r.games_after, r.note)
+            for r in rows
+        ]  # fmt: skip
+    out.sort(key=lambda r: (r[0], r[1], r[6], r[3]))
+    return out
 
 
 def checksum(conn: Database) -> str:

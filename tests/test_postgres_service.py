@@ -35,6 +35,7 @@ import msgspec
 import pytest
 
 from ledger.kernel.identity import short
+from projections.views import history
 from tests.conftest import PG_URL, Cli, drop_schema, require_postgres
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -120,18 +121,27 @@ class Views:
     def rows(self, query: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         return list(self.conn.execute(query.replace("?", self.mark), params).fetchall())
 
+    def packed(self) -> list[history.Row]:
+        """Every history row (decoded from the packed chunks)."""
+        return [
+            row
+            for ladder, player, data in self.rows(
+                "SELECT ladder, player, data FROM view_history_chunks"
+            )
+            for row in history.decode(bytes(data), ladder, player)
+        ]
+
     def history_rows(self, gid: str) -> int:
-        return self.rows("SELECT COUNT(*) FROM view_history WHERE entry=?", (gid,))[0][0]
+        found = self.rows("SELECT n FROM view_games WHERE id=?", (gid,))
+        return sum(1 for r in self.packed() if found and r.entry == found[0][0])
 
     def position(self) -> int:
         rows = self.rows("SELECT position FROM view_tracking WHERE name='views'")
         return rows[0][0] if rows else 0
 
     def duplicated_history(self) -> list[tuple[Any, ...]]:
-        return self.rows(
-            "SELECT entry, player, COUNT(*) FROM view_history "
-            "GROUP BY entry, player HAVING COUNT(*) > 1"
-        )
+        counts = Counter((r.entry, r.player) for r in self.packed())
+        return [(*key, count) for key, count in counts.items() if count > 1]
 
     def close(self) -> None:
         self.conn.close()

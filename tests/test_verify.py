@@ -256,7 +256,11 @@ def test_edited_view_is_named_and_rebuild_repairs_it(ledger: Ledger) -> None:
 def test_edited_history_row_is_named(ledger: Ledger) -> None:
     cli = ledger.cli
     pid = ann_id(cli)
-    cli.sql(f"UPDATE view_history_data SET change = change + 1 WHERE player = {number(pid)}")
+    # Ann's packed history swapped for another player's (the same length).
+    cli.sql(
+        "UPDATE view_history_chunks SET data = (SELECT data FROM view_history_chunks o "
+        f"WHERE o.player <> {number(pid)} ORDER BY o.player LIMIT 1) WHERE player = {number(pid)}"
+    )
     code, report = verify(cli)
     assert code != 0
     assert report["problems"][0].startswith("view_history row ")

@@ -1,14 +1,13 @@
 """A ladder's games with their players' rating rows, for the site's game pages.
 
-One streaming read along ``view_history_rows``' primary key (no sort: the
-rows come in effective order), each game's row of ``view_games`` and its
-recording joined; voided games (no rows) are read apart and merged in by
-key. A game's explanation on the site is these stored rows (before, change,
+The ladder's history rows by place (``views.history``), each game's row of
+``view_games`` and its recording read for a batch of them; voided games (no
+rows) are read apart and merged in by key. A game's explanation on the site is these stored rows (before, change,
 after, K, P, S: the numbers ``ledger explain`` shows), not the family run
 again.
 
-Columns read: ``view_history_rows`` (ladder, pos, seat, entry, kind, player,
-side, s, p, k, before, change, after), ``view_games`` (n, id, ladder, key,
+Columns read: the history rows (entry, kind, player, side, s, p, k, before,
+change, after), ``view_games`` (n, id, ladder, key,
 status, event, round, facts, first_facts, reason, source_row, recording),
 ``view_recordings`` (n, recorded_at, recorded_by, file).
 """
@@ -16,10 +15,12 @@ status, event, round, facts, first_facts, reason, source_row, recording),
 from __future__ import annotations
 
 from collections.abc import Iterator
+from itertools import islice
 from typing import NamedTuple
 
 from projections.db import Database
-from projections.site.tables import stream
+from projections.site.tables import STREAM_BATCH
+from projections.views import history
 
 
 class Game(NamedTuple):
@@ -69,24 +70,35 @@ def ladder_games(
         ).fetchall()
     ]
     v = 0
-    current: Game | None = None
-    for r in stream(
-        conn,
-        f"SELECT {_GAME}, h.player, h.side, h.s, h.p, h.k, h.before, h.change, h.after "
-        "FROM view_history_rows h JOIN view_games g ON g.n = h.entry "
-        "JOIN view_recordings r ON r.n = g.recording "
-        "WHERE h.ladder=? AND h.pos>? AND h.pos<=? AND h.kind='game' ORDER BY h.pos, h.seat",
-        (ladder, since[1], upto),
-    ):
-        if current is None or r[0] != current.n:
-            if current is not None:
-                yield current
-            key = r[2]
-            while v < len(voided) and voided[v].key < key:
-                yield voided[v]
-                v += 1
-            current = Game(*r[:13], [])
-        current.rows.append(r[13:])
+    current: Game | None = None  # (a game's rows may end one batch and begin the next)
+    rows = history.rows_by_place(conn, ladder, since[1], upto)
+    while batch := list(islice(rows, STREAM_BATCH)):
+        games = (
+            {
+                r[0]: r
+                for r in conn.execute(
+                    f"SELECT {_GAME} FROM view_games g JOIN view_recordings r ON r.n = g.recording "
+                    f"WHERE g.n IN ({','.join('?' * len(numbers))})",
+                    numbers,
+                ).fetchall()
+            }
+            if (numbers := sorted({row.entry for row in batch if row.kind == "game"}))
+            else {}
+        )
+        for row in batch:
+            if row.kind != "game":
+                continue
+            if current is None or row.entry != current.n:
+                if current is not None:
+                    yield current
+                found = games[row.entry]
+                while v < len(voided) and voided[v].key < found[2]:
+                    yield voided[v]
+                    v += 1
+                current = Game(*found, [])
+            current.rows.append(
+                (row.player, row.side, row.s, row.p, row.k, row.before, row.change, row.after)
+            )
     if current is not None:
         yield current
     yield from voided[v:]

@@ -10,7 +10,7 @@ pass and get ids (ladders, players, games), never the views' numbers.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import msgspec
@@ -18,8 +18,10 @@ import msgspec
 from ledger.kernel.identity import short
 from projections.db import Database
 from projections.queries import cut_pos
+from projections.reads import entry_details
+from projections.replay import resolve_merges
 from projections.views import facts as kept_facts
-from projections.views import ladder_number
+from projections.views import history, ladder_number
 
 #: Effective-order keys start with a date: this sorts after every one of
 #: them (a cut that keeps every entry).
@@ -33,20 +35,6 @@ HISTORY_COLUMNS = (
 #: Rows a server-side cursor fetches at a time (PostgreSQL).
 STREAM_BATCH = 5_000
 
-#: Each history row with its entry's key, id and date and, for a game, one
-#: row per player on another side (``o``, in seat order; a row with no
-#: opponent for other entries).
-_HISTORY_SELECT = (
-    "SELECT COALESCE(g.key, e.key) AS key, COALESCE(g.id, e.id) AS entry, h.kind, h.player, "
-    "COALESCE(substr(g.key, 1, 10), e.date) AS date, g.event, g.round, h.side, h.seat, h.s, "
-    "h.p, h.k, h.before, h.change, h.after, h.games_before, h.games_after, h.note, g.status, "
-    "h.pos, o.player AS opponent, g.facts "
-    "FROM view_history_rows h "
-    "LEFT JOIN view_games g ON h.kind = 'game' AND g.n = h.entry "
-    "LEFT JOIN view_entries e ON h.kind <> 'game' AND e.n = h.entry "
-    "LEFT JOIN view_history_rows o ON h.kind = 'game' AND o.ladder = h.ladder "
-    "AND o.pos = h.pos AND o.side <> h.side "
-)
 _names = itertools.count()
 
 
@@ -106,49 +94,53 @@ def history_rows(
 ) -> Iterator[tuple]:
     """Every history row of a ladder before ``cut`` (an effective-order key
     ending a day), with its game's status, ordered by player (by id) then
-    key, or by key. ``opponents`` are the ids of the players on the other
-    sides; ``facts`` the game's kept facts as stored (None for other
-    entries). Streamed: a read holds one player's rows (by player) or one
-    batch (by key), never the ladder. ``part`` (by player): (i, n), every
-    n-th player in id order from the i-th."""
+    key, or by key; a tuple each in ``HISTORY_COLUMNS`` order.
+    ``opponents`` are the ids of the players on the other sides (merges
+    followed); ``facts`` the game's kept facts as stored (None for other
+    entries). By player, a read holds one player's rows. ``part`` (by
+    player): (i, n), every n-th player in id order from the i-th."""
     n = _n(conn, ladder)
     upto = cut_pos(conn, n, cut)
     ids = dict(conn.execute("SELECT n, id FROM view_players").fetchall())
-    order = "ORDER BY h.pos, h.seat, o.seat"
+    final = resolve_merges(merges(conn))
     if not by_player:
-        where = "WHERE h.ladder=? AND h.pos<=? "
-        yield from _with_opponents(stream(conn, _HISTORY_SELECT + where + order, (n, upto)), ids)
+        rows = history.rows_by_place(conn, n, 0, upto)
+        while batch := list(itertools.islice(rows, STREAM_BATCH)):
+            yield from _with_entries(conn, batch, ids, final)
         return
-    # One read per player, in id order, along the (ladder, player, pos) index.
-    players = [p for (p,) in conn.execute(
-        "SELECT DISTINCT player FROM view_history_rows WHERE ladder=?", (n,)
-    ).fetchall()]  # fmt: skip
-    # (Places first: SQLite, without statistics, would rather walk the whole
-    # ladder along the primary key's pos than one player's index entries.)
-    where = (
-        "WHERE h.ladder=? AND h.pos IN (SELECT pos FROM view_history_rows WHERE ladder=? "
-        "AND player=? AND pos<=?) AND h.player=? "
+    players = sorted(history.players(conn, n, upto), key=ids.__getitem__)
+    for player in players[part[0] :: part[1]]:
+        yield from _with_entries(conn, history.player_rows(conn, n, player, upto), ids, final)
+
+
+def _with_entries(
+    conn: Database, rows: list[history.Row], ids: dict[int, str], final: dict[str, str]
+) -> Iterator[tuple]:
+    """History rows with their entries, as tuples in ``HISTORY_COLUMNS`` order."""
+    details = entry_details(
+        conn,
+        (r.entry for r in rows if r.kind == "game"),
+        (r.entry for r in rows if r.kind != "game"),
     )
-    for player in sorted(players, key=ids.__getitem__)[part[0] :: part[1]]:
-        rows = stream(conn, _HISTORY_SELECT + where + order, (n, n, player, upto, player))
-        yield from _with_opponents(rows, ids)
-
-
-def _with_opponents(rows: Iterable[Any], ids: dict[int, str]) -> Iterator[tuple]:
-    """History rows (one per opponent, from ``_HISTORY_SELECT``) as one
-    tuple each in ``HISTORY_COLUMNS`` order."""
-    current, place, opponents = None, None, []
+    sides: dict[int, list[list[int]]] = {}
     for r in rows:
-        if (r[19], r[8], r[3]) != place:  # pos, seat, player
-            if current is not None:
-                yield (*current[:3], ids[current[3]], *current[4:8], ",".join(opponents),
-                       *current[9:19], current[21])  # fmt: skip
-            current, place, opponents = r, (r[19], r[8], r[3]), []
-        if r[20] is not None:
-            opponents.append(ids[r[20]])
-    if current is not None:
-        yield (*current[:3], ids[current[3]], *current[4:8], ",".join(opponents),
-               *current[9:19], current[21])  # fmt: skip
+        d = details[r.entry]
+        opponents = ""
+        if d.facts is not None:
+            game_sides = sides.get(r.entry)
+            if game_sides is None:
+                game_sides = sides[r.entry] = msgspec.json.decode(d.facts)["sides"]
+            opponents = ",".join(
+                final.get(ids[p], ids[p])
+                for at, side in enumerate(game_sides)
+                if at != r.side
+                for p in side
+            )
+        yield (
+            d.key, d.id, r.kind, ids[r.player], d.date, d.event, d.round, r.side, opponents,
+            r.s, r.p, r.k, r.before, r.change, r.after, r.games_before, r.games_after, r.note,
+            d.status, d.facts,
+        )  # fmt: skip
 
 
 def games(conn: Database, ladder: str, cut: str) -> Iterator[tuple]:
@@ -205,10 +197,7 @@ def counts(conn: Database, ladder: str, cut: str) -> tuple[int, int]:
             "SELECT COUNT(*) FROM view_standings WHERE ladder=?", (n,)
         ).fetchone()[0]
     else:
-        players = conn.execute(
-            "SELECT COUNT(DISTINCT player) FROM view_history_rows WHERE ladder=? AND pos<=?",
-            (n, cut_pos(conn, n, cut)),
-        ).fetchone()[0]
+        players = len(history.players(conn, n, cut_pos(conn, n, cut)))
     n_games = conn.execute(
         "SELECT COUNT(*) FROM view_games WHERE ladder=? AND status<>'voided' AND key<?",
         (n, cut),

@@ -167,6 +167,7 @@ def _replay(
             last_key = entries[-1].key
     else:
         replay.run(tracked(), store.put_history, store.save_checkpoint, CHECKPOINT_EVERY, since)
+    store.finish_history()
     if appending:
         store.put_standings({p: states[p] for p in replay.touched}, replace=False)
     else:

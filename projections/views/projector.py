@@ -35,7 +35,7 @@ from projections.db import Database
 from projections.replay import Duel, Entry, Play
 from projections.timeline import sort_key
 from projections.views import facts as kept_facts
-from projections.views import source
+from projections.views import history, source
 from projections.views.player_numbers import PlayerNumbers
 from projections.views.problems import effective
 from projections.views.store import ReplayProgress, ladder_entries
@@ -558,11 +558,7 @@ class Projector:
 
     def _touch_ladders_of(self, player: int) -> None:
         """Every ladder the player has history in replays from its start."""
-        for (ladder,) in self.conn.execute(
-            "SELECT n FROM view_ladders l WHERE EXISTS (SELECT 1 FROM view_history_data h "
-            "WHERE h.ladder = l.n AND h.player = ?)",  # along the index of each ladder
-            (player,),
-        ).fetchall():
+        for ladder in history.ladders_of(self.conn, player):
             self._touch(ladder, "")
 
     def _ladder(self, lid: str, seq: int) -> int:

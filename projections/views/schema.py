@@ -8,14 +8,10 @@ this version reads one row.
 Rows are keyed by integer surrogates: a ladder, player, game or other entry
 is numbered by the position in the event store of the event that first
 recorded it (so the same events always give the same numbers, in a rebuild
-as in a catch-up), and its name or id is joined at query time. History rows
-hold no text keys: ``pos`` is the entry's place in its ladder's effective
-order and ``entry`` its number (its date is its key's). They are stored
-narrow in ``view_history_data``: a player's rated game (most rows) leaves
-out its kind, side, rating after, games after and note, which the SQL view
-``view_history_rows`` (what queries read) derives from the other columns;
-any other row stores them. ``view_history`` is a plain SQL view showing
-those rows with ids and keys, for people and scripts reading the database.
+as in a catch-up), and its name or id is joined at query time. History is
+packed per (ladder, player) in chunks (``views.history``, the one module
+that reads and writes it): its rows grow with players, not with games.
+People and scripts read history rows through ``ledger export``.
 A ladder's standings are stored in (ladder, player) order without a rowid,
 so a ranking is one scan of its rows rather than one lookup a player.
 
@@ -33,9 +29,10 @@ import re
 
 from ledger.kernel import chain
 from projections.db import Database
+from projections.views import history
 
 #: Bump when the view tables change shape (or what their rows hold).
-VERSION = 12
+VERSION = 13
 
 #: The tables, without their secondary indexes (a rebuild fills them first).
 TABLE_DDL = """
@@ -62,12 +59,6 @@ CREATE TABLE view_entries (
 CREATE TABLE view_checkpoints (
     ladder INTEGER NOT NULL, key TEXT NOT NULL, pos INTEGER NOT NULL, whole INTEGER NOT NULL,
     states BLOB NOT NULL, PRIMARY KEY (ladder, key));
-CREATE TABLE view_history_data (
-    ladder INTEGER NOT NULL, pos INTEGER NOT NULL, seat INTEGER NOT NULL,
-    entry INTEGER NOT NULL, player INTEGER NOT NULL, s REAL, p REAL, k REAL,
-    before REAL NOT NULL, change REAL NOT NULL, games_before INTEGER NOT NULL,
-    kind TEXT, side INTEGER, after REAL, games_after INTEGER, note TEXT,
-    PRIMARY KEY (ladder, pos, seat)) WITHOUT ROWID;
 CREATE TABLE view_standings (
     ladder INTEGER NOT NULL, player INTEGER NOT NULL, rating REAL NOT NULL,
     games INTEGER NOT NULL, last_played TEXT, rated_since TEXT,
@@ -88,39 +79,6 @@ CREATE INDEX IF NOT EXISTS view_games_key ON view_games (ladder, key);
 INDEX_DDL = """
 CREATE INDEX IF NOT EXISTS view_players_key ON view_players (key);
 CREATE INDEX IF NOT EXISTS view_entries_key ON view_entries (ladder, key);
-CREATE INDEX IF NOT EXISTS view_history_player ON view_history_data (ladder, player, pos);
-"""
-
-#: History rows as queries read them: a game's row stores only what the
-#: others do not give (``HISTORY_DATA``), the rest is derived here.
-HISTORY_ROWS_DDL = """
-CREATE VIEW view_history_rows AS
-SELECT ladder, pos, seat, entry, COALESCE(kind, 'game') AS kind, player,
-       COALESCE(side, seat) AS side, s, p, k, before, change,
-       COALESCE(after, before + change) AS after, games_before,
-       COALESCE(games_after, games_before + 1) AS games_after, COALESCE(note, '') AS note
-FROM view_history_data
-"""
-
-#: The columns of a history row whose kind, side, after, games after and
-#: note are those ``view_history_rows`` derives (a player's rated game):
-#: ``('game', seat, before + change, games_before + 1, '')``.
-HISTORY_DATA = "ladder, pos, seat, entry, player, s, p, k, before, change, games_before"
-
-#: History rows with ids and keys instead of numbers (read-only).
-VIEW_DDL = """
-CREATE VIEW view_history AS
-SELECT l.id AS ladder, COALESCE(g.key, e.key) AS key, COALESCE(g.id, e.id) AS entry,
-       h.kind AS kind, p.id AS player, substr(COALESCE(g.key, e.key), 1, 10) AS date,
-       g.event AS event, g.round AS round,
-       h.side AS side, h.s AS s, h.p AS p, h.k AS k, h.before AS before,
-       h.change AS change, h.after AS after, h.games_before AS games_before,
-       h.games_after AS games_after, h.note AS note
-FROM view_history_rows h
-JOIN view_ladders l ON l.n = h.ladder
-JOIN view_players p ON p.n = h.player
-LEFT JOIN view_games g ON h.kind = 'game' AND g.n = h.entry
-LEFT JOIN view_entries e ON h.kind <> 'game' AND e.n = h.entry
 """
 
 #: Every view table, dropped together (``view_version`` last).
@@ -132,14 +90,18 @@ TABLES = (
     "view_recordings",
     "view_entries",
     "view_checkpoints",
-    "view_history_data",
+    "view_history_chunks",
     "view_standings",
     "view_audit",
     "view_version",
 )
-#: Every SQL view, dropped first (each depending on the next). ``view_history``
-#: was a table up to version 9, ``view_history_rows`` up to version 10.
+#: Every SQL view of earlier versions, dropped first (each depending on the
+#: next): ``view_history`` was a table up to version 9 and an SQL view up to
+#: 12, ``view_history_rows`` a table up to 10 and a view up to 12, over
+#: ``view_history_data`` (a row per player per entry up to 12).
 VIEWS = ("view_history", "view_history_rows")
+#: Tables of earlier versions, dropped with the rest.
+OLD_TABLES = ("view_history_data",)
 
 
 def stored_version(db: Database) -> int | None:
@@ -154,11 +116,10 @@ def create(db: Database, indexes: bool = True) -> None:
     """Drop every view table and create this version's, empty (inside the
     caller's transaction); ``indexes=False`` leaves the secondary indexes
     to ``create_indexes`` (a rebuild fills the tables first)."""
-    for name in (*VIEWS, *TABLES):
+    for name in (*VIEWS, *OLD_TABLES, *TABLES):
         _drop(db, name)
     db.script(_ddl(db, TABLE_DDL))
-    db.execute(HISTORY_ROWS_DDL)
-    db.execute(VIEW_DDL)
+    db.script(_ddl(db, history.DDL))
     db.execute("INSERT INTO view_version VALUES (?)", (VERSION,))
     # The chain is written by the event store's recorder; the table is
     # created here too so that reading its head works on any ledger.
@@ -171,6 +132,7 @@ def create_indexes(db: Database) -> None:
     """The secondary indexes not built yet."""
     db.script(GAME_INDEX_DDL)
     db.script(INDEX_DDL)
+    db.script(history.INDEX_DDL)
 
 
 def drop_indexes(db: Database) -> None:
@@ -178,7 +140,8 @@ def drop_indexes(db: Database) -> None:
     views about to be filled as a rebuild fills them: ``create_indexes``
     builds each once, sorted, after the tables are full, rather than
     keeping it in order row by row."""
-    for name in re.findall(r"INDEX IF NOT EXISTS (\w+)", GAME_INDEX_DDL + INDEX_DDL):
+    every = GAME_INDEX_DDL + INDEX_DDL + history.INDEX_DDL
+    for name in re.findall(r"INDEX IF NOT EXISTS (\w+)", every):
         db.execute(f"DROP INDEX IF EXISTS {name}")
 
 

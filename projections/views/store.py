@@ -24,7 +24,7 @@ import msgspec
 from ledger.families.base import PlayerState
 from projections.db import Database
 from projections.replay import Entry, HistoryRow, Play
-from projections.views import facts, schema
+from projections.views import facts, history
 from projections.views.player_numbers import PlayerNumbers
 
 #: Game entries read per page while replaying (a replay holds one page).
@@ -32,13 +32,6 @@ ENTRY_PAGE = 20000
 #: A checkpoint holds every player's state once in this many.
 WHOLE_EVERY = 8
 
-#: A history row in the short shape (``replay.HistoryRow``), and the inserts.
-_SHORT = len(schema.HISTORY_DATA.split(","))
-_INSERT_SHORT = f"INSERT INTO view_history_data ({schema.HISTORY_DATA})"
-_INSERT_WHOLE = (
-    "INSERT INTO view_history_data (ladder, pos, seat, entry, kind, player, side, s, p, k, "
-    "before, change, after, games_before, games_after, note)"
-)
 _decode_data = msgspec.json.Decoder(dict[str, Any]).decode
 _pack = msgspec.msgpack.Encoder().encode
 _unpack = msgspec.msgpack.Decoder(
@@ -165,6 +158,8 @@ class LadderStore:
         #: Appending: the players changed since the last checkpoint of an
         #: earlier run are in history rows after it (read at the next one).
         self.appending = False
+        #: The history rows of this replay, written in chunks (``history``).
+        self.history = history.Rows(conn, ladder, fresh)
 
     # -- replay state ---------------------------------------------------------
     def state(self) -> ReplayProgress:
@@ -263,13 +258,7 @@ class LadderStore:
                 "SELECT MAX(pos) FROM view_checkpoints WHERE ladder=? AND key<?",
                 (self.ladder, key),
             ).fetchone()[0]
-            earlier = [
-                n
-                for (n,) in self.conn.execute(
-                    "SELECT DISTINCT player FROM view_history_data WHERE ladder=? AND pos>?",
-                    (self.ladder, last or 0),
-                )
-            ]
+            earlier = history.players_after(self.conn, self.ladder, last or 0)
             self.numbers.fetch_numbers(earlier)
             ids = self.numbers.by_number
             changed = changed | {ids[n] for n in earlier}
@@ -309,9 +298,7 @@ class LadderStore:
     def clear_after(self, key: str | None, pos: int) -> None:
         """Forget history after place ``pos`` and checkpoints after ``key``
         (all when None)."""
-        self.conn.execute(
-            "DELETE FROM view_history_data WHERE ladder=? AND pos>?", (self.ladder, pos)
-        )
+        history.forget_after(self.conn, self.ladder, pos)
         self.conn.execute(
             "DELETE FROM view_checkpoints WHERE ladder=? AND key>?", (self.ladder, key or "")
         )
@@ -371,17 +358,13 @@ class LadderStore:
         )
 
     def put_history(self, rows: list[HistoryRow]) -> None:
-        """Write history rows: those of rated games in their short shape (one
-        statement for the lot), the others whole."""
-        if set(map(len, rows)) == {_SHORT}:  # most chunks: no copy of them made
-            self.conn.insert_rows(_INSERT_SHORT, rows)
-            return
-        short = [r for r in rows if len(r) == _SHORT]
-        if len(short) < len(rows):
-            whole = [r for r in rows if len(r) != _SHORT]
-            self.conn.insert_rows(_INSERT_WHOLE, whole)
-        if short:
-            self.conn.insert_rows(_INSERT_SHORT, short)
+        """Add history rows (in effective order) to the ladder's packed
+        history; ``finish_history`` writes what is left."""
+        self.history.add(rows)
+
+    def finish_history(self) -> None:
+        """Write the history rows not written yet."""
+        self.history.finish()
 
 
 def _iso(value: date | None) -> str | None:

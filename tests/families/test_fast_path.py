@@ -18,7 +18,8 @@ from ledger.families.battle_empire import BattleEmpireFamily
 from ledger.families.battletech import BattleTechFamily
 from ledger.families.bga import BgaFamily
 from ledger.families.elo import EloFamily
-from projections.replay import Entry, Replay, whole_row
+from projections.replay import Entry, Replay
+from projections.views.history import whole_row
 from projections.views.source import Facts
 from tests.example_family import PointsShareElo
 from tests.fragile_family import FragileElo

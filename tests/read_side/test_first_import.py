@@ -166,7 +166,7 @@ def test_a_first_import_builds_the_indexes_once_its_tables_are_full(
     b.player(*NAMES)
     conn = b.views()
     every = _indexes(conn)
-    assert "view_games_id" in every and "view_history_player" in every
+    assert "view_games_id" in every and "view_history_last" in every
     games = [
         b.game("Club", date(2025, 1, 1 + i), NAMES[i % 6], NAMES[(i + 1) % 6], sequence=1)
         for i in range(8)

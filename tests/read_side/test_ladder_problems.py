@@ -134,7 +134,7 @@ def test_a_broken_ladder_replays_identically_incrementally_and_from_nothing() ->
     assert verify.compare_views(conn, fresh) == []
     assert verify.checksum(conn) == verify.checksum(fresh)
     # Nothing of the ladder is kept but its problem (as a rebuild holds).
-    assert conn.execute("SELECT COUNT(*) FROM view_history").fetchone()[0] == 0
+    assert conn.execute("SELECT COUNT(*) FROM view_history_chunks").fetchone()[0] == 0
     assert conn.execute("SELECT COUNT(*) FROM view_standings").fetchone()[0] == 0
     problems, warnings = verify.ladder_findings(fresh)
     assert len(problems) == 1 and short(bad) in problems[0]

@@ -35,7 +35,7 @@ def test_a_write_failing_fails_the_rebuild_and_changes_nothing(
     insert_rows = Database.insert_rows
 
     def full_disk(self: Database, head: str, rows: Any) -> None:
-        if "view_history_data" in head:
+        if "view_history_chunks" in head:
             raise sqlite3.OperationalError("database or disk is full")
         insert_rows(self, head, rows)
 

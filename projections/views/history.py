@@ -1,0 +1,431 @@
+"""A player's history in a ladder, packed: the one module that writes and
+reads ``view_history_chunks``.
+
+The views keep no row per player per game. Each (ladder, player) has its
+history in chunks of at most ``CHUNK`` rows, each chunk one row of
+``view_history_chunks`` holding its rows column by column (``encode``: packed
+arrays, each of the narrowest type its values fit). So the rows the views write grow with
+players and ladders, not with games, and appending a game rewrites one
+bounded chunk per player whatever their career.
+
+What most rows hold is not stored again: a row's rating after is its
+rating before plus its change, and its games after are its games before plus
+one for a rated game (none for another entry); only the rows where that is
+not so (a game rated per event, a game not rated for a player, a rating set
+by an adjustment) keep theirs, as do rows with a note. ``state`` is kept for
+families whose players' state holds more than a rating (a deviation, a
+volatility): a column of floats per name, absent for the others.
+
+Every reader of history goes through ``player_rows``, ``ladder_rows``,
+``entry_rows`` and their kin; ``Rows`` gathers the rows a replay makes
+into chunks, written as they fill.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+from array import array
+from bisect import bisect_right
+from collections.abc import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from projections.db import Database
+
+#: Rows per chunk: appending a game rewrites at most this many of a player's.
+CHUNK = 256
+
+#: A row's kind as stored (a small integer) and as read.
+KINDS = ("game", "adjust", "season")
+_KIND_CODE = {kind: code for code, kind in enumerate(KINDS)}
+_GAME = 0
+_NAN = math.nan
+
+DDL = """
+CREATE TABLE view_history_chunks (
+    ladder INTEGER NOT NULL, player INTEGER NOT NULL, first INTEGER NOT NULL,
+    last INTEGER NOT NULL, data BLOB NOT NULL,
+    PRIMARY KEY (ladder, player, first)) WITHOUT ROWID;
+"""
+#: Chunks by their last place: what a correction at a place rewrites.
+INDEX_DDL = "CREATE INDEX IF NOT EXISTS view_history_last ON view_history_chunks (ladder, last);"
+
+
+class Row(NamedTuple):
+    """One history row as readers see it (ladder and player are the views'
+    numbers; ``s``, ``p`` and ``k`` None for an entry other than a game).
+    A NamedTuple, not a Struct: ``ledger history`` reads it without loading
+    msgspec (its start-up is its cost)."""
+
+    ladder: int
+    pos: int
+    seat: int
+    entry: int
+    kind: str
+    player: int
+    side: int
+    s: float | None
+    p: float | None
+    k: float | None
+    before: float
+    change: float
+    after: float
+    games_before: int
+    games_after: int
+    note: str
+
+
+def whole_row(row: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A history row as the replay makes it (``replay.HistoryRow``) in its
+    whole shape, ``Row``'s fields: a short one (a player's rated game:
+    ladder, pos, seat, entry, player, s, p, k, before, change, games before)
+    expanded."""
+    if len(row) == 16:
+        return row
+    ladder, pos, seat, entry, player, s, p, k, before, change, games = row
+    return (ladder, pos, seat, entry, "game", player, seat, s, p, k, before, change,
+            before + change, games, games + 1, "")  # fmt: skip
+
+
+# -- the packed form ----------------------------------------------------------
+# A chunk: a format byte, the number of rows, then eleven columns, each a
+# type code (an ``array`` code, upper-case for a column of one value stored
+# once) and its values; then the rows that differ from the usual, as JSON
+# (rating after, games after, note, and any family state columns).
+_FORMAT = 1
+_HEAD = struct.Struct("<BI")
+_COLUMN = struct.Struct("<c")
+_INT_CODES = (("b", 1 << 7), ("h", 1 << 15), ("i", 1 << 31), ("q", 1 << 63))
+
+
+def _int_column(values: Sequence[int]) -> bytes:
+    low, high = min(values), max(values)
+    code = next(code for code, bound in _INT_CODES if -bound <= low and high < bound)
+    if low == high:
+        return code.upper().encode() + array(code, [low]).tobytes()
+    return code.encode() + array(code, values).tobytes()
+
+
+def _float_column(values: Sequence[float | None]) -> bytes:
+    floats = [_NAN if v is None else v for v in values]
+    first = floats[0]
+    if all(v == first or (v != v and first != first) for v in floats):
+        return b"D" + array("d", [first]).tobytes()
+    return b"d" + array("d", floats).tobytes()
+
+
+def encode(rows: Sequence[tuple[Any, ...]], state: dict[str, list[float]] | None = None) -> bytes:
+    """A chunk of one player's rows (whole: ``whole_row``), in effective
+    order; ``state``: a family's extra state columns (a value a row)."""
+    (_, pos, seat, entry, kind, _, side, s, p, k, before, change, after, games, games_after,
+     note) = zip(*rows, strict=True)  # fmt: skip
+    codes = [_KIND_CODE[x] for x in kind]
+    extra: dict[str, Any] = {}
+    exact = {
+        i: a for i, (b, c, a) in enumerate(zip(before, change, after, strict=True)) if b + c != a
+    }
+    if exact:
+        extra["after"] = exact
+    odd = {
+        i: g2
+        for i, (code, g, g2) in enumerate(zip(codes, games, games_after, strict=True))
+        if g2 != g + (code == _GAME)
+    }
+    if odd:
+        extra["games_after"] = odd
+    notes = {i: n for i, n in enumerate(note) if n}
+    if notes:
+        extra["notes"] = notes
+    if state:
+        extra["state"] = state
+    parts = [
+        _HEAD.pack(_FORMAT, len(rows)),
+        _int_column(pos), _int_column(seat), _int_column(entry), _int_column(codes),
+        _int_column(side), _float_column(s), _float_column(p), _float_column(k),
+        b"d" + array("d", before).tobytes(), b"d" + array("d", change).tobytes(),
+        _int_column(games),
+    ]  # fmt: skip
+    if extra:
+        parts.append(json.dumps(extra, separators=(",", ":")).encode())
+    return b"".join(parts)
+
+
+def columns(data: bytes) -> tuple[int, list[Any], dict[str, Any]]:
+    """A chunk's row count, its eleven columns (pos, seat, entry, kind code,
+    side, s, p, k, before, change, games before: a list or a one-value list
+    each) and its rows that differ from the usual (``encode``)."""
+    _, count = _HEAD.unpack_from(data)
+    at = _HEAD.size
+    out = []
+    view = memoryview(data)
+    for _ in range(11):
+        code = chr(data[at])
+        at += 1
+        once = code.isupper()
+        values = array(code.lower())
+        size = values.itemsize * (1 if once else count)
+        values.frombytes(view[at : at + size])
+        at += size
+        out.append(values.tolist() * count if once else values.tolist())
+    extra = json.loads(data[at:]) if at < len(data) else {}
+    return count, out, extra
+
+
+def decode(data: bytes, ladder: int, player: int) -> list[Row]:
+    """The rows of a stored chunk."""
+    count, (pos, seat, entry, codes, side, s, p, k, before, change, games), extra = columns(data)
+    after = [b + c for b, c in zip(before, change, strict=True)]
+    games_after = [g + (code == _GAME) for g, code in zip(games, codes, strict=True)]
+    for i, value in extra.get("after", {}).items():
+        after[int(i)] = value
+    for i, value in extra.get("games_after", {}).items():
+        games_after[int(i)] = value
+    notes = [""] * count
+    for i, value in extra.get("notes", {}).items():
+        notes[int(i)] = value
+    kinds = [KINDS[code] for code in codes]
+    return list(
+        map(
+            Row._make,
+            zip(
+                [ladder] * count,
+                pos,
+                seat,
+                entry,
+                kinds,
+                [player] * count,
+                side,
+                _maybe(s),
+                _maybe(p),
+                _maybe(k),
+                before,
+                change,
+                after,
+                games,
+                games_after,
+                notes,
+                strict=True,
+            ),
+        )  # fmt: skip
+    )
+
+
+def _maybe(values: list[float]) -> list[float | None]:
+    return [None if v != v else v for v in values]  # NaN: none
+
+
+# -- reading ------------------------------------------------------------------
+def player_rows(conn: Database, ladder: int, player: int, upto: int | None = None) -> list[Row]:
+    """A player's rows in a ladder in effective order (those at or before
+    place ``upto``, when given)."""
+    rows = []
+    for (data,) in conn.execute(
+        "SELECT data FROM view_history_chunks WHERE ladder=? AND player=? AND first<=? "
+        "ORDER BY first",
+        (ladder, player, _BIG if upto is None else upto),
+    ):
+        rows += decode(data, ladder, player)
+    if upto is not None and rows and rows[-1].pos > upto:
+        rows = rows[: bisect_right([r.pos for r in rows], upto)]
+    return rows
+
+
+def ladder_rows(conn: Database, ladder: int, upto: int | None = None) -> list[Row]:
+    """Every row of a ladder (those at or before place ``upto``), by place
+    and seat."""
+    return list(rows_by_place(conn, ladder, 0, upto))
+
+
+def rows_by_place(
+    conn: Database, ladder: int, after: int = 0, upto: int | None = None
+) -> Iterator[Row]:
+    """A ladder's rows after place ``after`` and at or before ``upto``, by
+    place and seat. (The ladder's rows are decoded and sorted whole: a
+    player's chunk spans their career, so rows in place order need every
+    player's; a ladder of 1M games holds some 2M rows here.)"""
+    rows = [
+        row for rows in _players_rows(conn, ladder, upto, after) for row in rows if row.pos > after
+    ]
+    rows.sort(key=_place)
+    yield from rows
+
+
+def last_rows(conn: Database, ladder: int, upto: int) -> Iterator[list[Row]]:
+    """Each player's rows at or before place ``upto`` (a list a player; the
+    last of each is their state there)."""
+    yield from _players_rows(conn, ladder, upto)
+
+
+def entry_rows(conn: Database, ladder: int, entry: int, players: Iterable[int]) -> list[Row]:
+    """The rows of one entry (by number) of these players, by seat."""
+    found = [r for p in set(players) for r in player_rows(conn, ladder, p) if r.entry == entry]
+    found.sort(key=_place)
+    return found
+
+
+def ladders_of(conn: Database, player: int) -> list[int]:
+    """The ladders a player has history in."""
+    return [
+        ladder
+        for (ladder,) in conn.execute(
+            "SELECT DISTINCT ladder FROM view_history_chunks WHERE player=? ORDER BY ladder",
+            (player,),
+        )
+    ]
+
+
+def players_after(conn: Database, ladder: int, pos: int) -> list[int]:
+    """The players with a row after place ``pos`` of a ladder."""
+    return [
+        player
+        for (player,) in conn.execute(
+            "SELECT DISTINCT player FROM view_history_chunks WHERE ladder=? AND last>?",
+            (ladder, pos),
+        )
+    ]
+
+
+def players(conn: Database, ladder: int, upto: int | None = None) -> list[int]:
+    """The players with a row in a ladder (at or before place ``upto``)."""
+    return [
+        player
+        for (player,) in conn.execute(
+            "SELECT DISTINCT player FROM view_history_chunks WHERE ladder=? AND first<=? "
+            "ORDER BY player",
+            (ladder, _BIG if upto is None else upto),
+        )
+    ]
+
+
+def _players_rows(
+    conn: Database, ladder: int, upto: int | None, after: int = 0
+) -> Iterator[list[Row]]:
+    limit = _BIG if upto is None else upto
+    current, rows = None, []
+    for player, data in conn.execute(
+        "SELECT player, data FROM view_history_chunks WHERE ladder=? AND first<=? AND last>? "
+        "ORDER BY player, first",
+        (ladder, limit, after),
+    ):
+        if player != current:
+            if rows:
+                yield _upto(rows, upto)
+            current, rows = player, []
+        rows += decode(data, ladder, player)
+    if rows:
+        yield _upto(rows, upto)
+
+
+def _upto(rows: list[Row], upto: int | None) -> list[Row]:
+    if upto is not None and rows[-1].pos > upto:
+        return rows[: bisect_right([r.pos for r in rows], upto)]
+    return rows
+
+
+def _place(row: Row) -> tuple[int, int]:
+    return row.pos, row.seat
+
+
+_BIG = 2**62
+
+
+# -- writing ------------------------------------------------------------------
+class Rows:
+    """The rows a replay of one ladder makes, gathered per player into
+    chunks: a chunk is written once full, the rest at ``finish``.
+    ``fresh``: views being built (no chunk stored yet, plain inserts);
+    otherwise a player's last chunk, when not full, is read once and
+    continued."""
+
+    def __init__(self, conn: Database, ladder: int, fresh: bool = False) -> None:
+        self.conn = conn
+        self.ladder = ladder
+        self.fresh = fresh
+        #: Player -> (first place of the open chunk, or None: new; its rows).
+        self._open: dict[int, tuple[int | None, list[tuple[Any, ...]]]] = {}
+        self._full: list[tuple[int, int | None, list[tuple[Any, ...]]]] = []
+
+    def add(self, rows: Iterable[tuple[Any, ...]]) -> None:
+        """Add rows in effective order (whole or short: ``replay.HistoryRow``)."""
+        held = self._open
+        for row in rows:
+            player = row[5] if len(row) == 16 else row[4]
+            chunk = held.get(player)
+            if chunk is None:
+                chunk = held[player] = self._continued(player)
+            chunk[1].append(row)
+            if len(chunk[1]) >= CHUNK:
+                self._full.append((player, chunk[0], chunk[1]))
+                held[player] = (None, [])
+        if len(self._full) >= 64:
+            self._write(self._full)
+            self._full = []
+
+    def finish(self) -> None:
+        """Write every chunk not written yet."""
+        pending = self._full + [(p, first, rows) for p, (first, rows) in self._open.items() if rows]
+        self._write(pending)
+        self._full = []
+        self._open = {}
+
+    def _continued(self, player: int) -> tuple[int | None, list[tuple[Any, ...]]]:
+        """A player's last stored chunk, when it has room (its rows to be
+        continued and it rewritten), else a new one."""
+        if self.fresh:
+            return (None, [])
+        found = self.conn.execute(
+            "SELECT first, data FROM view_history_chunks WHERE ladder=? AND player=? "
+            "ORDER BY first DESC LIMIT 1",
+            (self.ladder, player),
+        ).fetchone()
+        if found is None:
+            return (None, [])
+        rows = decode(found[1], self.ladder, player)
+        if len(rows) >= CHUNK:
+            return (None, [])
+        return (found[0], list(rows))
+
+    def _write(self, chunks: list[tuple[int, int | None, list[tuple[Any, ...]]]]) -> None:
+        if not chunks:
+            return
+        ladder = self.ladder
+        new, rewritten = [], []
+        for player, first, rows in chunks:
+            whole = [whole_row(r) for r in rows]
+            record = (ladder, player, whole[0][1], whole[-1][1], encode(whole))
+            (new if first is None else rewritten).append(record)
+            if first is not None and first != whole[0][1]:  # pragma: no cover - same first
+                raise AssertionError("a continued chunk keeps its first place")
+        if rewritten:
+            self.conn.executemany(
+                "UPDATE view_history_chunks SET last=?, data=? WHERE ladder=? AND player=? "
+                "AND first=?",
+                [(last, data, lad, player, first) for lad, player, first, last, data in rewritten],
+            )
+        if new:
+            self.conn.insert_rows("INSERT INTO view_history_chunks", new)
+
+
+def forget_after(conn: Database, ladder: int, pos: int) -> None:
+    """Forget a ladder's rows after place ``pos``: chunks wholly after it
+    dropped, a chunk straddling it cut there."""
+    straddling = conn.execute(
+        "SELECT player, first, data FROM view_history_chunks WHERE ladder=? AND last>? "
+        "AND first<=?",
+        (ladder, pos, pos),
+    ).fetchall()
+    conn.execute(  # (along the index by last place: first > pos implies last > pos)
+        "DELETE FROM view_history_chunks WHERE ladder=? AND last>? AND first>?",
+        (ladder, pos, pos),
+    )
+    cut = []
+    for player, first, data in straddling:
+        kept = [r for r in decode(data, ladder, player) if r.pos <= pos]
+        cut.append((kept[-1][1], encode(kept), ladder, player, first))
+    if cut:
+        conn.executemany(
+            "UPDATE view_history_chunks SET last=?, data=? WHERE ladder=? AND player=? AND first=?",
+            cut,
+        )
