@@ -77,8 +77,8 @@ def expand(duel: Duel) -> Entry:
     return Entry(key, "game", n, parts[-1], parts[0], play)
 
 
-#: One history row, as the views store it: (ladder, pos, seat, entry, kind,
-#: player, side, s, p, k, before, change, after, games_before, games_after,
+#: One history row, as the views store it: (ladder, pos, seat, entry,
+#: player, kind, side, s, p, k, before, change, after, games_before, games_after,
 #: note); ladder, entry and player are the views' numbers, ``pos`` the
 #: entry's place in the ladder's effective order, ``seat`` the row's place
 #: in the entry. A player's rated game, most rows, comes short: (ladder,
@@ -374,9 +374,9 @@ class Replay:
                     self.changed.add(b)
                     ladder, pos, n = self.ladder, self.pos, entry.n
                     self.rows += (
-                        (ladder, pos, 0, n, "game", numbers[a], 0, c[1], c[2], c[3],
+                        (ladder, pos, 0, n, numbers[a], "game", 0, c[1], c[2], c[3],
                          before_a, c[0], after_a, games_a, games_a + 1, ""),
-                        (ladder, pos, 1, n, "game", numbers[b], 1, c[5], c[6], c[7],
+                        (ladder, pos, 1, n, numbers[b], "game", 1, c[5], c[6], c[7],
                          before_b, c[4], after_b, games_b, games_b + 1, ""),
                     )  # fmt: skip
                 return
@@ -403,7 +403,7 @@ class Replay:
                     player = side[i]
                     self.changed.add(player)
                     self.rows.append(
-                        (self.ladder, self.pos, seat, entry.n, "game", self.numbers[player],
+                        (self.ladder, self.pos, seat, entry.n, self.numbers[player], "game",
                          side_no, change[1], change[2], change[3], before, delta, after,
                          games_before, games_after, change[5] if len(change) > 4 else "")
                     )  # fmt: skip
@@ -444,7 +444,7 @@ class Replay:
                 if keep:
                     self.changed.add(player)
                     self.rows.append(
-                        (self.ladder, self.pos, seat, entry.n, "game", self.numbers[player],
+                        (self.ladder, self.pos, seat, entry.n, self.numbers[player], "game",
                          side_no, change[1], change[2], change[3], before, delta, after,
                          games_before, games_after, change[5] if len(change) > 4 else "")
                     )  # fmt: skip
@@ -466,7 +466,7 @@ class Replay:
         if self.numbers is not None:
             self.changed.add(player)
             self.rows.append(
-                (self.ladder, self.pos, 0, entry.n, "adjust", self.numbers[player], 0,
+                (self.ladder, self.pos, 0, entry.n, self.numbers[player], "adjust", 0,
                  None, None, None, before, state.rating - before, state.rating,
                  state.games, state.games, data.get("reason") or "")
             )  # fmt: skip
@@ -484,7 +484,7 @@ class Replay:
             if self.numbers is not None:
                 self.changed.add(player)
                 self.rows.append(
-                    (self.ladder, self.pos, seat, entry.n, "season", self.numbers[player], 0,
+                    (self.ladder, self.pos, seat, entry.n, self.numbers[player], "season", 0,
                      None, None, None, before, change.delta, state.rating,
                      state.games, state.games, change.reason)
                 )  # fmt: skip

@@ -162,7 +162,7 @@ def test_a_replay_through_the_fast_path_writes_what_rate_does(
         return [whole_row(row) for row in rows], run.states
 
     fast = replay()
-    assert any(row[4] == "game" for row in fast[0])
+    assert any(row[5] == "game" for row in fast[0])
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(EloFamily, "fast_rater", lambda self: None)
         assert replay() == fast
