@@ -23,7 +23,6 @@ into chunks, written as they fill.
 
 from __future__ import annotations
 
-import json
 import math
 import struct
 from array import array
@@ -163,6 +162,8 @@ def encode(rows: Sequence[tuple[Any, ...]], state: dict[str, list[float]] | None
         _int_column(games),
     ]  # fmt: skip
     if extra:
+        import json  # (here: most chunks have no exceptions, and a ranking loads none)
+
         parts.append(json.dumps(extra, separators=(",", ":")).encode())
     return b"".join(parts)
 
@@ -184,7 +185,11 @@ def columns(data: bytes) -> tuple[int, list[Any], dict[str, Any]]:
         values.frombytes(view[at : at + size])
         at += size
         out.append(values.tolist() * count if once else values.tolist())
-    extra = json.loads(data[at:]) if at < len(data) else {}
+    extra = {}
+    if at < len(data):
+        import json
+
+        extra = json.loads(data[at:])
     return count, out, extra
 
 

@@ -1,0 +1,157 @@
+"""History packed per (ladder, player) in chunks (``projections.views.history``):
+what is encoded is what is read back, appending a game rewrites one bounded
+chunk per player, a correction cuts the chunks it straddles, and the views
+then equal a rebuild's."""
+
+from __future__ import annotations
+
+import math
+from datetime import date, timedelta
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from projections import verify, views
+from projections.db import Database
+from projections.views import history
+from tests.read_side.ledger_builder import Builder
+
+_numbers = st.floats(allow_nan=False, allow_infinity=False, width=64)
+_maybe = st.none() | _numbers
+
+
+@st.composite
+def whole_rows(draw: st.DrawFn) -> list[tuple[Any, ...]]:
+    """A player's rows in effective order, of every kind and odd value."""
+    rows = []
+    pos = draw(st.integers(1, 10**6))
+    for _ in range(draw(st.integers(1, 40))):
+        pos += draw(st.integers(1, 1000))
+        kind = draw(st.sampled_from(history.KINDS))
+        before, change = draw(_numbers), draw(_numbers)
+        after = draw(st.just(before + change) | _numbers)
+        games = draw(st.integers(0, 10**6))
+        games_after = draw(st.just(games + (kind == "game")) | st.integers(0, 10**6))
+        rows.append(
+            (3, pos, draw(st.integers(0, 10**5)), draw(st.integers(0, 2**40)), 7, kind,
+             draw(st.integers(0, 300)), draw(_maybe), draw(_maybe), draw(_maybe), before, change,
+             after, games, games_after, draw(st.text(max_size=8)))
+        )  # fmt: skip
+    return rows
+
+
+def same(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
+    """Equal, a NaN-free float compared exactly (-0.0 and 0.0 apart)."""
+    return all(
+        x == y and (not isinstance(x, float) or math.copysign(1, x) == math.copysign(1, y))
+        for x, y in zip(a, b, strict=True)
+    )
+
+
+@given(whole_rows())
+def test_a_chunk_reads_back_every_row_as_written(rows: list[tuple[Any, ...]]) -> None:
+    read = history.decode(history.encode(rows), 3, 7)
+    assert len(read) == len(rows)
+    for written, back in zip(rows, read, strict=True):
+        assert same(tuple(back), written), (written, back)
+
+
+def test_rated_games_pack_small() -> None:
+    """A chunk of one player's rated games (short rows, as the replay makes
+    them) costs under 60 bytes a row: no text, no column of one value
+    repeated, none of what the other columns give."""
+    rows = [
+        (1, 2 * i, i % 2, 1000 + 2 * i, 42, 1.0 if i % 3 else 0.0, 0.37 + i / 1e4, 24.0,
+         1500.0 + i / 7, 12.5 - i / 11, i)
+        for i in range(history.CHUNK)
+    ]  # fmt: skip
+    data = history.encode(rows)
+    assert len(data) < 60 * len(rows)
+    assert [tuple(r) for r in history.decode(data, 1, 42)] == [history.whole_row(r) for r in rows]
+
+
+def club(games: int) -> tuple[Builder, list[Any]]:
+    """Ann plays Ben, then Cat, in turn: Ann's career is every game."""
+    b = Builder()
+    b.player("Ann", "Ben", "Cat")
+    b.ladder("Club")
+    start = date(2024, 1, 1)
+    ids = [
+        b.game("Club", start + timedelta(days=i // 3), "Ann", ("Ben", "Cat")[i % 2])
+        for i in range(games)
+    ]
+    return b, ids
+
+
+def chunks(conn: Database, player: int) -> list[tuple[int, int, bytes]]:
+    return [
+        (first, last, bytes(data))
+        for first, last, data in conn.execute(
+            "SELECT first, last, data FROM view_history_chunks WHERE player=? ORDER BY first",
+            (player,),
+        )
+    ]
+
+
+def club_n(conn: Database) -> int:
+    """The club's number in the views."""
+    return conn.execute("SELECT n FROM view_ladders").fetchone()[0]
+
+
+def ann(conn: Database) -> int:
+    """Ann's number in the views."""
+    return conn.execute("SELECT n FROM view_players WHERE name='Ann'").fetchone()[0]
+
+
+def test_appending_a_game_rewrites_only_the_last_chunk_of_a_long_career(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    size = 2 * history.CHUNK + 10
+    b, _ = club(size)
+    conn = b.views()
+    before = chunks(conn, ann(conn))
+    assert [len(history.decode(data, 0, 0)) for _, _, data in before] == [
+        history.CHUNK, history.CHUNK, 10
+    ]  # fmt: skip
+    b.game("Club", date(2025, 6, 1), "Ann", "Ben")
+    encoded: list[int] = []  # the rows of each chunk written
+    encode = history.encode
+    monkeypatch.setattr(history, "encode", lambda rows: encoded.append(len(rows)) or encode(rows))
+    views.catch_up(conn, b.recorder)
+    monkeypatch.undo()
+    assert sorted(encoded) == sorted([11, (size // 2) % history.CHUNK + 1])  # Ann's, Ben's tails
+    after = chunks(conn, ann(conn))
+    assert after[:2] == before[:2]  # full chunks: not read, not written
+    assert len(history.decode(after[2][2], 0, 0)) == 11
+    assert history.player_rows(conn, club_n(conn), ann(conn))[-1].games_after == size + 1
+    assert verify.checksum(conn) == verify.checksum(views.in_memory(b.recorder))
+
+
+def test_a_correction_cuts_the_chunks_it_straddles() -> None:
+    b, ids = club(2 * history.CHUNK + 10)
+    conn = b.views()
+    b.correct(ids[history.CHUNK + 5], result={"result": "b"})  # inside Ann's second chunk
+    views.catch_up(conn, b.recorder)
+    rows = history.player_rows(conn, club_n(conn), ann(conn))
+    assert [r.pos for r in rows] == sorted(r.pos for r in rows)
+    assert len(rows) == len(ids)
+    assert all(len(history.decode(d, 0, 0)) <= history.CHUNK for _, _, d in chunks(conn, ann(conn)))
+    fresh = views.in_memory(b.recorder)
+    assert verify.compare_views(conn, fresh) == []
+    assert verify.checksum(conn) == verify.checksum(fresh)
+
+
+def test_rows_are_read_up_to_a_place() -> None:
+    b, _ = club(history.CHUNK + 20)
+    conn = b.views()
+    player = ann(conn)
+    every = history.player_rows(conn, club_n(conn), player)
+    cut = every[history.CHUNK + 3].pos
+    assert history.player_rows(conn, club_n(conn), player, cut) == every[: history.CHUNK + 4]
+    (mine,) = [
+        rows for rows in history.last_rows(conn, club_n(conn), cut) if rows[0].player == player
+    ]
+    assert mine == every[: history.CHUNK + 4]
+    assert [r for r in history.ladder_rows(conn, club_n(conn), cut) if r.player == player] == mine
