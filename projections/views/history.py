@@ -37,6 +37,10 @@ if TYPE_CHECKING:
 
 #: Rows per chunk: appending a game rewrites at most this many of a player's.
 CHUNK = 256
+#: Rows a replay holds before writing every open chunk as it is (a ladder
+#: of 1M games and 10,000 players would hold its 2M rows: most careers are
+#: shorter than a chunk); a player's next rows then start a new chunk.
+HELD_ROWS = 100_000
 
 #: A row's kind as stored (a small integer) and as read.
 KINDS = ("game", "adjust", "season")
@@ -347,6 +351,8 @@ class Rows:
         #: Player -> the first place of their open chunk, when it is stored.
         self._stored: dict[int, int] = {}
         self._full: list[tuple[int, int | None, list[tuple[Any, ...]]]] = []
+        #: Rows held in open chunks.
+        self._held = 0
 
     def add(self, rows: list[tuple[Any, ...]]) -> None:
         """Add rows in effective order (``replay.HistoryRow``: the player is
@@ -358,11 +364,16 @@ class Rows:
             chunk = held.get(player)
             if chunk is None:
                 chunk = held[player] = self._continued(player)
+            held_before = len(chunk)
             chunk += theirs
+            self._held += len(chunk) - held_before
             while len(chunk) >= CHUNK:
                 self._full.append((player, self._stored.pop(player, None), chunk[:CHUNK]))
                 del chunk[:CHUNK]
-        if len(self._full) >= 64:
+                self._held -= CHUNK
+        if self._held > HELD_ROWS:
+            self.finish()
+        elif len(self._full) >= 64:
             self._write(self._full)
             self._full = []
 
@@ -375,6 +386,7 @@ class Rows:
         self._full = []
         self._open = {}
         self._stored = {}
+        self._held = 0
 
     def _continued(self, player: int) -> list[tuple[Any, ...]]:
         """A player's last stored chunk's rows, when it has room (to be

@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from projections import verify, views
+from projections import replay, verify, views
 from projections.db import Database
 from projections.views import history
 from tests.read_side.ledger_builder import Builder
@@ -155,3 +155,26 @@ def test_rows_are_read_up_to_a_place() -> None:
     ]
     assert mine == every[: history.CHUNK + 4]
     assert [r for r in history.ladder_rows(conn, club_n(conn), cut) if r.player == player] == mine
+
+
+def test_a_replay_holding_few_rows_writes_the_same_history(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A replay writes its open chunks as they are once it holds
+    ``HELD_ROWS`` (its memory bounded whatever the ladder): more, shorter
+    chunks, the same rows, and appends still continue a player's last one."""
+    b, _ = club(history.CHUNK + 40)
+    whole = views.in_memory(b.recorder)
+    monkeypatch.setattr(history, "HELD_ROWS", 7)
+    monkeypatch.setattr(replay, "ROWS_CHUNK", 10)  # rows handed over ten at a time
+    held_few = views.in_memory(b.recorder)
+    caught_up = b.views()
+    player = ann(held_few)
+    assert len(chunks(held_few, player)) > len(chunks(whole, player))
+    assert all(
+        len(history.decode(d, 0, 0)) <= history.CHUNK for _, _, d in chunks(held_few, player)
+    )
+    assert verify.checksum(held_few) == verify.checksum(whole) == verify.checksum(caught_up)
+    b.game("Club", date(2025, 6, 1), "Ann", "Ben")
+    views.catch_up(caught_up, b.recorder)
+    assert verify.checksum(caught_up) == verify.checksum(views.in_memory(b.recorder))
