@@ -187,95 +187,80 @@ class Replay:
         """
         pending: dict[str, dict[str, list[Any]]] = {}
         self.since_checkpoint = since
-        # Most entries are games of one player against one under rules that
-        # rate game by game: those are applied here, on locals (the same
-        # operations as ``_game``), every other entry through the methods.
         states = self.states
-        get = states.get
-        merges = self.merges
-        numbers = self.numbers
-        ladder = self.ladder
-        rows = self.rows
-        changed = self.changed
-        duel = self._duel if not self._per_event else None
-        days = _days
         for entry in entries:
             self.pos = pos = self.pos + 1
-            c = None
             try:
+                key = entry.key
                 if type(entry) is Duel:  # most games of a rebuild
-                    key, n, a, b = entry.key, entry.n, entry.a, entry.b
-                    boundary = False
-                    if duel is not None:
-                        if merges:
-                            a, b = merges.get(a, a), merges.get(b, b)
-                        on = key[:10]
-                        state_a = get(a) or self._new(a, on)
-                        state_b = get(b) or self._new(b, on)
-                        c = duel(entry.result, state_a, state_b, False)
-                    if c is None:  # rated per event, or not by the fast path
+                    if not self._per_event and self._one_on_one(
+                        entry.n, entry.a, entry.b, entry.result, key[:10], False
+                    ):
+                        self.since_checkpoint += 1
+                        boundary = False
+                    else:  # rated per event, or not by the family's duel
                         entry = expand(entry)
                         boundary = self._apply(entry, pending)
-                        duel = self._duel if not self._per_event else None
-                    else:
-                        self.since_checkpoint += 1
                 elif entry.kind != "game" or self._per_event:
-                    key = entry.key
                     boundary = self._apply(entry, pending)
-                    duel = self._duel if not self._per_event else None
                 else:
-                    key, n = entry.key, entry.n
                     self.since_checkpoint += 1
                     boundary = False
-                    play = entry.data
-                    sides = play.sides
-                    if duel is not None and len(sides) == 2:
-                        side_a, side_b = sides
-                        if len(side_a) == 1 and len(side_b) == 1:
-                            a, b = side_a[0], side_b[0]
-                            if merges:
-                                a, b = merges.get(a, a), merges.get(b, b)
-                            on = entry.date
-                            state_a = get(a) or self._new(a, on)
-                            state_b = get(b) or self._new(b, on)
-                            c = duel(play.result, state_a, state_b, play.neutral)
-                    if c is None:
-                        self._game(entry)
-                if c is not None:
-                    last = days.get(on) or day(on)
-                    before_a, games_a = state_a.rating, state_a.games
-                    before_b, games_b = state_b.rating, state_b.games
-                    state_a.rating = before_a + c[0]
-                    state_b.rating = before_b + c[4]
-                    state_a.games = games_a + 1
-                    state_b.games = games_b + 1
-                    state_a.last_played = state_b.last_played = last
-                    if numbers is not None:
-                        changed.add(a)
-                        changed.add(b)
-                        # Short rows: kind 'game', side = seat, after =
-                        # before + change, one more game, no note.
-                        rows += (
-                            (ladder, pos, 0, n, numbers[a], c[1], c[2], c[3],
-                             before_a, c[0], games_a),
-                            (ladder, pos, 1, n, numbers[b], c[5], c[6], c[7],
-                             before_b, c[4], games_b),
-                        )  # fmt: skip
+                    self._game(entry)
             except Exception as exc:  # noqa: BLE001 - whatever a family raises
                 raise EntryFailed(expand(entry) if type(entry) is Duel else entry, exc) from exc
-            if write is not None and len(rows) >= ROWS_CHUNK:
-                write(rows)
-                self.rows = rows = []
+            if write is not None and len(self.rows) >= ROWS_CHUNK:
+                write(self.rows)
+                self.rows = []
             due = boundary or (every and self.since_checkpoint >= every)
             if due and checkpoint is not None and not pending:
-                checkpoint(key, pos, states, changed)
-                self.touched |= changed
-                self.changed = changed = set()
+                checkpoint(key, pos, states, self.changed)
+                self.touched |= self.changed
+                self.changed = set()
                 self.since_checkpoint = 0
-        self.touched |= changed
-        if write is not None and rows:
-            write(rows)
+        self.touched |= self.changed
+        if write is not None and self.rows:
+            write(self.rows)
             self.rows = []
+
+    def _one_on_one(
+        self, n: int, a: str, b: str, result: dict[str, Any], on: str, neutral: bool
+    ) -> bool:
+        """A game of one player against one, rated by the family's ``duel``
+        (its maths on plain values, no structs built); False, and nothing
+        changed, when the family has none or declines this game."""
+        duel = self._duel
+        if duel is None:
+            return False
+        merges = self.merges
+        if merges:
+            a, b = merges.get(a, a), merges.get(b, b)
+        get = self.states.get
+        state_a = get(a) or self._new(a, on)
+        state_b = get(b) or self._new(b, on)
+        c = duel(result, state_a, state_b, neutral)
+        if c is None:
+            return False
+        last = _days.get(on) or day(on)
+        before_a, games_a = state_a.rating, state_a.games
+        before_b, games_b = state_b.rating, state_b.games
+        state_a.rating = before_a + c[0]
+        state_b.rating = before_b + c[4]
+        state_a.games = games_a + 1
+        state_b.games = games_b + 1
+        state_a.last_played = state_b.last_played = last
+        numbers = self.numbers
+        if numbers is not None:
+            self.changed.add(a)
+            self.changed.add(b)
+            # Short rows (``HistoryRow``): kind 'game', side = seat, after =
+            # before + change, one more game, no note.
+            ladder, pos = self.ladder, self.pos
+            self.rows += (
+                (ladder, pos, 0, n, numbers[a], c[1], c[2], c[3], before_a, c[0], games_a),
+                (ladder, pos, 1, n, numbers[b], c[5], c[6], c[7], before_b, c[4], games_b),
+            )
+        return True
 
     def _apply(self, entry: Entry, pending: dict[str, dict[str, list[Any]]]) -> bool:
         """Apply one entry; returns whether it closed a period (a season or
@@ -352,34 +337,14 @@ class Replay:
         if self.merges:
             sides = self._sides(entry)
         on = entry.date
+        if (
+            len(sides) == 2
+            and len(sides[0]) == 1
+            and len(sides[1]) == 1
+            and self._one_on_one(entry.n, sides[0][0], sides[1][0], play.result, on, play.neutral)
+        ):
+            return
         get = self.states.get
-        duel = self._duel
-        if duel is not None and len(sides) == 2 and len(sides[0]) == 1 and len(sides[1]) == 1:
-            a, b = sides[0][0], sides[1][0]
-            state_a = get(a) or self._new(a, on)
-            state_b = get(b) or self._new(b, on)
-            c = duel(play.result, state_a, state_b, play.neutral)
-            if c is not None:
-                last = _days.get(on) or day(on)
-                before_a, games_a = state_a.rating, state_a.games
-                before_b, games_b = state_b.rating, state_b.games
-                state_a.rating = after_a = before_a + c[0]
-                state_b.rating = after_b = before_b + c[4]
-                state_a.games = games_a + 1
-                state_b.games = games_b + 1
-                state_a.last_played = state_b.last_played = last
-                numbers = self.numbers
-                if numbers is not None:
-                    self.changed.add(a)
-                    self.changed.add(b)
-                    ladder, pos, n = self.ladder, self.pos, entry.n
-                    self.rows += (
-                        (ladder, pos, 0, n, numbers[a], "game", 0, c[1], c[2], c[3],
-                         before_a, c[0], after_a, games_a, games_a + 1, ""),
-                        (ladder, pos, 1, n, numbers[b], "game", 1, c[5], c[6], c[7],
-                         before_b, c[4], after_b, games_b, games_b + 1, ""),
-                    )  # fmt: skip
-                return
         states = [[get(p) or self._new(p, on) for p in side] for side in sides]
         changes = self._changes(entry, sides, states)
         last = day(on)

@@ -35,6 +35,9 @@ def sort_key(
 
 
 _FORMAT = SEP.join(("%s", "%s", "%s", "%06d", "%09d", "%s"))
+#: A game's key from (date, event or "", round or 0, order of play or 0,
+#: id): ``sort_key`` of a game, one format (the projector keys every game).
+GAME_KEY = SEP.join(("%s", RANK["game"], "%s", "%06d", "%09d", "%s"))
 
 
 def order_of_play(facts: Any) -> int | None:
@@ -46,7 +49,9 @@ def order_of_play(facts: Any) -> int | None:
 def game_key(game_id: str, facts: Any) -> str:
     """The effective-order key of a game (``facts``: the stored game facts,
     typed or lean: ``date``, ``event``, ``round``, ``sequence``, ``table``)."""
-    return sort_key(facts.date, "game", game_id, facts.event, facts.round, order_of_play(facts))
+    day = facts.date if isinstance(facts.date, str) else facts.date.isoformat()
+    order = order_of_play(facts)
+    return GAME_KEY % (day, facts.event or "", facts.round or 0, order or 0, game_id)
 
 
 def key_date(key: str) -> str:

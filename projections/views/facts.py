@@ -55,8 +55,7 @@ def keep(facts: source.Facts, sides: list[list[int]], whole: bool = False) -> st
 
 
 #: The text of each result of one code (``{"result": code}``), as encoded.
-RESULT_TEXTS: dict[str, str] = {}
-_result_texts = RESULT_TEXTS
+_result_texts: dict[str, str] = {}
 
 
 def keep_duel(facts: source.Facts, a: int, b: int) -> str:

@@ -33,7 +33,7 @@ from ledger.kernel import events as ev
 from ledger.kernel.identity import name_key
 from projections.db import Database
 from projections.replay import Duel, Entry, Play
-from projections.timeline import sort_key
+from projections.timeline import GAME_KEY, sort_key
 from projections.views import facts as kept_facts
 from projections.views import history, source
 from projections.views.player_numbers import PlayerNumbers
@@ -66,13 +66,6 @@ _NO_ATTRIBUTES: dict[str, float] = {}
 _CORRECTED = ev.GameCorrected.TOPIC
 _GAME_MARKERS = source.CURRENT_GAMES
 _decode_note = source.decode_note
-_result_texts = kept_facts.RESULT_TEXTS
-
-
-#: ``timeline.game_key``, spelt out for the hot path (a test checks they agree).
-_GAME_KEY = (
-    sort_key("%s", "game", "%s", "%s").replace("000000000", "%09d").replace("000000", "%06d")
-)
 
 
 def _text(data: Any) -> str:
@@ -385,15 +378,7 @@ class Projector:
             a = solo.get(given[0][0]) or self._solo_side(given[0][0], seq)
             b = solo.get(given[1][0]) or self._solo_side(given[1][0], seq)
             sides = (a[1], b[1])
-            text = _result_texts.get(code) if type(code) is str else None
-            table, sequence = facts.table, facts.sequence
-            if (text is not None and table is not None and sequence is not None
-                    and not facts.neutral and not facts.attributes):  # fmt: skip
-                # kept_facts.keep_duel's text, written here for most games
-                kept = (f'{{"sides":[[{a[0]}],[{b[0]}]],"result":{text},'
-                        f'"table":{table},"sequence":{sequence}}}')  # fmt: skip
-            else:
-                kept = kept_facts.keep_duel(facts, a[0], b[0])
+            kept = kept_facts.keep_duel(facts, a[0], b[0])
             numbered = None
         else:
             numbered, listed = [], []
@@ -404,7 +389,7 @@ class Projector:
             sides = tuple(listed)
             kept = kept_facts.keep(facts, numbered)
         order = facts.sequence if facts.sequence is not None else facts.table
-        key = _GAME_KEY % (facts.date, facts.event or "", facts.round or 0, order or 0, gid)
+        key = GAME_KEY % (facts.date, facts.event or "", facts.round or 0, order or 0, gid)
         corrected = topic == _CORRECTED
         if corrected or note.originator_version > 1:
             if numbered is None:

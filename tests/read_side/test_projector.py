@@ -35,9 +35,10 @@ def test_an_unknown_event_class_is_refused() -> None:
         projector.apply(1, stray)
 
 
-def test_the_hot_path_keys_games_as_the_timeline_does() -> None:
-    from projections.timeline import game_key
-    from projections.views.projector import _GAME_KEY
+def test_a_game_is_keyed_as_any_entry_of_the_timeline() -> None:
+    """``GAME_KEY`` (the projector's and ``game_key``'s one format) gives
+    ``sort_key`` of a game."""
+    from projections.timeline import game_key, sort_key
     from projections.views.source import Facts
 
     for event, round_, sequence, table in [
@@ -49,6 +50,4 @@ def test_the_hot_path_keys_games_as_the_timeline_does() -> None:
         facts = Facts("ladder", "2025-03-04", [["a"], ["b"]], {}, event, round_, table,
                       sequence=sequence)  # fmt: skip
         order = sequence if sequence is not None else table
-        assert _GAME_KEY % ("2025-03-04", event or "", round_ or 0, order or 0, "gid") == (
-            game_key("gid", facts)
-        )
+        assert game_key("gid", facts) == sort_key("2025-03-04", "game", "gid", event, round_, order)
