@@ -187,4 +187,3 @@ def _drop(db: Database, main: str, name: str) -> None:
 def _quoted(name: str) -> str:
     """``name`` as a PostgreSQL identifier, quoted."""
     return '"' + name.replace('"', '""') + '"'
-
