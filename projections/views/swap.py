@@ -30,7 +30,7 @@ from projections.db import Database
 from projections.views import schema
 
 #: What the side schema's name adds to the ledger's schema name (whose first
-#: 40 characters it keeps: PostgreSQL names have at most 63 bytes).
+#: 40 bytes it keeps: PostgreSQL names have at most 63).
 SUFFIX = "__rebuild_"
 
 
@@ -93,7 +93,8 @@ def aside(db: Database) -> Iterator[Aside]:
     when the block ends (the side schema dropped first); rolled back, side
     schema and all, if it raises."""
     main = db.execute("SELECT current_schema()").fetchone()[0]
-    side = f"{main[:40]}{SUFFIX}{secrets.token_hex(4)}"
+    kept = main.encode()[:40].decode(errors="ignore")
+    side = f"{kept}{SUFFIX}{secrets.token_hex(4)}"
     db.execute("BEGIN")
     try:
         db.execute(f"CREATE SCHEMA {_quoted(side)}")
