@@ -91,12 +91,14 @@ def rebuild_report(conn: Database, recorder: Any, progress: Progress | None = No
     other commands wait only for the swap. ``progress`` hears how far it is."""
     if swap.builds_aside(conn):
         with swap.aside(conn) as built:
-            report = _fill(conn, recorder, None, progress)
+            parts = [_fill(conn, recorder, None, progress)]
+            # What was recorded while it ran, still aside (nobody waits for
+            # it), then what came meanwhile, under the swap's lock.
+            parts.append(_project(conn, recorder, None))
             built.swap_in()
-            # What was recorded while the rebuild ran, under the swap's lock.
-            meanwhile = _project(conn, recorder, None)
-        warnings = report.warnings + [w for w in meanwhile.warnings if w not in report.warnings]
-        return CatchUp(report.applied + meanwhile.applied, warnings)
+            parts.append(_project(conn, recorder, None))
+        warnings = [w for part in parts for w in part.warnings]
+        return CatchUp(sum(part.applied for part in parts), list(dict.fromkeys(warnings)))
     if conn.kind == "postgres":
         with conn.transaction():
             report = _fill(conn, recorder, None, progress)

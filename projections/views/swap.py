@@ -6,12 +6,13 @@ and every ``record`` (which catches the views up) would wait for the whole
 rebuild. Instead the rebuild's connection opens one transaction, creates a
 fresh side schema (``<schema>__rebuild_<random>``) and points its
 ``search_path`` there alone, so the views' SQL, unchanged, fills new tables
-there while readers and referees use the old ones. Then, still in that
-transaction, ``Aside.swap_in`` takes the catch-up lock, drops the old
-tables, moves the new ones (indexes and constraints follow) into the
-ledger's schema with the old tables' owner and privileges, and the caller
-applies what was recorded meanwhile; the side schema is dropped and the
-transaction commits. Others wait only for that swap.
+there while readers and referees use the old ones, and catches them up
+with what was recorded meanwhile. Then, still in that transaction,
+``Aside.swap_in`` takes the catch-up lock, drops the old tables, moves the
+new ones (indexes and constraints follow) into the ledger's schema with the
+old tables' owner and privileges, and the caller applies the few events
+recorded since; the side schema is dropped and the transaction commits.
+Others wait only for that swap.
 
 All of it is one transaction: a failed or killed rebuild rolls back, and
 with it the side schema, which no other session ever saw; the old views
