@@ -291,5 +291,10 @@ class PostgresDatabase(Database):
 
     def begin_exclusive(self) -> None:
         self.conn.execute("BEGIN")
-        # One catch-up at a time per schema; others wait, then see its work.
+        self.lock_catch_ups()
+
+    def lock_catch_ups(self) -> None:
+        """Hold, until the transaction ends, the lock every catch-up of this
+        schema takes: one at a time; others wait, then see its work (a
+        rebuild's swap takes it too: ``views.swap``)."""
         self.conn.execute("SELECT pg_advisory_xact_lock(hashtext(current_schema()))")

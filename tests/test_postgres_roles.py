@@ -55,6 +55,9 @@ class Roles:
         """The README's SQL for these roles and this schema."""
         for kind, name in self.names.items():
             sql = sql.replace(f"ledger_{kind}", name)
+        # The tests' database for the README's ``federation``.
+        database = PG_URL.rsplit("/", 1)[1].split("?")[0]
+        sql = sql.replace("DATABASE federation", f"DATABASE {database}")
         # The schema ``ledger`` (never the ledger_* tables or roles).
         return re.sub(r"\bledger\b(?=[.\s;])", self.schema, sql)
 
@@ -63,6 +66,13 @@ class Roles:
 
     def cli(self, kind: str) -> Cli:
         return Cli(self.url(kind), self.schema)
+
+
+#: Prefixed to SQL that grants or revokes on the database (one statement
+#: string, one transaction): concurrent changes of the database's privileges
+#: (this module's set-up in two test workers) fail with "tuple concurrently
+#: updated".
+ONE_AT_A_TIME = "SELECT pg_advisory_xact_lock(hashtext('ledger tests: database grants')); "
 
 
 def superuser(sql: str, params: tuple[Any, ...] | None = None) -> list[tuple[Any, ...]]:
@@ -115,7 +125,7 @@ def roles(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Roles]:
     first, second = readme_sql()
     guard, unguard = no_ddl_guard(roles)
     try:
-        superuser(roles.adapt(first))
+        superuser(ONE_AT_A_TIME + roles.adapt(first))
         roles.cli("owner").ok("project")
         import psycopg
 
@@ -134,7 +144,7 @@ def roles(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Roles]:
         superuser(f'DROP SCHEMA IF EXISTS "{roles.schema}" CASCADE')
         for name in roles.names.values():
             if superuser("SELECT 1 FROM pg_roles WHERE rolname = %s", (name,)):
-                superuser(f"DROP OWNED BY {name} CASCADE; DROP ROLE {name}")
+                superuser(f"{ONE_AT_A_TIME}DROP OWNED BY {name} CASCADE; DROP ROLE {name}")
 
 
 def clean_failure(cli: Cli, *args: str) -> str:
@@ -291,6 +301,60 @@ def test_only_the_owner_rebuilds(roles: Roles, kind: str) -> None:
         f"Error: only the schema's owner {owner!r} may rebuild the views"
     ), message
     assert superuser(f'SELECT COUNT(*) FROM "{roles.schema}".view_standings') == before
+
+
+def view_rights(roles: Roles) -> list[tuple[Any, ...]]:
+    """Every view table's owner and privileges (grantee, privilege, grantable)."""
+    return superuser(
+        "SELECT c.relname, pg_get_userbyid(c.relowner), pg_get_userbyid(a.grantee), "
+        "a.privilege_type, a.is_grantable FROM pg_class c, aclexplode(c.relacl) a "
+        "WHERE c.relnamespace = to_regnamespace(%s) AND c.relkind = 'r' "
+        "AND starts_with(c.relname, 'view_') ORDER BY 1, 3, 4",
+        (roles.schema,),
+    )
+
+
+def view_tables(roles: Roles) -> list[tuple[Any, ...]]:
+    """Every view table's name and oid (a new table has a new oid)."""
+    return superuser(
+        "SELECT relname, oid FROM pg_class WHERE relnamespace = to_regnamespace(%s) "
+        "AND relkind = 'r' AND starts_with(relname, 'view_') ORDER BY 1",
+        (roles.schema,),
+    )
+
+
+def test_the_owners_rebuild_keeps_every_roles_rights(roles: Roles) -> None:
+    """The owner's rebuild builds aside and swaps (the README grants it
+    CREATE on the database), as a superuser's does; without that grant, it
+    rebuilds in place and says so. Either way the new tables carry the old
+    ones' owner and privileges: the referee records and the reader reads on."""
+    rights, tables = view_rights(roles), view_tables(roles)
+    assert {row[2] for row in rights} >= {roles.names["referee"], roles.names["reader"]}
+    result = roles.cli("owner").run("rebuild")
+    assert result.exit_code == 0 and "Warning" not in result.output, result.output
+    assert view_rights(roles) == rights
+    swapped = view_tables(roles)
+    assert [name for name, _ in swapped] == [name for name, _ in tables]
+    assert not {oid for _, oid in swapped} & {oid for _, oid in tables}
+    assert superuser("SELECT 1 FROM pg_namespace WHERE starts_with(nspname, %s)",
+                     (f"{roles.schema}__rebuild_",)) == []  # fmt: skip
+    # A superuser's rebuild too leaves the tables the owner's.
+    Cli(PG_URL, roles.schema).ok("rebuild")
+    assert view_rights(roles) == rights
+    database = PG_URL.rsplit("/", 1)[1].split("?")[0]
+    superuser(f"{ONE_AT_A_TIME}REVOKE CREATE ON DATABASE {database} FROM {roles.names['owner']}")
+    try:
+        result = roles.cli("owner").run("rebuild")
+    finally:
+        superuser(f"{ONE_AT_A_TIME}GRANT CREATE ON DATABASE {database} TO {roles.names['owner']}")
+    assert result.exit_code == 0, result.output
+    assert "Warning: the views were rebuilt in place, so other commands waited" in result.output
+    assert f"GRANT CREATE ON DATABASE {database} TO {roles.names['owner']}" in result.output
+    assert view_rights(roles) == rights
+    roles.cli("referee").ok("record", "Club", "--date", "2025-06-01", "--side", "Ann",
+                            "--side", "Eve", "--result", "b")  # fmt: skip
+    assert "Eve" in {row["player"] for row in roles.cli("reader").json("standings", "Club")}
+    assert "OK" in roles.cli("reader").ok("verify")
 
 
 def _append_without_catch_up_main() -> None:

@@ -9,6 +9,7 @@ layers, one module each:
 - ``source``: reading the event store in raw pages, decoding games lean;
 - ``runner``: catching up from the event store (``catch_up``, ``rebuild``,
   ``in_memory``, ``apply_events``; ``pages``, the notifications pager);
+- ``swap``: a PostgreSQL rebuild built in a side schema, then swapped in;
 - ``projector``: one handler per event class, writing the timeline tables;
 - ``ladder_replay``: replaying a ladder from its last safe place; a ladder
   whose entries its family cannot apply becomes that ladder's problem;

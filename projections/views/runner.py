@@ -8,7 +8,8 @@ nothing past the tracked position it takes no lock and writes nothing.
 
 ``rebuild`` drops every view and builds it again in one transaction, so a
 crash at any moment leaves the views as they were, and other commands read
-those (SQLite) or wait for the new ones (PostgreSQL). A rebuild keeps each
+those meanwhile (SQLite; PostgreSQL builds the new ones aside and swaps
+them in, ``swap``, so that others wait only for the swap). A rebuild keeps each
 ladder's timeline in memory instead of reading it back, fills the tables
 before building their indexes, and runs with the garbage collector paused
 (it allocates many small objects and frees none of them while it runs).
@@ -26,7 +27,7 @@ import msgspec
 
 from ledger.kernel.pager import pages
 from projections.db import Database, SQLiteDatabase
-from projections.views import schema
+from projections.views import schema, swap
 from projections.views.ladder_replay import replay_ladders
 from projections.views.projector import Projector
 from projections.views.source import PAGE, raw_pages
@@ -86,7 +87,22 @@ Progress = Callable[[str, int, int], None]
 def rebuild_report(conn: Database, recorder: Any, progress: Progress | None = None) -> CatchUp:
     """Drop every view and rebuild it from the events alone, in one
     transaction (a failed or killed rebuild leaves the views as they were).
-    ``progress`` hears how far it is."""
+    On PostgreSQL the new views are built aside and swapped in (``swap``):
+    other commands wait only for the swap. ``progress`` hears how far it is."""
+    if swap.builds_aside(conn):
+        with swap.aside(conn) as built:
+            parts = [_fill(conn, recorder, None, progress)]
+            # What was recorded while it ran, still aside (nobody waits for
+            # it), then what came meanwhile, under the swap's lock.
+            parts.append(_project(conn, recorder, None))
+            built.swap_in()
+            parts.append(_project(conn, recorder, None))
+        warnings = [w for part in parts for w in part.warnings]
+        return CatchUp(sum(part.applied for part in parts), list(dict.fromkeys(warnings)))
+    if conn.kind == "postgres":
+        with conn.transaction():
+            report = _fill(conn, recorder, None, progress)
+        return CatchUp(report.applied, [*report.warnings, swap.why_in_place(conn)])
     with conn.transaction():
         return _fill(conn, recorder, None, progress)
 
