@@ -13,7 +13,9 @@ layers, one module each:
 - ``projector``: one handler per event class, writing the timeline tables;
 - ``ladder_replay``: replaying a ladder from its last safe place; a ladder
   whose entries its family cannot apply becomes that ladder's problem;
-- ``store``: one ladder's entries, checkpoints, history and standings;
+- ``store``: one ladder's entries, checkpoints and standings;
+- ``history``: history packed per (ladder, player) in chunks, written and
+  read through this one module;
 - ``facts``: a game's facts as the views keep them (compactly) and read them;
 - ``problems``: how a failed replay and a maths-version mismatch are said.
 """
