@@ -73,7 +73,8 @@ class LazyLedgerGroup(LedgerGroup):
 @click.version_option(__version__, prog_name="ledger")
 @click.option(
     "--db", envvar="LEDGER_DB", metavar="PATH|URL",
-    help="SQLite file (default ./ledger.db, created on first use) or postgresql:// URL. "
+    help="SQLite file (default ./ledger.db, created by the first command that records; a "
+    "query on a missing one creates nothing) or postgresql:// URL. "
     "Env: LEDGER_DB.",
 )  # fmt: skip
 @click.option(

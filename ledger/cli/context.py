@@ -46,6 +46,10 @@ class Ledger:
         self._conn: Database | None = None
         #: Events stored that the views read by this command have not applied.
         self.behind = 0
+        #: Whether this command may create the ledger: only commands that
+        #: write may (``writing``, ``rebuilt``, ``project``); a query on a
+        #: missing ledger is refused and creates nothing.
+        self.creates = False
 
     @property
     def by(self) -> str:
@@ -56,7 +60,7 @@ class Ledger:
     @property
     def storage(self) -> Storage:
         if self._storage is None:
-            self._storage = resolve(self.db, self.schema)
+            self._storage = resolve(self.db, self.schema, create=self.creates)
         return self._storage
 
     @property
@@ -76,6 +80,7 @@ class Ledger:
         command appends all its events or none) and catches nothing up."""
         from ledger.write.commands import Commands
 
+        self.creates = True
         self.writable()
         yield Commands(self.app, self.by, allow_future)
         self.caught_up()
@@ -168,6 +173,7 @@ class Ledger:
         never caught up first: a rebuild would project every event again."""
         from projections import views
 
+        self.creates = True
         self.writable()
         if self._conn is None:
             self._conn = open_views(self.storage)
