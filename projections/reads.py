@@ -13,6 +13,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any, NamedTuple
 
+from ledger.kernel import suggest
 from ledger.kernel.errors import LedgerError, NotFound
 from ledger.kernel.identity import name_key
 
@@ -35,7 +36,9 @@ def ladder_row(conn: Any, name: str) -> Any:
     accents ignored)."""
     row = conn.execute("SELECT * FROM view_ladders WHERE key=?", (name_key(name),)).fetchone()
     if row is None:
-        raise NotFound(f"unknown ladder {name!r} (see 'ledger ladder list')")
+        known = [r[0] for r in conn.execute("SELECT name FROM view_ladders").fetchall()]
+        hint = suggest.hint(suggest.close_names(name, known), "see 'ledger ladder list'")
+        raise NotFound(f"unknown ladder {name!r}{hint}")
     return row
 
 
@@ -55,7 +58,9 @@ def player_by_name(conn: Any, name: str, follow_merge: bool = True) -> str:
         "SELECT id, merged_into FROM view_players WHERE key=?", (name_key(name),)
     ).fetchone()
     if row is None:
-        raise NotFound(f"unknown player {name!r} (add them with 'ledger player add')")
+        known = [r[0] for r in conn.execute("SELECT name FROM view_players").fetchall()]
+        hint = suggest.hint(suggest.close_names(name, known), "see 'ledger player list'")
+        raise NotFound(f"unknown player {name!r}{hint}")
     if follow_merge and row["merged_into"]:
         return final_player(conn, row["merged_into"])
     return row["id"]

@@ -70,7 +70,8 @@ def migrate(led: Ledger, source: str, target: str, to_schema: str | None, fmt: s
     and its standings proven identical to the source's. A target that holds
     events is refused."""
     source_store, target_store = (
-        resolve(source, led.schema, create=False), resolve(target, to_schema)
+        resolve(source, led.schema, create=False),
+        resolve(target, to_schema),
     )
     source_app = LedgerApplication(env=source_store.app_env())
     target_app = LedgerApplication(env=target_store.app_env())

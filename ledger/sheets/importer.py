@@ -36,6 +36,7 @@ import msgspec
 from ledger.families.base import FamilyError
 from ledger.families.registry import BUILT_IN, family_class
 from ledger.kernel import events as ev
+from ledger.kernel import suggest
 from ledger.kernel.errors import Invalid, LedgerError
 from ledger.kernel.identity import short
 from ledger.sheets.cell_memo import CellMemo
@@ -343,9 +344,11 @@ def _import_sheet(
                             unknown_ladders[name].append(number)
                             continue
                         unknown_ladders[name] = [number]
-                        raise Invalid(
-                            f"unknown ladder {name!r} (see 'ledger ladder list')", field="ladder"
+                        hint = suggest.hint(
+                            suggest.close_names(name, app.ladder_names()),
+                            "see 'ledger ladder list'",
                         )
+                        raise Invalid(f"unknown ladder {name!r}{hint}", field="ladder")
                     inp.result = _cells(state, inp, checks)
                     facts = commands.check_game(state, build_facts(state, inp, book), checks)
                 except Invalid as exc:

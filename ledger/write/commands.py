@@ -35,7 +35,7 @@ from ledger.write.game_batch import (
     StoredGamesAtOnce,
     registered,
 )
-from ledger.write.game_identities import explain
+from ledger.write.game_identities import MergeTwin, explain, twins_after_merge
 from ledger.write.game_input import (
     GameChecks,
     GameInput,
@@ -222,9 +222,11 @@ class Commands:
             [ev.PlayerRenamed(**self._meta(state.version + 1, pid, reason=reason), name=new)]
         )
 
-    def merge_players(self, source: str, into: str, reason: str) -> None:
+    def merge_players(self, source: str, into: str, reason: str) -> list[MergeTwin]:
         """Record that ``source`` is the same person as ``into``: refused when
-        the two ever played in the same live game."""
+        the two ever played in the same live game. Returns the games the
+        merge makes one game entered twice (``twins_after_merge``: each the
+        duplicate ``record`` would refuse), for the referee to void one of."""
         require_reason(reason)
         src = self.app.player_by_name(source, follow_merge=False)
         dst = self.app.player_by_name(into)
@@ -237,9 +239,11 @@ class Commands:
             raise Invalid(
                 f"{source!r} and {into!r} played in the same game; they are not one person"
             )
+        twins = twins_after_merge(self.app, src, target.id)
         self.app.append(
             [ev.PlayerMerged(**self._meta(state.version + 1, src, reason=reason), into=target.id)]
         )
+        return twins
 
     def unmerge_player(self, name: str, reason: str) -> None:
         """Undo a merge: the player's games are replayed as theirs again."""

@@ -105,9 +105,7 @@ class Storage(NamedTuple):
                 if version == STORE_VERSION:
                     return
                 if not create and version is None and not self._has_events(conn):
-                    raise NotFound(
-                        f"no ledger in schema {self.schema!r} at {_redact(self.target)}"
-                    )
+                    raise NotFound(f"no ledger in schema {self.schema!r} at {_redact(self.target)}")
                 key = "ledger-setup:" + self.schema
                 conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (key,))
                 try:
