@@ -13,6 +13,9 @@ other command's dependencies.
 from __future__ import annotations
 
 import importlib
+import os
+import sys
+from typing import Any
 
 import click
 
@@ -51,6 +54,19 @@ class LazyLedgerGroup(LedgerGroup):
     (or when ``--help`` lists it), the pattern click's documentation gives
     for lazily loaded subcommands."""
 
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; a reader that closed the pipe (``ledger export L |
+        head``) ends it quietly with exit status 0, as Unix tools do: no
+        traceback, and not click's own exit status 1. Caught here, once, for
+        every command, while the ledger is still open (a query's cursors
+        close before its connection does)."""
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            pass
+        _stdout_to_devnull()
+        return None
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
 
@@ -61,6 +77,18 @@ class LazyLedgerGroup(LedgerGroup):
         command = getattr(importlib.import_module(f"ledger.cli.{module}"), attribute)
         assert isinstance(command, click.Command), f"{module}.{attribute} is not a command"
         return command
+
+
+def _stdout_to_devnull() -> None:
+    """Point standard output at /dev/null: what is still buffered for the
+    closed pipe is dropped at exit instead of failing there."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a test's capture)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 @click.group(
