@@ -20,7 +20,7 @@ from typing import Any
 import click
 
 from ledger import __version__
-from ledger.cli.group import LedgerGroup
+from ledger.cli.group import LedgerGroup, fail
 
 #: Every command: name -> (module under ledger.cli, attribute).
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -55,7 +55,8 @@ class LazyLedgerGroup(LedgerGroup):
     for lazily loaded subcommands."""
 
     def invoke(self, ctx: click.Context) -> Any:
-        """Run the command; a reader that closed the pipe (``ledger export L |
+        """Run the command; a family that cannot be loaded is one line, not a
+        traceback (``group.fail``); a reader that closed the pipe (``ledger export L |
         head``) ends it quietly with exit status 0, as Unix tools do: no
         traceback, and not click's own exit status 1. Caught here, once, for
         every command, while the ledger is still open (a query's cursors
@@ -64,6 +65,14 @@ class LazyLedgerGroup(LedgerGroup):
             return super().invoke(ctx)
         except BrokenPipeError:
             pass
+        except Exception as exc:
+            from ledger.cli.context import is_family_error
+
+            if not is_family_error(exc):
+                raise
+            # A family that cannot be loaded (not installed, not trusted)
+            # wherever a command meets it: one line, as a refused command.
+            fail(str(exc))
         _stdout_to_devnull()
         return None
 

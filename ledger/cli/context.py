@@ -219,6 +219,28 @@ class Ledger:
             click.echo(f"Warning: {warning}", err=True)
 
 
+def is_family_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is a family's error (``FamilyError``: a family this
+    installation cannot load, not installed or not trusted; bad parameters),
+    told without importing the families (a query that loaded none raised
+    none)."""
+    base = sys.modules.get("ledger.families.base")
+    return base is not None and isinstance(exc, base.FamilyError)
+
+
+@contextmanager
+def family_needed(subject: str) -> Iterator[None]:
+    """A query on ``subject`` (``ladder 'Club'``, ``game 1a2b3c4d``) whose
+    family cannot be loaded here ends in one line naming the subject and
+    what to do (install or trust it), never in a traceback."""
+    try:
+        yield
+    except Exception as exc:
+        if not is_family_error(exc):
+            raise
+        raise Invalid(f"{subject}: {exc}") from None
+
+
 def open_views(storage: Storage) -> Database:
     """The views' database: the same SQLite file or PostgreSQL schema as the
     events (a read-only ledger's opened read-only)."""

@@ -15,6 +15,7 @@ from ledger.cli.context import (
     Ledger,
     emit,
     export_options,
+    family_needed,
     format_option,
     pass_ledger,
 )
@@ -34,7 +35,8 @@ from projections.formats import render
 @pass_ledger
 def explain(led: Ledger, game: str, fmt: str) -> None:
     """Every input and intermediate value of GAME's rating computation."""
-    x = queries.explain(led.conn, game)
+    with family_needed(f"game {game!r}"):
+        x = queries.explain(led.conn, game)
     if fmt != "table":
         click.echo(render(x, fmt))
         return
