@@ -55,7 +55,8 @@ class LazyLedgerGroup(LedgerGroup):
     for lazily loaded subcommands."""
 
     def invoke(self, ctx: click.Context) -> Any:
-        """Run the command; a family that cannot be loaded is one line, not a
+        """Run the command; Ctrl-C says what the command stored
+        (``interrupt``); a family that cannot be loaded is one line, not a
         traceback (``group.fail``); a reader that closed the pipe (``ledger export L |
         head``) ends it quietly with exit status 0, as Unix tools do: no
         traceback, and not click's own exit status 1. Caught here, once, for
@@ -63,6 +64,11 @@ class LazyLedgerGroup(LedgerGroup):
         close before its connection does)."""
         try:
             return super().invoke(ctx)
+        except KeyboardInterrupt:
+            from ledger.cli.interrupt import interrupted
+
+            led = ctx.obj
+            interrupted(bool(getattr(led, "creates", False)), getattr(led, "stored", None))
         except BrokenPipeError:
             pass
         except Exception as exc:

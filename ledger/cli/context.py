@@ -50,6 +50,9 @@ class Ledger:
         #: write may (``writing``, ``rebuilt``, ``project``); a query on a
         #: missing ledger is refused and creates nothing.
         self.creates = False
+        #: What this command has stored, in words, once its transaction has
+        #: committed (None before, and for a query): what Ctrl-C reports.
+        self.stored: str | None = None
 
     @property
     def by(self) -> str:
@@ -72,17 +75,22 @@ class Ledger:
         return self._app
 
     @contextmanager
-    def writing(self, allow_future: bool = False) -> Iterator[Commands]:
+    def writing(self, allow_future: bool = False, stores: bool = True) -> Iterator[Commands]:
         """The command layer, recording as ``--by`` (accepting dates more
         than a day ahead when ``allow_future``); when the block ends, the
         views are caught up with what it appended, so that what follows
         reads its own writes. A block that raises appended nothing (a
-        command appends all its events or none) and catches nothing up."""
+        command appends all its events or none) and catches nothing up.
+        Once the block ends, ``stored`` says the command's changes are
+        stored (unless it ``stores`` nothing: a dry run), for Ctrl-C to
+        report while the views catch up."""
         from ledger.write.commands import Commands
 
         self.creates = True
         self.writable()
         yield Commands(self.app, self.by, allow_future)
+        if stores and self.stored is None:
+            self.stored = "the command's changes were stored"
         self.caught_up()
 
     def writable(self) -> None:
@@ -214,7 +222,13 @@ class Ledger:
             behind = (recorder.max_notification_id() or 0) - views.position(conn)
             self._as_they_stand(conn, True, behind)
             return
-        report = views.catch_up_report(conn, recorder)
+        from ledger.cli.progress import ProgressBar
+
+        with ProgressBar("bringing the views up to date", threshold=CATCH_UP_SHOWN) as bar:
+            report = views.catch_up_report(
+                conn, recorder,
+                progress=lambda stage, done, total: bar(done, total, f"views: {stage}"),
+            )  # fmt: skip
         for warning in report.warnings:
             click.echo(f"Warning: {warning}", err=True)
 
@@ -310,3 +324,7 @@ def _screen_lines() -> int:
 
 
 pass_ledger = click.make_pass_decorator(Ledger)
+
+#: Events a catch-up of the views brings before it shows a progress bar (on a
+#: terminal): a large import's, or the next command's after one.
+CATCH_UP_SHOWN = 20_000
