@@ -58,12 +58,24 @@ def player_by_name(conn: Any, name: str, follow_merge: bool = True) -> str:
         "SELECT id, merged_into FROM view_players WHERE key=?", (name_key(name),)
     ).fetchone()
     if row is None:
-        known = [r[0] for r in conn.execute("SELECT name FROM view_players").fetchall()]
-        hint = suggest.hint(suggest.close_names(name, known), "see 'ledger player list'")
+        hint = suggest.hint(suggest.close_names(name, _names_like(conn, name)),
+                            "see 'ledger player list'")  # fmt: skip
         raise NotFound(f"unknown player {name!r}{hint}")
     if follow_merge and row["merged_into"]:
         return final_player(conn, row["merged_into"])
     return row["id"]
+
+
+def _names_like(conn: Any, name: str) -> list[str]:
+    """The players' names a mistyped ``name`` may be meant for: those the
+    ``suggest.like_patterns`` of its key find (a few, at any number of
+    players), for ``suggest.close_names`` to compare."""
+    patterns = suggest.like_patterns(name)
+    if not patterns:
+        return []
+    where = " OR ".join("key LIKE ? ESCAPE '\\'" for _ in patterns)
+    rows = conn.execute(f"SELECT name FROM view_players WHERE {where} LIMIT 5000", patterns)
+    return [r[0] for r in rows.fetchall()]
 
 
 def final_player(conn: Any, pid: str) -> str:

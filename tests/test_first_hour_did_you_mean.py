@@ -86,3 +86,9 @@ def test_nothing_close_offers_nothing(club: tuple[Cli, str]) -> None:
     cli, _ = club
     assert "did you mean" not in cli.fails("standings", "Tournament")
     assert "did you mean" not in cli.fails("explain", "ffffffff")
+
+
+def test_swapped_words_are_offered(club: tuple[Cli, str]) -> None:
+    cli, _ = club
+    out = cli.fails("history", "Club", "Lemaire Hugo")
+    assert out == "Error: unknown player 'Lemaire Hugo' (did you mean 'Hugo Lemaire'?)\n"

@@ -21,13 +21,36 @@ SHOWN = 3
 
 
 def close_names(name: str, known: Iterable[str], cutoff: float = CUTOFF) -> list[str]:
-    """The known names closest to ``name`` (at most ``SHOWN``, closest first)."""
+    """The known names closest to ``name`` (at most ``SHOWN``): the same
+    words in another order first, then the closest by ``difflib``."""
     by_key: dict[str, str] = {}
     for candidate in known:
         by_key.setdefault(name_key(candidate), candidate)
     key = name_key(name)
     by_key.pop(key, None)
-    return [by_key[k] for k in get_close_matches(key, list(by_key), SHOWN, cutoff)]
+    words = sorted(key.split())
+    swapped = [k for k in by_key if sorted(k.split()) == words]
+    close = get_close_matches(key, list(by_key), SHOWN, cutoff)
+    return [by_key[k] for k in dict.fromkeys([*swapped, *close])][:SHOWN]
+
+
+def like_patterns(name: str) -> list[str]:
+    """SQL ``LIKE`` patterns (escaped with ``\\``) that a known name key
+    close to ``name`` matches, to read only those from a large table before
+    ``close_names`` compares them: a name with a word that starts or ends
+    with the same three letters as one of ``name``'s (a typo confined to one
+    word, or in the middle of a one-word name)."""
+    patterns: list[str] = []
+    for word in name_key(name).split():
+        start, end = _escaped(word[:3]), _escaped(word[-3:])
+        for pattern in (f"{start}%", f"% {start}%", f"%{end}", f"%{end} %"):
+            if pattern not in patterns:
+                patterns.append(pattern)
+    return patterns
+
+
+def _escaped(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def close_ids(ref: str, known: Iterable[str], cutoff: float = CUTOFF) -> list[str]:
