@@ -351,14 +351,6 @@ class LedgerApplication(Application):
         """A season close or rating adjustment (None if never made)."""
         return timeline_entry(aggregate, self._events(aggregate))
 
-    def games_with_players(self, first: UUID, second: UUID) -> list[UUID]:
-        """Live games in which both players appear (as recorded or corrected)."""
-        return [
-            game.id
-            for game in self.live_games_of([first, second])
-            if {first, second} <= {p for side in game.facts.sides for p in side}
-        ]
-
     def live_games_of(self, players: Sequence[UUID]) -> list[GameState]:
         """Live games (as recorded or corrected) in which any of ``players`` appears."""
         marks = [str(p).encode() for p in players]

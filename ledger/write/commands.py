@@ -235,11 +235,12 @@ class Commands:
         state, target = self.app.player(src), self.app.player(dst)
         if state.merged_into is not None:
             raise Conflict(f"{state.name!r} is already merged")
-        if self.app.games_with_players(src, dst):
+        games = self.app.live_games_of([src, dst])  # the store read once for both checks
+        if any({src, dst} <= {p for side in g.facts.sides for p in side} for g in games):
             raise Invalid(
                 f"{source!r} and {into!r} played in the same game; they are not one person"
             )
-        twins = twins_after_merge(self.app, src, target.id)
+        twins = twins_after_merge(self.app, src, dst, games)
         self.app.append(
             [ev.PlayerMerged(**self._meta(state.version + 1, src, reason=reason), into=target.id)]
         )

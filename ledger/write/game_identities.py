@@ -223,11 +223,15 @@ class MergeTwin(msgspec.Struct, frozen=True):
     same_result: bool
 
 
-def twins_after_merge(app: LedgerApplication, source: UUID, into: UUID) -> list[MergeTwin]:
+def twins_after_merge(
+    app: LedgerApplication, source: UUID, into: UUID, games: list[Any] | None = None
+) -> list[MergeTwin]:
     """The games of ``source`` that, once ``source`` is merged into ``into``,
     have the identity of a live game of ``into`` (``game_identity``: what
-    ``record`` finds a duplicate by), each with that game."""
-    games = app.live_games_of([source, into])
+    ``record`` finds a duplicate by), each with that game. ``games``: the
+    live games of either, when the caller has read them."""
+    if games is None:
+        games = app.live_games_of([source, into])
     theirs: dict[str, Any] = {}
     for game in games:
         players = {p for side in game.facts.sides for p in side}
