@@ -120,3 +120,14 @@ def test_postgres_schema_without_a_ledger(query: list[str]) -> None:
     finally:
         drop_schema(missing)
         drop_schema(empty)
+
+
+def test_an_import_dry_run_creates_no_ledger(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "games.csv").write_text("ladder,date,side_a,side_b,result\nClub,2025-01-05,A,B,a\n")
+    code, out = run("--db", "clb.db", "import", "--dry-run", "games.csv")
+    assert code == 1
+    assert out == "Error: no ledger at ./clb.db\n"
+    assert sorted(os.listdir(tmp_path)) == ["games.csv"]

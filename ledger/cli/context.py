@@ -86,7 +86,7 @@ class Ledger:
         report while the views catch up."""
         from ledger.write.commands import Commands
 
-        self.creates = True
+        self.creates = stores  # a dry run on a missing ledger creates none
         self.writable()
         yield Commands(self.app, self.by, allow_future)
         if stores and self.stored is None:
