@@ -3,6 +3,8 @@ in memory, recording nothing."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
@@ -31,11 +33,10 @@ class WhatIfLine(msgspec.Struct):
 
 class Unrated(msgspec.Struct):
     """Games the rules tried cannot rate, left out of the hypothetical (the
-    real games stand): those whose result reads as ``result`` does, why
-    (what the family raised), how many, and the first few of them (short
-    id and date)."""
+    real games stand): why (``the adlg family has no margin
+    'overwhelming'``), how many, and the first few of them (short id and
+    date)."""
 
-    result: str
     why: str
     count: int
     games: list[str]
@@ -50,7 +51,8 @@ class WhatIf(msgspec.Struct):
 
 #: Games named at most for each kind of result the other rules cannot rate.
 UNRATED_SHOWN = 5
-#: Kinds of result tried at most before the hypothetical is given up.
+#: Causes of failure met at most before the hypothetical is given up (each
+#: costs a replay).
 UNRATED_KINDS = 20
 
 
@@ -122,10 +124,11 @@ def _replay_rating_what_it_can(
     ladder: str, entries: list[Entry], merges: dict[str, str], family: str | None
 ) -> tuple[Replay, list[Unrated]]:
     """The replay of ``entries``, leaving out the games the rules tried
-    cannot rate: each failure leaves out every game whose result reads the
-    same (the family's maths fails on the result, not on who played), and
-    the replay starts again. Refuses (Invalid) when something other than a
-    game fails, or too many kinds of result do."""
+    cannot rate: each failure leaves out every game that fails the same way
+    (the family's maths fails on the result, not on who played: a result
+    value it has no meaning for, else a result that reads the same), and the
+    replay starts again. Refuses (Invalid) when something other than a game
+    fails, or too many causes do."""
     left_out: dict[str, Unrated] = {}
     skipped: set[str] = set()
     while True:
@@ -135,33 +138,49 @@ def _replay_rating_what_it_can(
             replay.run(kept)
         except EntryFailed as failed:  # the other rules cannot rate some entry
             entry, cause = failed.entry, failed.cause
-            why = _why(cause, entry, family)
             if entry.kind != "game" or len(left_out) >= UNRATED_KINDS:
+                why = str(cause) if isinstance(cause, FamilyError) else (
+                    f"{type(cause).__name__}: {cause}"
+                )  # fmt: skip
                 raise Invalid(_cannot_try(ladder, entry, why, family, left_out)) from None
-            reads = _reads(entry.data)
-            same = [e for e in kept if e.kind == "game" and _reads(e.data) == reads]
+            why, alike = _cause(cause, entry.data, family)
+            same = [e for e in kept if e.kind == "game" and alike(e.data)]
             skipped.update(e.key for e in same)
-            left_out[reads] = Unrated(
-                reads, why, len(same),
-                [f"{short(e.id)} of {e.date}" for e in same[:UNRATED_SHOWN]],
-            )  # fmt: skip
+            left_out[why] = Unrated(
+                why, len(same), [f"{short(e.id)} of {e.date}" for e in same[:UNRATED_SHOWN]]
+            )
             continue
         if left_out and not any(e.kind == "game" for e in kept):
             raise Invalid(_cannot_try(ladder, None, "", family, left_out))
         return replay, list(left_out.values())
 
 
-def _why(cause: BaseException, entry: Entry, family: str | None) -> str:
-    """What the rules tried raised, in words: a result value they have no
-    meaning for (a KeyError on one of the game's result values) said so."""
-    if isinstance(cause, FamilyError):
-        return str(cause)
-    if isinstance(cause, KeyError) and entry.kind == "game" and cause.args:
-        for column, value in entry.data.result.items():
+#: msgspec's words for a result column the family's ``Result`` does not have.
+_UNKNOWN_FIELD = re.compile(r"unknown field `([^`]+)`")
+
+
+def _cause(
+    cause: BaseException, play: Any, family: str | None
+) -> tuple[str, Callable[[Any], bool]]:
+    """Why the rules tried cannot rate a game, in words, and which games
+    fail the same way: those with the result value they have no meaning for
+    (a KeyError on one of the game's result values), else those whose
+    result reads the same."""
+    if isinstance(cause, KeyError) and cause.args:
+        for column, value in play.result.items():
             if value == cause.args[0]:
                 rules = f"the {family} family" if family else "these rules"
-                return f"{rules} has no {column} {value!r}"
-    return f"{type(cause).__name__}: {cause}"
+                return f"{rules} has no {column} {value!r}", (
+                    lambda other, column=column, value=value: other.result.get(column) == value
+                )
+    unknown = _UNKNOWN_FIELD.search(str(cause))
+    if isinstance(cause, msgspec.ValidationError) and unknown and unknown[1] in play.result:
+        field = unknown[1]
+        rules = f"the {family} family" if family else "these rules"
+        return f"{rules} has no result column {field!r}", lambda other: field in other.result
+    reads = _reads(play)
+    error = str(cause) if isinstance(cause, FamilyError) else f"{type(cause).__name__}: {cause}"
+    return f"a result {reads}: {error}", lambda other: _reads(other) == reads
 
 
 def _reads(play: Any) -> str:
@@ -188,7 +207,7 @@ def _cannot_try(
     rules = f"the {family} family" if family else "these rules"
     head = f"what if {ladder!r} were rated under {rules}: "
     if entry is None:
-        results = "; ".join(f"{u.result} ({u.why})" for u in left_out.values())
+        results = "; ".join(u.why for u in left_out.values())
         return (
             f"{head}no game can be rated: {results}. Nothing was recorded: this is a "
             "hypothetical, the ladder itself is unchanged"
@@ -200,7 +219,7 @@ def _cannot_try(
         "game": f"game {short(entry.id)} of {entry.date}",
     }.get(entry.kind, f"{entry.kind} {entry.id}")
     more = (
-        f" (after {len(left_out)} kinds of result it cannot rate)" if left_out else ""
+        f" (after {len(left_out)} other causes of games it cannot rate)" if left_out else ""
     )  # fmt: skip
     return (
         f"{head}{what} cannot be applied: {why}{more}. Nothing was recorded: this is a "

@@ -38,12 +38,12 @@ def test_the_issue_s_command_names_the_games_it_cannot_rate(cli: Cli) -> None:
     notes = result.stderr.splitlines()
     assert notes == [
         "Note: 2 games cannot be rated under the adlg family and are left out of this "
-        "hypothetical: result a, margin overwhelming (the adlg family has no margin "
-        f"'overwhelming'): {games['Ann-Bob']} of 2025-01-05, {games['Cat-Ann']} of 2025-01-07. "
+        "hypothetical: the adlg family has no margin 'overwhelming' "
+        f"({games['Ann-Bob']} of 2025-01-05, {games['Cat-Ann']} of 2025-01-07). "
         "The ladder's games stand as recorded.",
         "Note: 1 game cannot be rated under the adlg family and is left out of this "
-        "hypothetical: result b, margin marginal (the adlg family has no margin 'marginal'): "
-        f"{games['Bob-Cat']} of 2025-01-06. The ladder's games stand as recorded.",
+        "hypothetical: the adlg family has no margin 'marginal' "
+        f"({games['Bob-Cat']} of 2025-01-06). The ladder's games stand as recorded.",
     ]
     assert result.stdout.startswith("Club: what if\n")
     assert cli.event_count() == before
@@ -58,7 +58,7 @@ def test_no_game_rated_under_the_other_family_advises_nothing(cli: Cli) -> None:
     out = cli.fails("whatif", "Club", "--family", "adlg")
     assert out == (
         "Error: what if 'Club' were rated under the adlg family: no game can be rated: "
-        "result a, margin overwhelming (the adlg family has no margin 'overwhelming'). "
+        "the adlg family has no margin 'overwhelming'. "
         "Nothing was recorded: this is a hypothetical, the ladder itself is unchanged\n"
     )
     assert cli.event_count() == before
@@ -76,10 +76,23 @@ def test_games_the_other_rules_cannot_rate_are_named_and_left_out(cli: Cli) -> N
     assert result.exit_code == 0, result.output
     assert result.stderr == (
         "Note: 1 game cannot be rated under the elo family and is left out of this "
-        "hypothetical: result b, margin marginal (the elo family has no margin 'marginal'): "
-        f"{games['Bob-Cat']} of 2025-01-06. The ladder's games stand as recorded.\n"
+        "hypothetical: the elo family has no margin 'marginal' "
+        f"({games['Bob-Cat']} of 2025-01-06). The ladder's games stand as recorded.\n"
     )
     lines = {line["player"]: line for line in json.loads(result.stdout)}
     # Cat's one rated game (the win over Ann) counts; Bob v Cat is left out.
     assert lines["Cat"]["rating_whatif"] > lines["Ann"]["rating_whatif"]
     assert "void" not in result.output.lower()
+
+
+def test_a_result_column_the_other_family_lacks_is_named(cli: Cli) -> None:
+    cli.ok("ladder", "open", "Cards", "--family", "bga")
+    cli.ok("player", "add", "A", "B", "C")
+    cli.ok("record", "Cards", "--date", "2025-01-01", "--side", "A", "--side", "B", "--side", "C",
+           "--ranks", "1,2,3")  # fmt: skip
+    out = cli.fails("whatif", "Cards", "--family", "elo")
+    assert out == (
+        "Error: what if 'Cards' were rated under the elo family: no game can be rated: "
+        "the elo family has no result column 'ranks'. Nothing was recorded: this is a "
+        "hypothetical, the ladder itself is unchanged\n"
+    )

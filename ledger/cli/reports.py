@@ -174,12 +174,12 @@ def whatif(
     report = whatif_mod.whatif_report(led.conn, ladder_name, as_dict(sets), family, start)
     rules = f"the {family} family" if family else "these rules"
     for unrated in report.unrated:
-        shown = ", ".join(unrated.games) + (" ..." if unrated.count > len(unrated.games) else "")
+        more = unrated.count - len(unrated.games)
+        shown = ", ".join(unrated.games) + (f" and {more} more" if more else "")
         click.echo(
             f"Note: {unrated.count} game{'s' if unrated.count != 1 else ''} cannot be rated "
             f"under {rules} and {'are' if unrated.count != 1 else 'is'} left out of this "
-            f"hypothetical: {unrated.result} ({unrated.why}): {shown}. The ladder's "
-            "games stand as recorded.",
+            f"hypothetical: {unrated.why} ({shown}). The ladder's games stand as recorded.",
             err=True,
         )
     click.echo(render(report.lines, fmt, f"{ladder_name}: what if", kind=whatif_mod.WhatIfLine))
