@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from ledger.kernel import suggest
 from ledger.kernel.errors import NotFound
 from ledger.kernel.identity import short
 from projections import ranking
@@ -141,10 +142,27 @@ def game_row(conn: Database, ref: str) -> Row:
             (prefix, prefix + "\x7f"),
         ).fetchall()
     if not rows or not ref:
-        raise NotFound(f"unknown game {ref!r} (game ids are shown by 'history' and 'audit')")
+        hint = suggest.hint(
+            suggest.close_ids(ref, _ids_near(conn, prefix)),
+            "game ids are shown by 'history' and 'audit'",
+        )
+        raise NotFound(f"unknown game {ref!r}{hint}")
     if len(rows) > 1:
         raise NotFound(f"game id {ref!r} is ambiguous: give more characters")
     return rows[0]
+
+
+def _ids_near(conn: Database, prefix: str) -> list[str]:
+    """Game ids sharing the longest start with ``prefix`` that any has (a
+    few dozen at most): where a mistyped short id's right one is found."""
+    for length in range(min(len(prefix), 7), 1, -1):
+        start = prefix[:length]
+        rows = conn.execute(
+            "SELECT id FROM view_games WHERE id>=? AND id<? LIMIT 50", (start, start + "\x7f")
+        ).fetchall()
+        if rows:
+            return [r[0] for r in rows]
+    return []
 
 
 def names(conn: Database) -> dict[str, str]:

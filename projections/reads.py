@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from datetime import date
 from typing import Any, NamedTuple
 
+from ledger.kernel import suggest
 from ledger.kernel.errors import LedgerError, NotFound
 from ledger.kernel.identity import name_key
 from projections.views import history
@@ -38,7 +39,9 @@ def ladder_row(conn: Any, name: str) -> Any:
     accents ignored)."""
     row = conn.execute("SELECT * FROM view_ladders WHERE key=?", (name_key(name),)).fetchone()
     if row is None:
-        raise NotFound(f"unknown ladder {name!r} (see 'ledger ladder list')")
+        known = [r[0] for r in conn.execute("SELECT name FROM view_ladders").fetchall()]
+        hint = suggest.hint(suggest.close_names(name, known), "see 'ledger ladder list'")
+        raise NotFound(f"unknown ladder {name!r}{hint}")
     return row
 
 
@@ -58,10 +61,24 @@ def player_by_name(conn: Any, name: str, follow_merge: bool = True) -> str:
         "SELECT id, merged_into FROM view_players WHERE key=?", (name_key(name),)
     ).fetchone()
     if row is None:
-        raise NotFound(f"unknown player {name!r} (add them with 'ledger player add')")
+        hint = suggest.hint(suggest.close_names(name, _names_like(conn, name)),
+                            "see 'ledger player list'")  # fmt: skip
+        raise NotFound(f"unknown player {name!r}{hint}")
     if follow_merge and row["merged_into"]:
         return final_player(conn, row["merged_into"])
     return row["id"]
+
+
+def _names_like(conn: Any, name: str) -> list[str]:
+    """The players' names a mistyped ``name`` may be meant for: those the
+    ``suggest.like_patterns`` of its key find (a few, at any number of
+    players), for ``suggest.close_names`` to compare."""
+    patterns = suggest.like_patterns(name)
+    if not patterns:
+        return []
+    where = " OR ".join("key LIKE ? ESCAPE '\\'" for _ in patterns)
+    rows = conn.execute(f"SELECT name FROM view_players WHERE {where} LIMIT 5000", patterns)
+    return [r[0] for r in rows.fetchall()]
 
 
 def final_player(conn: Any, pid: str) -> str:

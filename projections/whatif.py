@@ -3,6 +3,8 @@ in memory, recording nothing."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from datetime import date
 from typing import Any
 
@@ -11,11 +13,12 @@ import msgspec
 from ledger.families.base import FamilyError
 from ledger.families.registry import family_class, load_family
 from ledger.kernel.errors import Invalid
+from ledger.kernel.identity import short
 from projections import queries
 from projections.db import Database
 from projections.replay import Entry, EntryFailed, Replay, event_ends, resolve_merges
 from projections.timeline import sort_key
-from projections.views import ladder_entries, problems
+from projections.views import ladder_entries
 
 
 class WhatIfLine(msgspec.Struct):
@@ -28,6 +31,31 @@ class WhatIfLine(msgspec.Struct):
     rating_move: float | None
 
 
+class Unrated(msgspec.Struct):
+    """Games the rules tried cannot rate, left out of the hypothetical (the
+    real games stand): why (``the adlg family has no margin
+    'overwhelming'``), how many, and the first few of them (short id and
+    date)."""
+
+    why: str
+    count: int
+    games: list[str]
+
+
+class WhatIf(msgspec.Struct):
+    """The hypothetical ranking beside today's, and the games it left out."""
+
+    lines: list[WhatIfLine]
+    unrated: list[Unrated]
+
+
+#: Games named at most for each kind of result the other rules cannot rate.
+UNRATED_SHOWN = 5
+#: Causes of failure met at most before the hypothetical is given up (each
+#: costs a replay).
+UNRATED_KINDS = 20
+
+
 def whatif(
     conn: Database,
     ladder: str,
@@ -35,8 +63,22 @@ def whatif(
     family: str | None = None,
     start: date | None = None,
 ) -> list[WhatIfLine]:
+    """``whatif_report``'s lines alone."""
+    return whatif_report(conn, ladder, overrides, family, start).lines
+
+
+def whatif_report(
+    conn: Database,
+    ladder: str,
+    overrides: dict[str, Any],
+    family: str | None = None,
+    start: date | None = None,
+) -> list[WhatIfLine]:
     """Replay ``ladder`` with ``overrides`` (from ``start`` on, or for its
-    whole history) and compare with today's standings."""
+    whole history) and compare with today's standings. Games the other
+    rules cannot rate (a result another family's columns wrote) are left
+    out of the hypothetical and listed; the real games are never in
+    question."""
     lid = queries.replayed_ladder_row(conn, ladder)["n"]
     entries = list(ladder_entries(conn, lid, None))
     if start is None:
@@ -52,11 +94,7 @@ def whatif(
     merges = resolve_merges(
         dict(conn.execute("SELECT id, merged_into FROM view_players WHERE merged_into IS NOT NULL"))
     )
-    replay = Replay({}, None, merges, event_ends(changed))
-    try:
-        replay.run(changed)
-    except EntryFailed as failed:  # the other rules cannot rate some entry
-        raise Invalid(problems.failure(ladder, failed)) from None
+    replay, unrated = _replay_rating_what_it_can(ladder, changed, merges, family)
     names = queries.names(conn)
     now = {r.player: (r.rank, r.rating) for r in queries.standings(conn, ladder)}
     ranked = sorted(replay.states.items(), key=lambda kv: (-kv[1].rating, names.get(kv[0], kv[0])))
@@ -79,7 +117,114 @@ def whatif(
                 rating_move=None if vn is None or vw is None else vw - vn,
             )
         )
-    return lines
+    return WhatIf(lines, unrated)
+
+
+def _replay_rating_what_it_can(
+    ladder: str, entries: list[Entry], merges: dict[str, str], family: str | None
+) -> tuple[Replay, list[Unrated]]:
+    """The replay of ``entries``, leaving out the games the rules tried
+    cannot rate: each failure leaves out every game that fails the same way
+    (the family's maths fails on the result, not on who played: a result
+    value it has no meaning for, else a result that reads the same), and the
+    replay starts again. Refuses (Invalid) when something other than a game
+    fails, or too many causes do."""
+    left_out: dict[str, Unrated] = {}
+    skipped: set[str] = set()
+    while True:
+        kept = [e for e in entries if e.key not in skipped]
+        replay = Replay({}, None, merges, event_ends(kept))
+        try:
+            replay.run(kept)
+        except EntryFailed as failed:  # the other rules cannot rate some entry
+            entry, cause = failed.entry, failed.cause
+            if entry.kind != "game" or len(left_out) >= UNRATED_KINDS:
+                why = str(cause) if isinstance(cause, FamilyError) else (
+                    f"{type(cause).__name__}: {cause}"
+                )  # fmt: skip
+                raise Invalid(_cannot_try(ladder, entry, why, family, left_out)) from None
+            why, alike = _cause(cause, entry.data, family)
+            same = [e for e in kept if e.kind == "game" and alike(e.data)]
+            skipped.update(e.key for e in same)
+            left_out[why] = Unrated(
+                why, len(same), [f"{short(e.id)} of {e.date}" for e in same[:UNRATED_SHOWN]]
+            )
+            continue
+        if left_out and not any(e.kind == "game" for e in kept):
+            raise Invalid(_cannot_try(ladder, None, "", family, left_out))
+        return replay, list(left_out.values())
+
+
+#: msgspec's words for a result column the family's ``Result`` does not have.
+_UNKNOWN_FIELD = re.compile(r"unknown field `([^`]+)`")
+
+
+def _cause(
+    cause: BaseException, play: Any, family: str | None
+) -> tuple[str, Callable[[Any], bool]]:
+    """Why the rules tried cannot rate a game, in words, and which games
+    fail the same way: those with the result value they have no meaning for
+    (a KeyError on one of the game's result values), else those whose
+    result reads the same."""
+    if isinstance(cause, KeyError) and cause.args:
+        for column, value in play.result.items():
+            if value == cause.args[0]:
+                rules = f"the {family} family" if family else "these rules"
+                return f"{rules} has no {column} {value!r}", (
+                    lambda other, column=column, value=value: other.result.get(column) == value
+                )
+    unknown = _UNKNOWN_FIELD.search(str(cause))
+    if isinstance(cause, msgspec.ValidationError) and unknown and unknown[1] in play.result:
+        field = unknown[1]
+        rules = f"the {family} family" if family else "these rules"
+        return f"{rules} has no result column {field!r}", lambda other: field in other.result
+    reads = _reads(play)
+    error = str(cause) if isinstance(cause, FamilyError) else f"{type(cause).__name__}: {cause}"
+    return f"a result {reads}: {error}", lambda other: _reads(other) == reads
+
+
+def _reads(play: Any) -> str:
+    """How a game's result reads (its columns, and the numbers a family may
+    rate from): games that read alike fail alike under another family."""
+    result = {k: v for k, v in play.result.items() if v is not None}
+    attributes = dict(play.attributes)
+    shape = "v".join(str(len(side)) for side in play.sides)
+    text = ", ".join(
+        f"{k} {v if isinstance(v, str) else msgspec.json.encode(v).decode()}"
+        for k, v in result.items()
+    )
+    extra = ", ".join(f"{k} {v:g}" for k, v in attributes.items())
+    players = "" if shape == "1v1" else f"{shape} players"
+    return ", ".join(part for part in (text, extra, players) if part)
+
+
+def _cannot_try(
+    ladder: str, entry: Entry | None, why: str, family: str | None,
+    left_out: dict[str, Unrated],
+) -> str:  # fmt: skip
+    """Why the hypothetical cannot be computed at all, naming what fails
+    under the rules tried (never advising to change a real entry)."""
+    rules = f"the {family} family" if family else "these rules"
+    head = f"what if {ladder!r} were rated under {rules}: "
+    if entry is None:
+        results = "; ".join(u.why for u in left_out.values())
+        return (
+            f"{head}no game can be rated: {results}. Nothing was recorded: this is a "
+            "hypothetical, the ladder itself is unchanged"
+        )
+    what = {
+        "ruleset": f"its ruleset {entry.date}",
+        "season": f"the close of season {entry.data.get('label')} ({entry.date})",
+        "adjust": f"the rating adjustment {short(entry.id)} of {entry.date}",
+        "game": f"game {short(entry.id)} of {entry.date}",
+    }.get(entry.kind, f"{entry.kind} {entry.id}")
+    more = (
+        f" (after {len(left_out)} other causes of games it cannot rate)" if left_out else ""
+    )  # fmt: skip
+    return (
+        f"{head}{what} cannot be applied: {why}{more}. Nothing was recorded: this is a "
+        "hypothetical, the ladder itself is unchanged"
+    )
 
 
 def _override(entry: Entry, overrides: dict[str, Any], family: str | None) -> Entry:

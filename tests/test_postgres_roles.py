@@ -457,7 +457,10 @@ def test_views_of_another_version_are_recreated_by_the_owner_alone(roles: Roles)
 def test_a_referee_cannot_set_up_a_missing_ledger(roles: Roles) -> None:
     missing = f"{roles.prefix}_missing"
     referee = Cli(roles.url("referee"), missing)
+    # A query creates nothing, whoever runs it (issue 26).
     message = clean_failure(referee, "standings", "Club")
+    assert message.strip() == f"Error: no ledger in schema {missing!r} at {roles.url('referee')}"
+    message = clean_failure(referee, "ladder", "open", "Club", "--family", "elo")
     assert message.strip() == (
         f"Error: the ledger in schema {missing!r} is not set up and role "
         f"{roles.names['referee']!r} may not create the schema: a superuser creates it "

@@ -13,11 +13,14 @@ other command's dependencies.
 from __future__ import annotations
 
 import importlib
+import os
+import sys
+from typing import Any
 
 import click
 
 from ledger import __version__
-from ledger.cli.group import LedgerGroup
+from ledger.cli.group import LedgerGroup, fail
 
 #: Every command: name -> (module under ledger.cli, attribute).
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -51,6 +54,34 @@ class LazyLedgerGroup(LedgerGroup):
     (or when ``--help`` lists it), the pattern click's documentation gives
     for lazily loaded subcommands."""
 
+    def invoke(self, ctx: click.Context) -> Any:
+        """Run the command; Ctrl-C says what the command stored
+        (``interrupt``); a family that cannot be loaded is one line, not a
+        traceback (``group.fail``); a reader that closed the pipe (``ledger export L |
+        head``) ends it quietly with exit status 0, as Unix tools do: no
+        traceback, and not click's own exit status 1. Caught here, once, for
+        every command, while the ledger is still open (a query's cursors
+        close before its connection does)."""
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            from ledger.cli.interrupt import interrupted
+
+            led = ctx.obj
+            interrupted(bool(getattr(led, "creates", False)), getattr(led, "stored", None))
+        except BrokenPipeError:
+            pass
+        except Exception as exc:
+            from ledger.cli.context import is_family_error
+
+            if not is_family_error(exc):
+                raise
+            # A family that cannot be loaded (not installed, not trusted)
+            # wherever a command meets it: one line, as a refused command.
+            fail(str(exc))
+        _stdout_to_devnull()
+        return None
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
 
@@ -63,6 +94,18 @@ class LazyLedgerGroup(LedgerGroup):
         return command
 
 
+def _stdout_to_devnull() -> None:
+    """Point standard output at /dev/null: what is still buffered for the
+    closed pipe is dropped at exit instead of failing there."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a test's capture)
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
+
+
 @click.group(
     cls=LazyLedgerGroup,
     context_settings={"help_option_names": ["-h", "--help"]},
@@ -73,7 +116,8 @@ class LazyLedgerGroup(LedgerGroup):
 @click.version_option(__version__, prog_name="ledger")
 @click.option(
     "--db", envvar="LEDGER_DB", metavar="PATH|URL",
-    help="SQLite file (default ./ledger.db, created on first use) or postgresql:// URL. "
+    help="SQLite file (default ./ledger.db, created by the first command that records; a "
+    "query on a missing one creates nothing) or postgresql:// URL. "
     "Env: LEDGER_DB.",
 )  # fmt: skip
 @click.option(

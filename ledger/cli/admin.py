@@ -33,6 +33,7 @@ def project(led: Ledger, follow: bool, interval: float) -> None:
     machines write to: it stops cleanly on Ctrl-C or SIGTERM and resumes where
     it stopped; a second follower of the same views refuses to start.
     """
+    led.creates = True  # the owner's first 'project' sets a PostgreSQL ledger up
     if not follow:
         click.echo(f"Applied {views.catch_up(led.conn, led.app.recorder)} new events.")
         return
@@ -68,7 +69,10 @@ def migrate(led: Ledger, source: str, target: str, to_schema: str | None, fmt: s
     Order, content and hash chain are kept; the target's views are rebuilt
     and its standings proven identical to the source's. A target that holds
     events is refused."""
-    source_store, target_store = resolve(source, led.schema), resolve(target, to_schema)
+    source_store, target_store = (
+        resolve(source, led.schema, create=False),
+        resolve(target, to_schema),
+    )
     source_app = LedgerApplication(env=source_store.app_env())
     target_app = LedgerApplication(env=target_store.app_env())
     try:

@@ -46,6 +46,13 @@ class Ledger:
         self._conn: Database | None = None
         #: Events stored that the views read by this command have not applied.
         self.behind = 0
+        #: Whether this command may create the ledger: only commands that
+        #: write may (``writing``, ``rebuilt``, ``project``); a query on a
+        #: missing ledger is refused and creates nothing.
+        self.creates = False
+        #: What this command has stored, in words, once its transaction has
+        #: committed (None before, and for a query): what Ctrl-C reports.
+        self.stored: str | None = None
 
     @property
     def by(self) -> str:
@@ -56,7 +63,7 @@ class Ledger:
     @property
     def storage(self) -> Storage:
         if self._storage is None:
-            self._storage = resolve(self.db, self.schema)
+            self._storage = resolve(self.db, self.schema, create=self.creates)
         return self._storage
 
     @property
@@ -68,16 +75,22 @@ class Ledger:
         return self._app
 
     @contextmanager
-    def writing(self, allow_future: bool = False) -> Iterator[Commands]:
+    def writing(self, allow_future: bool = False, stores: bool = True) -> Iterator[Commands]:
         """The command layer, recording as ``--by`` (accepting dates more
         than a day ahead when ``allow_future``); when the block ends, the
         views are caught up with what it appended, so that what follows
         reads its own writes. A block that raises appended nothing (a
-        command appends all its events or none) and catches nothing up."""
+        command appends all its events or none) and catches nothing up.
+        Once the block ends, ``stored`` says the command's changes are
+        stored (unless it ``stores`` nothing: a dry run), for Ctrl-C to
+        report while the views catch up."""
         from ledger.write.commands import Commands
 
+        self.creates = stores  # a dry run on a missing ledger creates none
         self.writable()
         yield Commands(self.app, self.by, allow_future)
+        if stores and self.stored is None:
+            self.stored = "the command's changes were stored"
         self.caught_up()
 
     def writable(self) -> None:
@@ -168,6 +181,7 @@ class Ledger:
         never caught up first: a rebuild would project every event again."""
         from projections import views
 
+        self.creates = True
         self.writable()
         if self._conn is None:
             self._conn = open_views(self.storage)
@@ -208,9 +222,37 @@ class Ledger:
             behind = (recorder.max_notification_id() or 0) - views.position(conn)
             self._as_they_stand(conn, True, behind)
             return
-        report = views.catch_up_report(conn, recorder)
+        from ledger.cli.progress import ProgressBar
+
+        with ProgressBar("bringing the views up to date", threshold=CATCH_UP_SHOWN) as bar:
+            report = views.catch_up_report(
+                conn, recorder,
+                progress=lambda stage, done, total: bar(done, total, f"views: {stage}"),
+            )  # fmt: skip
         for warning in report.warnings:
             click.echo(f"Warning: {warning}", err=True)
+
+
+def is_family_error(exc: BaseException) -> bool:
+    """Whether ``exc`` is a family's error (``FamilyError``: a family this
+    installation cannot load, not installed or not trusted; bad parameters),
+    told without importing the families (a query that loaded none raised
+    none)."""
+    base = sys.modules.get("ledger.families.base")
+    return base is not None and isinstance(exc, base.FamilyError)
+
+
+@contextmanager
+def family_needed(subject: str) -> Iterator[None]:
+    """A query on ``subject`` (``ladder 'Club'``, ``game 1a2b3c4d``) whose
+    family cannot be loaded here ends in one line naming the subject and
+    what to do (install or trust it), never in a traceback."""
+    try:
+        yield
+    except Exception as exc:
+        if not is_family_error(exc):
+            raise
+        raise Invalid(f"{subject}: {exc}") from None
 
 
 def open_views(storage: Storage) -> Database:
@@ -282,3 +324,7 @@ def _screen_lines() -> int:
 
 
 pass_ledger = click.make_pass_decorator(Ledger)
+
+#: Events a catch-up of the views brings before it shows a progress bar (on a
+#: terminal): a large import's, or the next command's after one.
+CATCH_UP_SHOWN = 20_000

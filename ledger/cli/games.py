@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -24,6 +24,9 @@ from ledger.write.game_input import GameInput, parse_number
 from projections.formats import render
 from projections.preview import FIRST_GAMES_SHOWN, preview_warnings
 from projections.season_notes import replayed_closes, replayed_closes_of_import
+
+if TYPE_CHECKING:
+    from ledger.sheets.importer import ImportReport
 
 
 def game_options(required: bool) -> Any:
@@ -166,16 +169,28 @@ def import_(
     the header line. A file is read as UTF-8 (byte-order mark or not) or
     UTF-16 with a byte-order mark, else as Windows-1252 with a warning (save
     as 'CSV UTF-8' to avoid it).
+
+    Progress shows on a terminal through every phase: checking rows,
+    storing games, then bringing the views up to date. Exit status: 0 done;
+    1 refused (nothing stored); 130 interrupted (Ctrl-C) before the games
+    were stored (nothing stored); 3 interrupted after they were stored,
+    while the views caught up (the games are stored, as the message says;
+    the next command brings the views up to date).
     """
     # Imported here: the importer (sheets, workbooks, the batch store) is
     # more than ``record`` and ``correct`` need to start.
     from ledger.sheets.importer import import_sheet
 
     # A dry run appends nothing: the views it leaves are those it found.
-    with led.writing(allow_future) as commands, ProgressBar("checking rows", 2000) as progress:
+    with (
+        led.writing(allow_future, stores=not dry_run) as commands,
+        ProgressBar("checking rows", 2000) as progress,
+    ):
         plan = import_sheet(
             commands, file, dry_run, ladder_name, sheet, strict, progress, again=again
         )
+        if not dry_run:  # stored: what Ctrl-C says while the views catch up
+            led.stored = import_line(file, plan.report, "added")
     report = plan.report
     if dry_run:
         report.warnings += preview_warnings(led.app.recorder, plan.events, plan.label)
@@ -185,13 +200,17 @@ def import_(
     if fmt != "table":
         click.echo(render(report, fmt))
         return
-    verb = "would add" if dry_run else "added"
-    click.echo(
-        f"{file}: {report.rows} rows: {verb} {report.added} games, "
-        f"skipped {report.skipped} already recorded{new_players(report.new_players)}."
-    )
+    click.echo(import_line(file, report, "would add" if dry_run else "added") + ".")
     for warning in report.warnings:
         click.echo(f"warning: {warning}")
+
+
+def import_line(file: Path, report: ImportReport, verb: str) -> str:
+    """What an import did (or would do), in one line without its full stop."""
+    return (
+        f"{file}: {report.rows} rows: {verb} {report.added} games, "
+        f"skipped {report.skipped} already recorded{new_players(report.new_players)}"
+    )
 
 
 def new_players(names: list[str]) -> str:

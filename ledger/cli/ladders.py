@@ -10,6 +10,7 @@ import msgspec
 
 from ledger.cli.context import (
     Ledger,
+    family_needed,
     format_option,
     pass_ledger,
 )
@@ -99,7 +100,8 @@ def ladder_show(led: Ledger, name: str, fmt: str) -> None:
     if fmt != "table":
         click.echo(render(info, fmt))
         return
-    family = family_class(info.family)
+    with family_needed(f"ladder {info.name!r}"):
+        family = family_class(info.family)
     click.echo(f"Ladder:   {info.name}\nFamily:   {info.family}\nPlayers:  {info.players}")
     if family.rules_doc:
         click.echo(f"Rules:    {family.rules_doc}")

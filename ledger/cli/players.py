@@ -51,10 +51,28 @@ def player_rename(led: Ledger, old: str, new: str, reason: str | None) -> None:
 @click.option("--reason", required=True, help="Why they are the same person.")
 @pass_ledger
 def player_merge(led: Ledger, source: str, into: str, reason: str) -> None:
-    """Merge FROM into INTO: every game of FROM is replayed as INTO's."""
+    """Merge FROM into INTO: every game of FROM is replayed as INTO's.
+
+    Games entered once under each name (the same ladder, date, event, round,
+    table and players once merged: the duplicate 'record' refuses) are
+    listed with a warning: void the one entered twice."""
     with led.writing() as commands:
-        commands.merge_players(source, into, reason)
+        twins = commands.merge_players(source, into, reason)
     click.echo(f"Merged {source!r} into {into!r}.")
+    if not twins:
+        return
+    many = len(twins) != 1
+    click.echo(
+        f"warning: after this merge, {len(twins)} game{'s' if many else ''} entered once under "
+        f"each name stand{'' if many else 's'} twice (the same ladder, date, event, round, "
+        "table and players: the duplicate 'record' refuses):"
+    )
+    for twin in twins:
+        differs = "" if twin.same_result else " (the results differ: check which is right)"
+        click.echo(f"  {twin.twin} {twin.twin_game}\n    = {twin.kept} {twin.kept_game}{differs}")
+    click.echo(
+        f"Void the one entered twice, e.g. ledger void {twins[0].twin} --reason 'entered twice'"
+    )
 
 
 @player.command("unmerge")

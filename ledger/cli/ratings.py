@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ledger.cli.context import Ledger, emit, export_options, pass_ledger, show
+from ledger.cli.context import Ledger, emit, export_options, family_needed, pass_ledger, show
 from ledger.cli.params import DATE
 from projections.formats import table_lines
 
@@ -48,6 +48,14 @@ def standings(
 
     On a terminal, a ranking longer than the screen opens in a pager.
     """
+    with family_needed(f"ladder {ladder_name!r}"):
+        _standings(led, ladder_name, as_of, as_known_at, lang, fmt, output)
+
+
+def _standings(
+    led: Ledger, ladder_name: str, as_of: date | None, as_known_at: str | None, lang: str,
+    fmt: str, output: Path | None,
+) -> None:  # fmt: skip
     if fmt == "table" and output is None and as_of is None and as_known_at is None:
         from projections import plain
 
@@ -78,6 +86,13 @@ def history(
 
     Without PLAYER, every player's history (grouped by player, each in
     effective order) in one table."""
+    with family_needed(f"ladder {ladder_name!r}"):
+        _history(led, ladder_name, player_name, fmt, output)
+
+
+def _history(
+    led: Ledger, ladder_name: str, player_name: str | None, fmt: str, output: Path | None
+) -> None:
     if player_name is not None and fmt == "table" and output is None:
         from projections import plain
 

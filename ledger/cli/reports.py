@@ -15,6 +15,7 @@ from ledger.cli.context import (
     Ledger,
     emit,
     export_options,
+    family_needed,
     format_option,
     pass_ledger,
 )
@@ -34,7 +35,8 @@ from projections.formats import render
 @pass_ledger
 def explain(led: Ledger, game: str, fmt: str) -> None:
     """Every input and intermediate value of GAME's rating computation."""
-    x = queries.explain(led.conn, game)
+    with family_needed(f"game {game!r}"):
+        x = queries.explain(led.conn, game)
     if fmt != "table":
         click.echo(render(x, fmt))
         return
@@ -169,5 +171,15 @@ def whatif(
         raise Invalid("nothing to try: give --set KEY=VALUE or --family")
     from projections import whatif as whatif_mod
 
-    rows = whatif_mod.whatif(led.conn, ladder_name, as_dict(sets), family, start)
-    click.echo(render(rows, fmt, f"{ladder_name}: what if", kind=whatif_mod.WhatIfLine))
+    report = whatif_mod.whatif_report(led.conn, ladder_name, as_dict(sets), family, start)
+    rules = f"the {family} family" if family else "these rules"
+    for unrated in report.unrated:
+        more = unrated.count - len(unrated.games)
+        shown = ", ".join(unrated.games) + (f" and {more} more" if more else "")
+        click.echo(
+            f"Note: {unrated.count} game{'s' if unrated.count != 1 else ''} cannot be rated "
+            f"under {rules} and {'are' if unrated.count != 1 else 'is'} left out of this "
+            f"hypothetical: {unrated.why} ({shown}). The ladder's games stand as recorded.",
+            err=True,
+        )
+    click.echo(render(report.lines, fmt, f"{ladder_name}: what if", kind=whatif_mod.WhatIfLine))

@@ -46,6 +46,12 @@ def site_build(
         f"assets, {report.files_written} written; {report.removed} stale files removed."
     )
     click.echo(f"Open {(out_dir / 'index.html').resolve().as_uri()}")
+    for skipped in report.skipped:
+        click.echo(
+            f"Warning: skipped ladder {skipped.ladder!r} (its pages of an earlier build are "
+            f"left as they were): {skipped.reason}",
+            err=True,
+        )
 
 
 @click.command()

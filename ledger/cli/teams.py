@@ -10,7 +10,7 @@ from typing import Any
 import click
 import msgspec
 
-from ledger.cli.context import Ledger, pass_ledger
+from ledger.cli.context import Ledger, family_needed, pass_ledger
 from ledger.cli.params import DATE
 from ledger.families.registry import family_class
 from ledger.kernel.errors import Invalid
@@ -133,7 +133,8 @@ def teams(
             size_list = [int(s) for s in sizes.split(",")]
         except ValueError:
             raise Invalid(f"--sizes takes whole numbers like 4,4,3, got {sizes!r}") from None
-    entered = roster(led.conn, ladder_name, names, as_of, lang)
+    with family_needed(f"ladder {ladder_name!r}"):
+        entered = roster(led.conn, ladder_name, names, as_of, lang)
     result = balance(
         entered.entrants, camps, entered.strength, sizes=size_list,
         together=[split_group(t, "together") for t in together],

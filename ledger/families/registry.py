@@ -17,6 +17,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from ledger.kernel import suggest
+
 if TYPE_CHECKING:
     from ledger.families.base import Family
 
@@ -116,8 +118,10 @@ def family_class(name: str) -> type[Family]:
         return BUILT_IN[name]
     path = registered().get(name, name)
     if ":" not in path:
+        close = suggest.did_you_mean(suggest.close_names(name, [*BUILT_IN, *registered()]))
         raise FamilyError(
-            f"unknown family {name!r} (built-in: {', '.join(sorted(BUILT_IN))}; registered: "
+            f"unknown family {name!r} ({close + ' ' if close else ''}"
+            f"built-in: {', '.join(sorted(BUILT_IN))}; registered: "
             f"{', '.join(sorted(registered())) or 'none'}; or a trusted package.module:Class)",
             field="family",
         )

@@ -36,6 +36,7 @@ import msgspec
 from ledger.families.base import FamilyError
 from ledger.families.registry import BUILT_IN, family_class
 from ledger.kernel import events as ev
+from ledger.kernel import suggest
 from ledger.kernel.errors import Invalid, LedgerError
 from ledger.kernel.identity import short
 from ledger.sheets.cell_memo import CellMemo
@@ -226,7 +227,7 @@ def import_sheet(
     ladder: str | None = None,
     sheet_name: str | None = None,
     strict: bool = False,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Callable[..., None] | None = None,
     again: bool = False,
 ) -> ImportPlan:
     """Validate a whole sheet, then (unless ``dry_run``) append its games in
@@ -234,7 +235,8 @@ def import_sheet(
 
     ``ladder`` is the ladder of rows that name none. A new player whose name
     is close to a known one is a warning, or an error under ``strict``.
-    ``progress(done, total)`` is told how many rows are checked so far.
+    ``progress(done, total)`` is told how many rows are checked so far, then
+    ``progress(done, total, "storing games")`` how many events are stored.
     A row that is a game the referee voided, or a game as it was before a
     correction, is skipped with a warning saying so; ``again`` records such
     rows as games again (an explicit act, never a re-import's default).
@@ -270,7 +272,7 @@ def _import_sheet(
     ladder: str | None,
     sheet_name: str | None,
     strict: bool,
-    progress: Callable[[int, int], None] | None,
+    progress: Callable[..., None] | None,
     again: bool,
 ) -> ImportPlan:
     app = commands.app
@@ -343,9 +345,11 @@ def _import_sheet(
                             unknown_ladders[name].append(number)
                             continue
                         unknown_ladders[name] = [number]
-                        raise Invalid(
-                            f"unknown ladder {name!r} (see 'ledger ladder list')", field="ladder"
+                        hint = suggest.hint(
+                            suggest.close_names(name, app.ladder_names()),
+                            "see 'ledger ladder list'",
                         )
+                        raise Invalid(f"unknown ladder {name!r}{hint}", field="ladder")
                     inp.result = _cells(state, inp, checks)
                     facts = commands.check_game(state, build_facts(state, inp, book), checks)
                 except Invalid as exc:
@@ -409,7 +413,7 @@ def _import_sheet(
         warnings.extend(retired_notes)
         registrations = batch.registrations(book)
         if not dry_run:
-            batch.append(registrations)
+            batch.append(registrations, progress)
     finally:
         batch.close()
     report = ImportReport(

@@ -29,6 +29,7 @@ from eventsourcing.persistence import (
 from eventsourcing.utils import get_topic
 
 from ledger.kernel import events as ev
+from ledger.kernel import suggest
 from ledger.kernel.errors import Conflict, Invalid, NotFound
 from ledger.kernel.identity import ladder_id, name_key, short
 from ledger.kernel.matching import probing_keys
@@ -228,8 +229,26 @@ class LedgerApplication(Application):
         lid = name_or_id if isinstance(name_or_id, UUID) else ladder_id(name_or_id)
         state = ladder_state(lid, self._events(lid))
         if state is None:
-            raise NotFound(f"unknown ladder {name_or_id!r} (see 'ledger ladder list')")
+            hint = suggest.hint(
+                suggest.close_names(str(name_or_id), self.ladder_names()),
+                "see 'ledger ladder list'",
+            )
+            raise NotFound(f"unknown ladder {name_or_id!r}{hint}")
         return state
+
+    def ladder_names(self) -> list[str]:
+        """The name of every ladder (a few: read from their own aggregates)."""
+        rows = self.recorder.query(
+            "SELECT originator_id FROM stored_events WHERE topic = ? AND originator_version = 1",
+            (ev.LadderOpened.TOPIC,),
+        )
+        found = []
+        for (stored,) in rows:
+            lid = stored if isinstance(stored, UUID) else UUID(stored)
+            state = ladder_state(lid, self._events(lid))
+            if state is not None:
+                found.append(state.name)
+        return found
 
     def game(self, gid: UUID) -> GameState:
         state = self.find_game(gid)
@@ -260,13 +279,18 @@ class LedgerApplication(Application):
         their games count for (a merged player's target)."""
         pid = self.name_holder(name)
         if pid is None:
-            raise NotFound(f"unknown player {name!r} (see 'ledger player list')")
+            raise NotFound(f"unknown player {name!r}{self.player_hint(name)}")
         if follow_merge:
             seen = {pid}
             while (into := self.player(pid).merged_into) is not None and into not in seen:
                 seen.add(into)
                 pid = into
         return pid
+
+    def player_hint(self, name: str, otherwise: str = "see 'ledger player list'") -> str:
+        """The hint of a refused unknown player: the close known names
+        (``suggest``, among those the index files near it), else ``otherwise``."""
+        return suggest.hint(suggest.close_names(name, self.names_near([name])), otherwise)
 
     def names_near(self, names: Iterable[str]) -> list[str]:
         """The names held now that a name of ``names`` may be a typo of (or
@@ -327,20 +351,20 @@ class LedgerApplication(Application):
         """A season close or rating adjustment (None if never made)."""
         return timeline_entry(aggregate, self._events(aggregate))
 
-    def games_with_players(self, first: UUID, second: UUID) -> list[UUID]:
-        """Live games in which both players appear (as recorded or corrected)."""
+    def live_games_of(self, players: Sequence[UUID]) -> list[GameState]:
+        """Live games (as recorded or corrected) in which any of ``players`` appears."""
+        marks = [str(p).encode() for p in players]
         candidates = set()
         for note in self.notifications(topics=(ev.GameRecorded.TOPIC, ev.GameCorrected.TOPIC)):
             state = note.state if isinstance(note.state, bytes) else bytes(note.state)
-            if str(first).encode() in state and str(second).encode() in state:
+            if any(mark in state for mark in marks):
                 candidates.add(note.originator_id)
-        together = []
+        found = []
         for gid in sorted(candidates):
             game = self.game(gid)
-            players = {p for side in game.facts.sides for p in side}
-            if not game.voided and first in players and second in players:
-                together.append(gid)
-        return together
+            if not game.voided and set(players) & {p for side in game.facts.sides for p in side}:
+                found.append(game)
+        return found
 
 
 def _conflict_message(detail: str) -> str:

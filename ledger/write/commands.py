@@ -35,7 +35,7 @@ from ledger.write.game_batch import (
     StoredGamesAtOnce,
     registered,
 )
-from ledger.write.game_identities import explain
+from ledger.write.game_identities import MergeTwin, explain, twins_after_merge
 from ledger.write.game_input import (
     GameChecks,
     GameInput,
@@ -222,9 +222,11 @@ class Commands:
             [ev.PlayerRenamed(**self._meta(state.version + 1, pid, reason=reason), name=new)]
         )
 
-    def merge_players(self, source: str, into: str, reason: str) -> None:
+    def merge_players(self, source: str, into: str, reason: str) -> list[MergeTwin]:
         """Record that ``source`` is the same person as ``into``: refused when
-        the two ever played in the same live game."""
+        the two ever played in the same live game. Returns the games the
+        merge makes one game entered twice (``twins_after_merge``: each the
+        duplicate ``record`` would refuse), for the referee to void one of."""
         require_reason(reason)
         src = self.app.player_by_name(source, follow_merge=False)
         dst = self.app.player_by_name(into)
@@ -233,13 +235,16 @@ class Commands:
         state, target = self.app.player(src), self.app.player(dst)
         if state.merged_into is not None:
             raise Conflict(f"{state.name!r} is already merged")
-        if self.app.games_with_players(src, dst):
+        games = self.app.live_games_of([src, dst])  # the store read once for both checks
+        if any({src, dst} <= {p for side in g.facts.sides for p in side} for g in games):
             raise Invalid(
                 f"{source!r} and {into!r} played in the same game; they are not one person"
             )
+        twins = twins_after_merge(self.app, src, dst, games)
         self.app.append(
             [ev.PlayerMerged(**self._meta(state.version + 1, src, reason=reason), into=target.id)]
         )
+        return twins
 
     def unmerge_player(self, name: str, reason: str) -> None:
         """Undo a merge: the player's games are replayed as theirs again."""

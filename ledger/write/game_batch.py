@@ -23,7 +23,7 @@ a few games (``StoredGames``) and at once for many (``StoredGamesAtOnce``).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import date, datetime
 from uuid import UUID
 
@@ -294,16 +294,25 @@ class GameBatch:
         self.events = []
         self._spill.close()
 
-    def append(self, registrations: Sequence[ev.PlayerRegistered]) -> int:
+    def append(
+        self,
+        registrations: Sequence[ev.PlayerRegistered],
+        progress: Callable[[int, int, str], None] | None = None,
+    ) -> int:
         """Store ``registrations``, then every game kept, in one transaction
-        (all or nothing); how many events were stored. Closes the batch."""
+        (all or nothing); how many events were stored. Closes the batch.
+        ``progress(done, total, "storing games")`` hears how many events are
+        written so far (the commit follows the last)."""
         if self.dry_run or not self.keeping:
             raise RuntimeError("a dry run or a discarded batch stores nothing")
         # What placed the games is not needed for their append.
         self._first, self._rounds = {}, {}
         rows = [self._row(e) for e in registrations]
         try:
-            return self.app.append_batches(_Appended(rows, registrations, self._spill))
+            appended = _Appended(rows, registrations, self._spill)
+            if progress is not None:
+                appended.told(progress, len(rows) + self.added)
+            return self.app.append_batches(appended)
         finally:
             self.close()
 
@@ -326,8 +335,26 @@ class _Appended:
         self, rows: list[EventRow], registrations: Sequence[ev.PlayerRegistered], spill: EventSpill
     ) -> None:
         self.rows, self.registrations, self.spill = rows, registrations, spill
+        self.progress: Callable[[int, int, str], None] | None = None
+        self.total = 0
+
+    def told(self, progress: Callable[[int, int, str], None], total: int) -> None:
+        """Tell ``progress`` how many of ``total`` events are handed over."""
+        self.progress, self.total = progress, total
 
     def __iter__(self) -> Iterator[Batch]:
+        batches = self._batches()
+        if self.progress is None:
+            yield from batches
+            return
+        done = 0
+        for batch in batches:
+            self.progress(done, self.total, "storing games")
+            yield batch
+            done += len(batch[0])
+        self.progress(done, self.total, "storing games")
+
+    def _batches(self) -> Iterator[Batch]:
         if self.rows:
             yield self.rows, self.registrations
         yield from self.spill.read()

@@ -208,3 +208,56 @@ def corrected(gid: UUID, moved: Version, name_of: Callable[[UUID], str]) -> str:
         f"game {short(gid)} corrected on {_when(moved.at)} by {moved.by} to "
         f"{describe(moved.facts, name_of)}{_why(moved.reason)}"
     )
+
+
+class MergeTwin(msgspec.Struct, frozen=True):
+    """Two live games that a merge makes one game twice (the identity
+    ``record`` refuses a second time: same ladder, date, event, round, table
+    and players): ``kept``, the game of the player merged into, and
+    ``twin``, the merged player's, each in words (``describe``)."""
+
+    kept: str
+    kept_game: str
+    twin: str
+    twin_game: str
+    same_result: bool
+
+
+def twins_after_merge(
+    app: LedgerApplication, source: UUID, into: UUID, games: list[Any] | None = None
+) -> list[MergeTwin]:
+    """The games of ``source`` that, once ``source`` is merged into ``into``,
+    have the identity of a live game of ``into`` (``game_identity``: what
+    ``record`` finds a duplicate by), each with that game. ``games``: the
+    live games of either, when the caller has read them."""
+    if games is None:
+        games = app.live_games_of([source, into])
+    theirs: dict[str, Any] = {}
+    for game in games:
+        players = {p for side in game.facts.sides for p in side}
+        if source not in players:
+            theirs.setdefault(game_identity(game.facts), game)
+
+    def merged(facts: ev.GameFacts) -> ev.GameFacts:
+        sides = [[into if p == source else p for p in side] for side in facts.sides]
+        return msgspec.structs.replace(facts, sides=sides)
+
+    def name_of(pid: UUID) -> str:
+        return app.player(pid).name
+
+    twins = []
+    for game in games:
+        if not any(source in side for side in game.facts.sides):
+            continue
+        kept = theirs.get(game_identity(merged(game.facts)))
+        if kept is not None:
+            twins.append(
+                MergeTwin(
+                    kept=short(kept.id),
+                    kept_game=describe(kept.facts, name_of),
+                    twin=short(game.id),
+                    twin_game=describe(game.facts, name_of),
+                    same_result=kept.facts.result == game.facts.result,
+                )
+            )
+    return twins

@@ -133,11 +133,10 @@ class PlayerBook:
             # it was stored, even from before these rules).
             name = clean_name(name, field)
             if not self.add_players:
-                raise FieldError(
-                    field,
-                    f"{field}: unknown player {name!r} (add them with 'ledger player add', "
-                    "or pass --add-players)",
-                ) from None
+                hint = self.app.player_hint(
+                    name, "add them with 'ledger player add', or pass --add-players"
+                )
+                raise FieldError(field, f"{field}: unknown player {name!r}{hint}") from None
             self.new.setdefault(key, name)
             self.first_row.setdefault(key, self.row)
             pid = new_player_id(self.app, name)

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 from uuid import UUID
 
+from ledger.kernel import suggest
 from ledger.kernel.errors import Invalid, NotFound
 
 
@@ -32,8 +33,28 @@ def find(app: Any, ref: str, kinds: Mapping[str, str]) -> tuple[str, UUID]:
         (low, high, *kinds),
     )
     if not rows:
-        raise NotFound(f"unknown {what} {ref!r} (see 'ledger audit' or 'ledger history')")
+        hint = suggest.hint(
+            suggest.close_ids(text, _ids_near(app, text, kinds)),
+            "see 'ledger audit' or 'ledger history'",
+        )
+        raise NotFound(f"unknown {what} {ref!r}{hint}")
     if len(rows) > 1:
         raise Invalid(f"id {ref!r} is ambiguous: give more of its digits")
     topic, found = rows[0]
     return topic, found if isinstance(found, UUID) else UUID(found)
+
+
+def _ids_near(app: Any, text: str, kinds: Mapping[str, str]) -> list[str]:
+    """Ids of these kinds sharing the longest start with ``text`` that any
+    has (a few dozen at most): where a mistyped id's right one is found."""
+    marks = ", ".join("?" for _ in kinds)
+    for length in range(min(len(text), 7), 1, -1):
+        low, high = app.recorder.game_prefix_bounds(text[:length])
+        rows = app.recorder.query(
+            "SELECT originator_id FROM stored_events WHERE originator_id >= ? "
+            f"AND originator_id <= ? AND originator_version = 1 AND topic IN ({marks}) LIMIT 50",
+            (low, high, *kinds),
+        )
+        if rows:
+            return [str(r[0]).replace("-", "") for r in rows]
+    return []

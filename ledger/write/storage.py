@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import unquote, urlparse
 
-from ledger.kernel.errors import Denied, Invalid, LedgerError
+from ledger.kernel.errors import Denied, Invalid, LedgerError, NotFound
 
 DEFAULT_DB = "ledger.db"
 #: Seconds a PostgreSQL writer waits for another's append (``LEDGER_LOCK_TIMEOUT``)
@@ -84,14 +84,15 @@ class Storage(NamedTuple):
             "CREATE_TABLE": "y" if create_tables else "n",
         }
 
-    def prepare(self) -> None:
+    def prepare(self, create: bool = True) -> None:
         """Create or upgrade the PostgreSQL schema, event store, chain, write
         index and append-only triggers when they are missing or of an older
         version (``recorders.STORE_VERSION``); otherwise only read that
         version. The DDL needs the schema's owner (a referee's or reader's
         role gets ``Denied``) and runs one process at a time (DDL run by two
         processes at once fails with "tuple concurrently updated"). The views
-        are the read side's to create."""
+        are the read side's to create. Without ``create`` (a query), a schema
+        holding no ledger is refused with ``NotFound`` and nothing is created."""
         if self.kind != "postgres":
             return
         import psycopg
@@ -100,8 +101,11 @@ class Storage(NamedTuple):
 
         with psycopg.connect(self.target, autocommit=True) as conn:
             try:
-                if self._store_version(conn) == STORE_VERSION:
+                version = self._store_version(conn)
+                if version == STORE_VERSION:
                     return
+                if not create and version is None and not self._has_events(conn):
+                    raise NotFound(f"no ledger in schema {self.schema!r} at {_redact(self.target)}")
                 key = "ledger-setup:" + self.schema
                 conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (key,))
                 try:
@@ -187,9 +191,14 @@ def permission_denied(exc: BaseException) -> str | None:
     return None
 
 
-def resolve(db: str | None, schema: str | None = None) -> Storage:
+def resolve(db: str | None, schema: str | None = None, create: bool = True) -> Storage:
     """Resolve ``--db`` (or ``LEDGER_DB``, or the default) and check that it
-    can be used, so a bad path fails before anything is attempted."""
+    can be used, so a bad path fails before anything is attempted.
+
+    Only a command that writes may ``create`` a ledger: without it (a query),
+    a missing file, a SQLite file holding no ledger or a PostgreSQL schema
+    holding none is refused with one line (``NotFound``: "no ledger at
+    ./clb.db") and nothing is created."""
     target = db or os.environ.get("LEDGER_DB") or DEFAULT_DB
     schema = schema or os.environ.get("LEDGER_SCHEMA") or "ledger"
     if target.startswith(("postgresql://", "postgres://")):
@@ -197,7 +206,7 @@ def resolve(db: str | None, schema: str | None = None) -> Storage:
         lock_timeout()  # a bad setting is refused before anything is attempted
         storage = Storage("postgres", target, schema)
         try:
-            storage.prepare()
+            storage.prepare(create)
         except LedgerError:
             raise
         except Exception as exc:  # noqa: BLE001 - psycopg raises many kinds
@@ -212,6 +221,8 @@ def resolve(db: str | None, schema: str | None = None) -> Storage:
         raise Invalid(
             f"cannot create database {target!r}: folder {str(path.parent)!r} does not exist"
         )
+    if not create and not path.exists():
+        raise NotFound(f"no ledger at {shown_path(target)}")
     uri = None
     try:
         # Probe for write access with SQLite itself, and close the probe:
@@ -233,7 +244,16 @@ def resolve(db: str | None, schema: str | None = None) -> Storage:
             f"{target!r} is a SQLite database of another application (tables: {shown}), "
             "not a ledger: give a new file or a ledger's"
         )
+    if not create and "stored_events" not in tables:
+        raise NotFound(f"no ledger at {shown_path(target)} (the file holds no ledger yet)")
     return Storage("sqlite", str(path), uri=uri)
+
+
+def shown_path(target: str) -> str:
+    """A ledger's path as a person reads it: ``./clb.db`` for ``clb.db``."""
+    if Path(target).is_absolute() or target.startswith("."):
+        return target
+    return f"./{target}"
 
 
 def read_only(path: Path) -> tuple[str, set[str]] | None:

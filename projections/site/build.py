@@ -48,6 +48,8 @@ import jinja2
 import msgspec
 from markupsafe import Markup
 
+from ledger.families.base import FamilyError
+from ledger.families.registry import family_class
 from ledger.kernel import chain
 from ledger.kernel.errors import Invalid
 from projections import queries
@@ -59,7 +61,7 @@ from projections.site.game_page import GameContext, GamePage
 from projections.site.html import Cell, DataTable
 from projections.site.player import PlayerRows
 from projections.site.text import LANGS, WORDS
-from projections.site.writer import BuildReport, CsvCells, SiteWriter
+from projections.site.writer import BuildReport, CsvCells, SiteWriter, SkippedLadder
 from projections.views import facts as kept_facts
 from projections.views import ladder_number
 
@@ -245,12 +247,38 @@ class SiteBuilder:
 
     def build(self) -> BuildReport:
         self._static()
+        skipped = self._skipped()
+        for ladder in skipped:
+            # Its pages of an earlier build stay as they were.
+            self.writer.keep(slug(ladder.ladder) + "/")
+            del self.ladders[ladder.ladder]
         if self.progress is not None:
             self.pages_total = sum(self._pages_to_write(lid) for lid in self.ladders.values())
         summaries = [self._ladder(name, lid) for name, lid in self.ladders.items()]
         seq, head = chain.head(self.conn)
         self.render("index.html", "index", "", ladders=summaries, head=head, events=seq)
-        return self.writer.finish()
+        report = self.writer.finish()
+        report.skipped = skipped
+        return report
+
+    def _skipped(self) -> list[SkippedLadder]:
+        """The ladders this build cannot publish: those whose family (of any
+        of their rulesets) cannot be loaded here (not installed, not
+        trusted), and those that cannot be replayed; every other ladder is
+        built."""
+        skipped = []
+        for name, lid in self.ladders.items():
+            problem = queries.ladder_row(self.conn, name)["problem"]
+            if not problem:
+                for _, ruleset in tables.rulesets(self.conn, lid):
+                    try:
+                        family_class(ruleset["family"])
+                    except FamilyError as exc:
+                        problem = str(exc)
+                        break
+            if problem:
+                skipped.append(SkippedLadder(name, problem))
+        return skipped
 
     def _static(self) -> None:
         for name in ("site.css", "site.js"):

@@ -132,8 +132,17 @@ def csv_text(columns: list[str], rows: list[list[Any]]) -> str:
     return "\n".join(lines)
 
 
+class SkippedLadder(msgspec.Struct):
+    """A ladder a build could not publish (its family cannot be loaded here,
+    or it cannot be replayed), and why."""
+
+    ladder: str
+    reason: str
+
+
 class BuildReport(msgspec.Struct):
-    """What a build did: pages (HTML) and other files written or left as they were."""
+    """What a build did: pages (HTML) and other files written or left as
+    they were, and the ladders it skipped."""
 
     out_dir: str
     pages: int
@@ -141,6 +150,7 @@ class BuildReport(msgspec.Struct):
     files: int
     files_written: int
     removed: int
+    skipped: list[SkippedLadder] = msgspec.field(default_factory=list)
 
 
 class SiteWriter:
@@ -191,6 +201,11 @@ class SiteWriter:
         writer.seen, writer.folders = set(), set(self.folders)
         writer.pages = writer.pages_written = writer.files = writer.files_written = 0
         return writer
+
+    def keep(self, folder: str) -> None:
+        """Leave the files an earlier build wrote under ``folder`` (a ladder
+        this build skips) as they are: neither rewritten nor removed."""
+        self.seen |= {rel for rel in self.previous if rel.startswith(folder)}
 
     def counts(self) -> tuple[int, int, int, int]:
         return self.pages, self.pages_written, self.files, self.files_written

@@ -48,6 +48,7 @@ import msgspec
 from ledger.kernel.errors import Invalid
 from projections.teams.bound import gap_ruled_out
 from projections.teams.cover import Budget, Cover
+from projections.teams.highs import silent_highs
 from projections.teams.search import good_split
 
 Aggregate = Literal["mean", "sum"]
@@ -439,15 +440,7 @@ class _Mip:
         self.p = problem
         n, camps, size = problem.n, problem.camps, problem.size
         ratings, weight = problem.ratings, problem.weight
-        h = highspy.Highs()
-        for option, value in (
-            ("output_flag", False),
-            ("threads", 1),
-            ("random_seed", 0),
-            ("mip_rel_gap", 0.0),
-            ("mip_abs_gap", 0.0),
-        ):
-            h.setOptionValue(option, value)
+        h = silent_highs({"threads": 1, "random_seed": 0, "mip_rel_gap": 0.0, "mip_abs_gap": 0.0})
         self.h = h
         inf = highspy.kHighsInf
         self.top_total = sum(problem.is_top)

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from projections.teams.cover import Budget, Candidate, Cover
+from projections.teams.highs import silent_highs
 
 #: Camps listed, at most, for the relaxation (each is a column of its LPs).
 MAX_COLUMNS = 5_000
@@ -146,19 +147,10 @@ def _model(
     runs: bool,
 ) -> object:
     """The set-partition LP over the listed camps (bounds set per window)."""
-    import highspy
 
-    h = highspy.Highs()
     # No presolve and the primal simplex: each window changes only bounds, and
     # the last basis is a good start (7x faster than the defaults here).
-    for option, value in (
-        ("output_flag", False),
-        ("threads", 1),
-        ("random_seed", 0),
-        ("presolve", "off"),
-        ("simplex_strategy", 4),
-    ):
-        h.setOptionValue(option, value)
+    h = silent_highs({"threads": 1, "random_seed": 0, "presolve": "off", "simplex_strategy": 4})
     for _ in cands:
         h.addCol(0.0, 0.0, 1.0, 0, [], [])
     rows: dict[int, list[tuple[int, float]]] = {}

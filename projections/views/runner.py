@@ -63,15 +63,21 @@ def is_current(conn: Database, recorder: Any) -> bool:
     return (recorder.max_notification_id() or 0) <= position(conn)
 
 
-def catch_up_report(conn: Database, recorder: Any, known_at: datetime | None = None) -> CatchUp:
+def catch_up_report(
+    conn: Database,
+    recorder: Any,
+    known_at: datetime | None = None,
+    progress: Progress | None = None,
+) -> CatchUp:
     """Bring the views up to the last event recorded (recorded at or before
     ``known_at``, when given: the ledger as it was then). Safe to run from
     several processes: the transaction is taken before the tracking
-    position is read again."""
+    position is read again. ``progress`` hears how far it is (as a
+    rebuild's)."""
     if is_current(conn, recorder):
         return CatchUp(0)
     with conn.transaction():
-        return _project(conn, recorder, known_at)
+        return _project(conn, recorder, known_at, progress=progress)
 
 
 def catch_up(conn: Database, recorder: Any, known_at: datetime | None = None) -> int:
