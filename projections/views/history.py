@@ -35,8 +35,9 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 if TYPE_CHECKING:
     from projections.db import Database
 
-#: Rows per chunk: appending a game rewrites at most this many of a player's.
-CHUNK = 256
+#: Rows per chunk: appending a game rewrites at most this many of a player's
+#: (some 3 KB: a chunk stays on one page of the database).
+CHUNK = 64
 #: Rows a replay holds before writing every open chunk as it is (a ladder
 #: of 1M games and 10,000 players would hold its 2M rows: most careers are
 #: shorter than a chunk); a player's next rows then start a new chunk.
@@ -51,11 +52,17 @@ _NAN = math.nan
 DDL = """
 CREATE TABLE view_history_chunks (
     ladder INTEGER NOT NULL, player INTEGER NOT NULL, first INTEGER NOT NULL,
-    last INTEGER NOT NULL, data BLOB NOT NULL,
-    PRIMARY KEY (ladder, player, first)) WITHOUT ROWID;
+    last INTEGER NOT NULL, data BLOB NOT NULL);
 """
-#: Chunks by their last place: what a correction at a place rewrites.
-INDEX_DDL = "CREATE INDEX IF NOT EXISTS view_history_last ON view_history_chunks (ladder, last);"
+#: A chunk by (ladder, player, first place), and chunks by their last place
+#: (what a correction at a place rewrites). A table with a rowid, not
+#: WITHOUT ROWID: a chunk of some 3 KB then stays on its page (an index
+#: B-tree keeps at most about 1 KB of a row on the page, the rest on
+#: overflow pages mostly empty).
+INDEX_DDL = """
+CREATE UNIQUE INDEX IF NOT EXISTS view_history_chunk ON view_history_chunks (ladder, player, first);
+CREATE INDEX IF NOT EXISTS view_history_last ON view_history_chunks (ladder, last);
+"""
 
 
 class Row(NamedTuple):
@@ -353,6 +360,9 @@ class Rows:
         self._full: list[tuple[int, int | None, list[tuple[Any, ...]]]] = []
         #: Rows held in open chunks.
         self._held = 0
+        #: Players whose stored chunk this replay has looked at (continued
+        #: once: after that their rows start new chunks).
+        self._seen: set[int] = set()
 
     def add(self, rows: list[tuple[Any, ...]]) -> None:
         """Add rows in effective order (``replay.HistoryRow``: the player is
@@ -390,9 +400,11 @@ class Rows:
 
     def _continued(self, player: int) -> list[tuple[Any, ...]]:
         """A player's last stored chunk's rows, when it has room (to be
-        continued and it rewritten), else none."""
-        if self.fresh:
+        continued and it rewritten), else none; read once a replay (the
+        chunks this replay wrote are not read back)."""
+        if self.fresh or player in self._seen:
             return []
+        self._seen.add(player)
         found = self.conn.execute(
             "SELECT first, data FROM view_history_chunks WHERE ladder=? AND player=? "
             "ORDER BY first DESC LIMIT 1",
@@ -404,6 +416,7 @@ class Rows:
         if len(rows) >= CHUNK:
             return []
         self._stored[player] = found[0]
+        self._held += len(rows)
         return list(rows)
 
     def _write(self, chunks: list[tuple[int, int | None, list[tuple[Any, ...]]]]) -> None:
