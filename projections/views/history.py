@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import struct
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Iterator, Sequence
 from itertools import groupby
 from operator import itemgetter
@@ -54,14 +54,16 @@ CREATE TABLE view_history_chunks (
     ladder INTEGER NOT NULL, player INTEGER NOT NULL, first INTEGER NOT NULL,
     last INTEGER NOT NULL, data BLOB NOT NULL);
 """
-#: A chunk by (ladder, player, first place), and chunks by their last place
-#: (what a correction at a place rewrites). A table with a rowid, not
+#: A chunk by (ladder, player, first place), chunks by their last place
+#: (what a correction at a place rewrites) and by their first (a read in
+#: place order). A table with a rowid, not
 #: WITHOUT ROWID: a chunk of some 3 KB then stays on its page (an index
 #: B-tree keeps at most about 1 KB of a row on the page, the rest on
 #: overflow pages mostly empty).
 INDEX_DDL = """
 CREATE UNIQUE INDEX IF NOT EXISTS view_history_chunk ON view_history_chunks (ladder, player, first);
 CREATE INDEX IF NOT EXISTS view_history_last ON view_history_chunks (ladder, last);
+CREATE INDEX IF NOT EXISTS view_history_first ON view_history_chunks (ladder, first);
 """
 
 
@@ -204,9 +206,20 @@ def columns(data: bytes) -> tuple[int, list[Any], dict[str, Any]]:
     return count, out, extra
 
 
-def decode(data: bytes, ladder: int, player: int) -> list[Row]:
-    """The rows of a stored chunk."""
-    count, (pos, seat, entry, codes, side, s, p, k, before, change, games), extra = columns(data)
+def decode(
+    data: bytes, ladder: int, player: int, lo: int | None = None, hi: int | None = None
+) -> list[Row]:
+    """The rows of a stored chunk (those at places ``lo`` to ``hi``, when
+    given)."""
+    count, fields, extra = columns(data)
+    if lo is not None and hi is not None:
+        pos = fields[0]
+        start, end = bisect_left(pos, lo), bisect_right(pos, hi)
+        if start == end:
+            return []
+        if (start, end) != (0, count):
+            return decode(data, ladder, player)[start:end]
+    pos, seat, entry, codes, side, s, p, k, before, change, games = fields
     after = [b + c for b, c in zip(before, change, strict=True)]
     games_after = [g + (code == _GAME) for g, code in zip(games, codes, strict=True)]
     for i, value in extra.get("after", {}).items():
@@ -248,18 +261,46 @@ def ladder_rows(conn: Database, ladder: int, upto: int | None = None) -> list[Ro
     return list(rows_by_place(conn, ladder, 0, upto))
 
 
+#: Places a read in place order takes at a time (``rows_by_place``).
+WINDOW = 50_000
+
+
 def rows_by_place(
     conn: Database, ladder: int, after: int = 0, upto: int | None = None
 ) -> Iterator[Row]:
     """A ladder's rows after place ``after`` and at or before ``upto``, by
-    place and seat. (The ladder's rows are decoded and sorted whole: a
-    player's chunk spans their career, so rows in place order need every
-    player's; a ladder of 1M games holds some 2M rows here.)"""
-    rows = [
-        row for rows in _players_rows(conn, ladder, upto, after) for row in rows if row.pos > after
-    ]
-    rows.sort(key=_place)
-    yield from rows
+    place and seat, read ``WINDOW`` places at a time: a window holds its own
+    rows and the stored chunks that reach past it (one a player at most),
+    never the ladder's rows."""
+    if upto is None:
+        found = conn.execute(
+            "SELECT MAX(last) FROM view_history_chunks WHERE ladder=?", (ladder,)
+        ).fetchone()
+        upto = found[0] if found and found[0] is not None else after
+    # Chunks begun at or before ``after`` that reach past it.
+    carry = conn.execute(
+        "SELECT player, last, data FROM view_history_chunks WHERE ladder=? AND last>? AND first<=?",
+        (ladder, after, after),
+    ).fetchall()
+    lo = after + 1
+    while lo <= upto:
+        hi = min(lo + WINDOW - 1, upto)
+        begun = conn.execute(
+            "SELECT player, last, data FROM view_history_chunks WHERE ladder=? AND first>=? "
+            "AND first<=?",
+            (ladder, lo, hi),
+        ).fetchall()
+        rows: list[Row] = []
+        reaching = []
+        for chunk in (*carry, *begun):
+            player, last, data = chunk
+            rows += decode(data, ladder, player, lo, hi)
+            if last > hi:
+                reaching.append(chunk)
+        carry = reaching
+        rows.sort(key=_place)
+        yield from rows
+        lo = hi + 1
 
 
 def last_rows(conn: Database, ladder: int, upto: int) -> Iterator[list[Row]]:

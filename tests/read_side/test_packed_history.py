@@ -178,3 +178,23 @@ def test_a_replay_holding_few_rows_writes_the_same_history(
     b.game("Club", date(2025, 6, 1), "Ann", "Ben")
     views.catch_up(caught_up, b.recorder)
     assert verify.checksum(caught_up) == verify.checksum(views.in_memory(b.recorder))
+
+
+def test_rows_in_place_order_are_read_a_window_at_a_time(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Windows of a few places (chunks reaching across several of them)
+    give every row once, by place and seat, between any two places."""
+    b, _ = club(history.CHUNK + 30)
+    conn = b.views()
+    n = club_n(conn)
+    every = sorted(
+        (r for rows in history.last_rows(conn, n, 10**9) for r in rows),
+        key=lambda r: (r.pos, r.seat),
+    )
+    last = every[-1].pos
+    for window in (1, 7, history.WINDOW):
+        monkeypatch.setattr(history, "WINDOW", window)
+        for after, upto in ((0, None), (5, last - 9), (last - 3, last)):
+            wanted = [r for r in every if after < r.pos <= (last if upto is None else upto)]
+            assert list(history.rows_by_place(conn, n, after, upto)) == wanted
