@@ -17,8 +17,14 @@ from pathlib import Path
 import msgspec
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import settings
 
 from ledger.cli import main
+
+# Property tests assert what is computed, never how fast: no per-example
+# deadline (a loaded machine or CI would fail them at random).
+settings.register_profile("ledger", deadline=None)
+settings.load_profile("ledger")
 
 # The tests' own families (tests.example_family...) are trusted code: the
 # ledger imports a family outside the registered ones only when told to.
