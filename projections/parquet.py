@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 #: What a column holds (``projections.export.Table.kinds``).
 ColumnKind = Literal["text", "date", "timestamp", "integer", "number", "boolean"]
 #: Rows per record batch, and so per row group.
-BATCH_ROWS = 65_536
+BATCH_ROWS = 32_768
 #: What a person types when pyarrow is missing.
 INSTALL_HINT = (
     "--format parquet needs pyarrow, an optional extra the base install leaves out: "
@@ -102,24 +102,30 @@ def write_parquet(
             rows = iter(rows)
             while batch := list(itertools.islice(rows, BATCH_ROWS)):
                 arrays = [
-                    _array(pa, [row[i] for row in batch], kind, field)
-                    for i, (kind, field) in enumerate(zip(kinds, shape, strict=True))
+                    _array(pa, values, kind, field)
+                    for values, kind, field in zip(
+                        zip(*batch, strict=True), kinds, shape, strict=True
+                    )
                 ]
+                n += len(batch)
+                del batch  # the rows, once they are columns
                 for array, field in zip(arrays, shape, strict=True):
                     if not field.nullable and array.null_count:
                         raise Invalid(f"{table}.{field.name}: an empty value in a required column")
                 writer.write_batch(pa.RecordBatch.from_arrays(arrays, schema=shape))
-                n += len(batch)
     except BaseException:
         path.unlink(missing_ok=True)
         raise
     return n
 
 
-def _array(pa: Any, values: list[Any], kind: ColumnKind, field: Any) -> Any:
+def _array(pa: Any, values: Sequence[Any], kind: ColumnKind, field: Any) -> Any:
     """One column of a batch as an Arrow array of the field's type."""
     if kind == "text":
-        return pa.array([_text(v) for v in values], pa.string())
+        try:
+            return pa.array(values, pa.string())
+        except (pa.ArrowTypeError, pa.ArrowInvalid):  # a value not text: as JSON
+            return pa.array([_text(v) for v in values], pa.string())
     if kind in ("date", "timestamp"):
         # Parsed by Arrow, the whole column at once (ISO 8601 text).
         texts = pa.array(values, pa.string())
