@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import math
 import sys
+from collections.abc import Callable
 from datetime import date, datetime
 from pathlib import Path
 from typing import Any
@@ -46,8 +47,8 @@ TYPES = {
 
 
 @pytest.fixture
-def cli(tmp_path: Path) -> Cli:
-    cli = Cli(str(tmp_path / "export.db"))
+def cli(backend: Callable[[str], Cli]) -> Cli:
+    cli = backend("export")
     make_sample(cli)
     # A team game and a game with attributes and a neutral venue (more column shapes).
     cli.ok("record", "Club", "--date", "2025-05-01", "--side", "Anne Martin;Paul Roy",
@@ -81,6 +82,7 @@ def same(parquet_value: Any, csv_text: str) -> bool:
     return as_csv_text(parquet_value) == csv_text
 
 
+@pytest.mark.conformance  # on SQLite and PostgreSQL (server-side cursors)
 @pytest.mark.parametrize("ladder", ["Club", "Battle Empire"])
 def test_parquet_holds_the_csv_rows_typed(cli: Cli, tmp_path: Path, ladder: str) -> None:
     cli.ok("export", ladder, "-o", str(tmp_path / "csv"))
