@@ -133,21 +133,21 @@ def ladder_tables(conn: Database, ladder: str) -> list[Table]:
             _game_rows(conn, lid, who, result_keys, attribute_keys, n_sides),
             games_kinds,
             frozenset(("game_id", "short_id", "date", "status", "neutral")),
-        ),  # fmt: skip
+        ),
         Table(
             "changes",
             changes_columns,
             _change_rows(conn, lid, who),
             changes_kinds,
             frozenset(("date", "kind", "entry_id", "player_id", "before", "change", "after")),
-        ),  # fmt: skip
+        ),
         Table(
             "players",
             players_columns,
             (list(r) for r in tables.ladder_players(conn, lid)),
             players_kinds,
             frozenset(("player_id", "rating", "games")),
-        ),  # fmt: skip
+        ),
     ]
 
 
