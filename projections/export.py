@@ -14,7 +14,9 @@ one row at a time, not the ladder:
 - ``players``: the ladder's players with their current rating.
 
 Written as one CSV file per table in a directory, one JSON object of three
-arrays of records, or one XLSX workbook of three sheets. Spreadsheet formats
+arrays of records, one XLSX workbook of three sheets, or one Parquet file per
+table in a directory (``projections.parquet``: each column typed as
+``Table.kinds`` says; pyarrow is an optional extra). Spreadsheet formats
 (CSV, XLSX) neutralise text cells that a spreadsheet would run as a formula:
 a text cell beginning with ``=``, ``+``, ``-``, ``@``, a tab or a carriage
 return gets a leading apostrophe (``=1+1`` is written ``'=1+1``). Numbers are
@@ -31,14 +33,17 @@ import msgspec
 
 from ledger.kernel.errors import Invalid
 from ledger.kernel.identity import short
-from projections import queries
+from projections import parquet, queries
 from projections.db import Database
 from projections.formats import neutralise, render
 from projections.formats import write_csv as write_csv_rows
+from projections.parquet import ColumnKind
 from projections.site import tables
 from projections.views import facts as kept_facts
 
-FORMATS = ("csv", "json", "xlsx")
+FORMATS = ("csv", "json", "xlsx", "parquet")
+#: The formats written as one file per table in a directory.
+DIRECTORY_FORMATS = ("csv", "parquet")
 #: History lines rendered at a time by ``write_history``.
 HISTORY_BATCH = 5_000
 #: Rows per XLSX sheet (Excel's limit, less the header); longer tables go on.
@@ -46,11 +51,16 @@ XLSX_ROWS = 1_048_575
 
 
 class Table(msgspec.Struct):
-    """One exported table: its name, its columns, and its rows (lazy)."""
+    """One exported table: its name, its columns, and its rows (lazy).
+
+    ``kinds`` says what each column holds (its type in a Parquet file);
+    ``required`` names the columns that are never empty."""
 
     name: str
     columns: list[str]
     rows: Iterable[list[Any]]
+    kinds: list[ColumnKind]
+    required: frozenset[str] = frozenset()
 
 
 class ExportReport(msgspec.Struct):
@@ -103,13 +113,78 @@ def ladder_tables(conn: Database, ladder: str) -> list[Table]:
     players_columns = [
         "player_id", "player", "rating", "games", "last_played", "rated_since", "registered_at",
     ]  # fmt: skip
+    games_kinds: list[ColumnKind] = [
+        "text", "text", "date", "text", "integer", "integer", "integer", "text",
+        *["text"] * (2 * n_sides), *_result_kinds(conn, lid, result_keys),
+        *["number"] * len(attribute_keys), "boolean", "text", "timestamp", "text",
+    ]  # fmt: skip
+    changes_kinds: list[ColumnKind] = [
+        "date", "text", "text", "text", "text", "integer", "text", "text",
+        "text", "text", "number", "number", "number", "number", "number", "number", "integer",
+        "text",
+    ]  # fmt: skip
+    players_kinds: list[ColumnKind] = [
+        "text", "text", "number", "integer", "date", "date", "timestamp",
+    ]  # fmt: skip
     return [
         Table(
-            "games", games_columns, _game_rows(conn, lid, who, result_keys, attribute_keys, n_sides)
-        ),  # fmt: skip
-        Table("changes", changes_columns, _change_rows(conn, lid, who)),
-        Table("players", players_columns, (list(r) for r in tables.ladder_players(conn, lid))),
+            "games",
+            games_columns,
+            _game_rows(conn, lid, who, result_keys, attribute_keys, n_sides),
+            games_kinds,
+            frozenset(("game_id", "short_id", "date", "status", "neutral")),
+        ),
+        Table(
+            "changes",
+            changes_columns,
+            _change_rows(conn, lid, who),
+            changes_kinds,
+            frozenset(("date", "kind", "entry_id", "player_id", "before", "change", "after")),
+        ),
+        Table(
+            "players",
+            players_columns,
+            (list(r) for r in tables.ladder_players(conn, lid)),
+            players_kinds,
+            frozenset(("player_id", "rating", "games")),
+        ),
     ]
+
+
+def _result_kinds(conn: Database, lid: str, result_keys: list[str]) -> list[ColumnKind]:
+    """What each ``result_*`` column holds, read from the fields of the
+    ``Result`` of the ladder's families: a number where every ruleset's
+    family types that field as one, text otherwise (codes; lists and tables
+    as JSON; a family that cannot be loaded here)."""
+    import msgspec.inspect
+
+    from ledger.families.registry import family_class
+
+    found: dict[str, set[ColumnKind]] = {key: set() for key in result_keys}
+    for _, ruleset in tables.rulesets(conn, lid):
+        try:
+            result = family_class(ruleset["family"]).Result
+        except Exception:  # noqa: BLE001 - an untrusted or missing family: its fields as text
+            return ["text"] * len(result_keys)
+        fields = {f.encode_name: f.type for f in msgspec.inspect.type_info(result).fields}
+        for key in result_keys:
+            found[key].add(_kind_of(fields[key]) if key in fields else "text")
+    return [kinds.pop() if len(kinds) == 1 else "text" for kinds in found.values()]
+
+
+def _kind_of(t: msgspec.inspect.Type) -> ColumnKind:
+    """The column kind of a result field's type (``None`` allowed: cells may be empty)."""
+    inspect = msgspec.inspect
+    if isinstance(t, inspect.UnionType):
+        others = [u for u in t.types if not isinstance(u, inspect.NoneType)]
+        return _kind_of(others[0]) if len(others) == 1 else "text"
+    if isinstance(t, inspect.BoolType):
+        return "boolean"
+    if isinstance(t, inspect.IntType):
+        return "integer"
+    if isinstance(t, inspect.FloatType):
+        return "number"
+    return "text"
 
 
 def _game_rows(
@@ -283,23 +358,31 @@ def export_ladder(
     conn: Database, ladder: str, fmt: str, output: Path | None, out: IO[str] | None = None
 ) -> ExportReport:
     """Write a ladder's tables: csv into the directory ``output`` (games.csv,
-    changes.csv, players.csv), json to ``output`` or ``out``, xlsx to
-    ``output``. Writes nothing anywhere else."""
+    changes.csv, players.csv), parquet the same way (games.parquet, ...),
+    json to ``output`` or ``out``, xlsx to ``output``. Writes nothing
+    anywhere else."""
     if fmt not in FORMATS:
         raise Invalid(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
     name = queries.ladder_row(conn, ladder)["name"]
     tables_ = ladder_tables(conn, ladder)
-    if fmt == "csv":
+    if fmt in DIRECTORY_FORMATS:
         if output is None:
-            raise Invalid("--format csv writes one file per table: give -o DIRECTORY")
+            raise Invalid(f"--format {fmt} writes one file per table: give -o DIRECTORY")
         if output.exists() and not output.is_dir():
-            raise Invalid(f"-o {output}: expected a directory for --format csv, found a file")
+            raise Invalid(f"-o {output}: expected a directory for --format {fmt}, found a file")
+        if fmt == "parquet":
+            parquet.arrow()  # not installed: say so before anything is written
         output.mkdir(parents=True, exist_ok=True)
         counts, written = {}, []
         for table in tables_:
-            path = output / f"{table.name}.csv"
-            with path.open("w", encoding="utf-8", newline="") as f:
-                counts[table.name] = write_csv(table, f)
+            path = output / f"{table.name}.{fmt}"
+            if fmt == "parquet":
+                counts[table.name] = parquet.write_parquet(
+                    path, table.name, table.columns, table.kinds, table.rows, table.required
+                )
+            else:
+                with path.open("w", encoding="utf-8", newline="") as f:
+                    counts[table.name] = write_csv(table, f)
             written.append(str(path))
         return ExportReport(name, fmt, written, counts)
     if fmt == "xlsx":

@@ -56,17 +56,20 @@ def site_build(
 
 @click.command()
 @click.argument("ladder_name", metavar="LADDER")
-@click.option("--format", "fmt", type=click.Choice(["csv", "json", "xlsx"]), default="csv",
-              show_default=True,
+@click.option("--format", "fmt", type=click.Choice(["csv", "json", "xlsx", "parquet"]),
+              default="csv", show_default=True,
               help="csv: one file per table in the -o directory; json: one object of three "
-              "arrays; xlsx: one workbook of three sheets.")  # fmt: skip
+              "arrays; xlsx: one workbook of three sheets; parquet: one typed file per table "
+              "in the -o directory (needs: pip install 'ledger[parquet]').")  # fmt: skip
 @click.option("--output", "-o", type=click.Path(path_type=Path), default=None,
-              help="The directory (csv) or file (json, xlsx) to write; json without it "
-              "goes to standard output.")  # fmt: skip
+              help="The directory (csv, parquet) or file (json, xlsx) to write; json without "
+              "it goes to standard output.")  # fmt: skip
 @pass_ledger
 def export(led: Ledger, ladder_name: str, fmt: str, output: Path | None) -> None:
     """The whole of LADDER as open data: every game, every rating change and
-    the players, in shapes that load straight into pandas, R or a spreadsheet.
+    the players, in shapes that load straight into pandas, R, polars, DuckDB
+    or a spreadsheet. Scripts read a ladder's history here: the views'
+    tables are an internal, packed cache.
 
     Text cells that a spreadsheet would run as a formula (beginning with =,
     +, -, @, a tab or a carriage return) are written with a leading
