@@ -16,12 +16,20 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ledger.cli.context import Ledger, emit, export_options, pass_ledger, show
+from ledger.cli.context import Ledger, emit, export_options, pass_ledger, show, wide_option
 from ledger.cli.params import DATE
 from projections.formats import table_lines
 
 if TYPE_CHECKING:
     from projections.plain import PlainTable
+
+#: The ranking's columns a narrow terminal leaves out first (names wrap after).
+RANKING_SPARE = ("last_played",)
+#: The history's columns a narrow terminal leaves out first, least read first:
+#: the Elo terms (``explain`` gives them), where the game sat, then who it was.
+HISTORY_SPARE = (
+    "s", "p", "k", "table", "round", "margin", "game", "before", "event", "kind", "result",
+)  # fmt: skip
 
 
 @click.command()
@@ -35,10 +43,11 @@ if TYPE_CHECKING:
 @click.option("--lang", type=click.Choice(["en", "fr"]), default="en", show_default=True,
               help="Language of grades.")  # fmt: skip
 @export_options
+@wide_option
 @pass_ledger
 def standings(
     led: Ledger, ladder_name: str, as_of: date | None, as_known_at: str | None, lang: str,
-    fmt: str, output: Path | None,
+    fmt: str, output: Path | None, wide: bool,
 ) -> None:  # fmt: skip
     """The ranking of LADDER: rank, player, rating, grade, games, last played.
 
@@ -51,7 +60,7 @@ def standings(
     if fmt == "table" and output is None and as_of is None and as_known_at is None:
         from projections import plain
 
-        show_plain(plain.ranking(led.query_conn, ladder_name, lang))
+        show_plain(plain.ranking(led.query_conn, ladder_name, lang), RANKING_SPARE, wide)
         return
     from projections import queries
 
@@ -63,17 +72,19 @@ def standings(
     rows = queries.standings(conn, ladder_name, as_of, lang)
     title = ladder_name + (f" as of {as_of}" if as_of else "")
     title += f" as known at {as_known_at}" if as_known_at else ""
-    emit(rows, fmt, title, queries.StandingRow, output)
+    emit(rows, fmt, title, queries.StandingRow, output, RANKING_SPARE, wide)
 
 
 @click.command()
 @click.argument("ladder_name", metavar="LADDER")
 @click.argument("player_name", metavar="[PLAYER]", required=False)
 @export_options
+@wide_option
 @pass_ledger
 def history(
-    led: Ledger, ladder_name: str, player_name: str | None, fmt: str, output: Path | None
-) -> None:
+    led: Ledger, ladder_name: str, player_name: str | None, fmt: str, output: Path | None,
+    wide: bool,
+) -> None:  # fmt: skip
     """PLAYER's history in LADDER: games, adjustments and season penalties.
 
     Without PLAYER, every player's history (grouped by player, each in
@@ -81,7 +92,7 @@ def history(
     if player_name is not None and fmt == "table" and output is None:
         from projections import plain
 
-        show_plain(plain.history(led.query_conn, ladder_name, player_name))
+        show_plain(plain.history(led.query_conn, ladder_name, player_name), HISTORY_SPARE, wide)
         return
     from projections import queries
 
@@ -99,15 +110,16 @@ def history(
                 click.echo(f"Wrote {n} rows to {output}.")
             return
         title = f"Every player in {ladder_name}"
-        emit(list(lines), fmt, title, export_mod.PlayerHistoryLine, output)
+        emit(list(lines), fmt, title, export_mod.PlayerHistoryLine, output, HISTORY_SPARE, wide)
         return
     from projections.reads import history_subject
 
     rows = queries.history(led.query_conn, ladder_name, player_name)
     title = history_subject(led.conn, ladder_name, player_name).title
-    emit(rows, fmt, title, queries.HistoryLine, output)
+    emit(rows, fmt, title, queries.HistoryLine, output, HISTORY_SPARE, wide)
 
 
-def show_plain(table: PlainTable) -> None:
-    """Print a plain table for people (through a pager when long)."""
-    show(table_lines(table.columns, table.cells, table.title), len(table.cells))
+def show_plain(table: PlainTable, spare: tuple[str, ...], wide: bool) -> None:
+    """Print a plain table for people (through a pager when long), fitting
+    the terminal (``spare`` columns left out first) unless ``wide``."""
+    show(table_lines(table.columns, table.cells, table.title, spare, wide))
