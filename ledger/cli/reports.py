@@ -17,6 +17,7 @@ from ledger.cli.context import (
     export_options,
     format_option,
     pass_ledger,
+    wide_option,
 )
 from ledger.cli.params import DATE, SETTING, as_dict
 from ledger.kernel.errors import Invalid
@@ -129,17 +130,37 @@ def verify(led: Ledger, published: str | None, fmt: str) -> None:
     help="The later moment (default: now).",
 )
 @format_option
+@wide_option
 @pass_ledger
-def diff(led: Ledger, ladder_name: str, start: str, end: str | None, fmt: str) -> None:
+def diff(led: Ledger, ladder_name: str, start: str, end: str | None, fmt: str, wide: bool) -> None:
     """Every player whose rating in LADDER changed between two moments of the
-    ledger, and the events recorded in between that changed it."""
+    ledger, with their own entries that changed (+ new, - voided, ~ another
+    change); then the rule changes and season closes recorded in between."""
+    from ledger.kernel.identity import ladder_id
     from projections import timetravel
+    from projections.rule_changes import rule_history
 
-    rows = timetravel.diff(
-        led.app.recorder, ladder_name, timetravel.parse_moment(start),
-        timetravel.parse_moment(end) if end else None, led.conn,
-    )  # fmt: skip
-    click.echo(render(rows, fmt, f"{ladder_name}: changes", kind=timetravel.DiffLine))
+    since = timetravel.parse_moment(start)
+    until = timetravel.parse_moment(end) if end else None
+    rows = timetravel.diff(led.app.recorder, ladder_name, since, until, led.conn)
+    title = f"{ladder_name}: changes"
+    click.echo(render(rows, fmt, title, kind=timetravel.DiffLine, wide=wide))
+    if fmt != "table":
+        return
+    name = queries.ladder_row(led.conn, ladder_name)["name"]
+    between = [
+        f"rules from {c.effective}: {', '.join(c.changed) or 'no parameter changed'}"
+        + (f" ({c.reason})" if c.reason else "")
+        for c in rule_history(led.app.events.get(ladder_id(name)))
+        if since.isoformat() < c.recorded_at and (until is None or c.recorded_at <= until.isoformat())
+    ]  # fmt: skip
+    between += timetravel.ladder_events(led.conn, ladder_name, since, until)
+    if between:
+        click.echo("Recorded in between, for the whole ladder:")
+        for line in between:
+            click.echo(f"  {line}")
+    elif not rows:
+        click.echo("No rating changed between these moments.")
 
 
 @click.command()
