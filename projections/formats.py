@@ -275,9 +275,11 @@ def fit_columns(
         return list(headers), rows, []
     empty = {h for i, h in enumerate(headers) if all(not r[i] for r in rows)}
     keep = [h for h in headers if h not in empty]
-    # A long cell folds (boxed) or is cut (plain): a column counts here as
-    # at most ``FOLDED`` wide, so that one long note costs no other column.
-    widths = {h: min(w, FOLDED) for h, w in widths.items()}
+    # Long text (words) folds (boxed) or is cut (plain): such a column
+    # counts here as at most ``FOLDED`` wide, so that one long note costs no
+    # other column. A column of single words (ids, dates) keeps its width.
+    worded = {h for i, h in enumerate(headers) if any(" " in r[i] for r in rows)}
+    widths = {h: min(w, FOLDED) if h in worded else w for h, w in widths.items()}
     dropped: list[str] = []
     for name in spare:
         if table_width([widths[h] for h in keep], boxed) <= width:

@@ -130,6 +130,8 @@ def record(
     with led.writing(allow_future) as commands:
         recorded = commands.record(game, add_players, again)
     click.echo(f"Recorded game {recorded.short}.")
+    for line in rating_changes(led, recorded.short):
+        click.echo(line)
     for warning in recorded.warnings:
         click.echo(f"warning: {warning}")
     for note in replayed_closes(led.conn, recorded.game):
@@ -179,7 +181,7 @@ def import_(
     report = plan.report
     if dry_run:
         report.warnings += preview_warnings(led.app.recorder, plan.events, plan.label)
-    else:
+    elif report.added:  # an import that added nothing replayed no close
         notes = replayed_closes_of_import(led.conn, plan.label)
         report.warnings += [f"{plan.label}: {note}" for note in notes]
     if fmt != "table":
@@ -187,11 +189,29 @@ def import_(
         return
     verb = "would add" if dry_run else "added"
     click.echo(
-        f"{file}: {report.rows} rows: {verb} {report.added} games, "
+        f"{file}: {plural(report.rows, 'row')}: {verb} {plural(report.added, 'game')}, "
         f"skipped {report.skipped} already recorded{new_players(report.new_players)}."
     )
     for warning in report.warnings:
         click.echo(f"warning: {warning}")
+
+
+def rating_changes(led: Ledger, game: str) -> list[str]:
+    """A line per player of a game just recorded: the change it made, or,
+    rated with its event, the change it brings when the event ends."""
+    from projections import queries
+
+    x = queries.explain(led.conn, game)
+    per_event = bool(x.event) and x.note.startswith("rated from the ratings before the event")
+    if per_event:
+        return [f"  {p.player}: {p.change:+g} at the end of {x.event} (rated from {p.before:g})"
+                for p in x.players]  # fmt: skip
+    return [f"  {p.player}: {p.before:g} → {p.after:g} ({p.change:+g})" for p in x.players]
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 game``, ``2 games``, ``0 games``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def new_players(names: list[str]) -> str:
@@ -276,9 +296,23 @@ def season_close(
     Seasons of one ladder never overlap: closing the same stretch of time
     again (under another label) is refused, since it would decay players twice.
     """
+    from projections import queries
+
+    def at_end() -> dict[str, float]:
+        return {r.player: r.rating for r in queries.standings(led.conn, ladder_name, end)}
+
+    before = at_end()
     with led.writing(allow_future) as commands:
         sid = commands.close_season(ladder_name, label, start, end)
     click.echo(f"Closed season {label!r} of {ladder_name!r} (season close {short(sid)}).")
+    # The ranking at the season's end, before and after: the close's own changes.
+    moved = [(name, was, now) for name, now in at_end().items()
+             if (was := before.get(name, now)) != now]  # fmt: skip
+    if not moved:
+        click.echo("No rating changed: every rated player played, or none was in reach of "
+                   "the family's season rules.")  # fmt: skip
+    for name, was, now in sorted(moved, key=lambda m: (m[2] - m[1], m[0])):
+        click.echo(f"  {name}: {was:g} → {now:g} ({now - was:+g})")
 
 
 @season.command("void")

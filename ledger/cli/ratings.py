@@ -23,6 +23,9 @@ from projections.formats import table_lines
 if TYPE_CHECKING:
     from projections.plain import PlainTable
 
+#: What an empty ranking or history says instead of a table of no rows.
+HOW_TO_RATE = "record a game ('ledger record') or import a result sheet ('ledger import')."
+NOTHING_YET = "nothing yet (no game, rating adjustment or season penalty)."
 #: The ranking's columns a narrow terminal leaves out first (names wrap after).
 RANKING_SPARE = ("last_played",)
 #: The history's columns a narrow terminal leaves out first, least read first:
@@ -60,7 +63,11 @@ def standings(
     if fmt == "table" and output is None and as_of is None and as_known_at is None:
         from projections import plain
 
-        show_plain(plain.ranking(led.query_conn, ladder_name, lang), RANKING_SPARE, wide)
+        table = plain.ranking(led.query_conn, ladder_name, lang)
+        if not table.cells:
+            click.echo(f"No one is rated in {table.title} yet: {HOW_TO_RATE}")
+            return
+        show_plain(table, RANKING_SPARE, wide)
         return
     from projections import queries
 
@@ -72,6 +79,9 @@ def standings(
     rows = queries.standings(conn, ladder_name, as_of, lang)
     title = ladder_name + (f" as of {as_of}" if as_of else "")
     title += f" as known at {as_known_at}" if as_known_at else ""
+    if not rows and fmt == "table" and output is None:
+        click.echo(f"No one is rated in {title}.")
+        return
     emit(rows, fmt, title, queries.StandingRow, output, RANKING_SPARE, wide)
 
 
@@ -92,7 +102,11 @@ def history(
     if player_name is not None and fmt == "table" and output is None:
         from projections import plain
 
-        show_plain(plain.history(led.query_conn, ladder_name, player_name), HISTORY_SPARE, wide)
+        table = plain.history(led.query_conn, ladder_name, player_name)
+        if not table.cells:
+            click.echo(f"{table.title}: {NOTHING_YET}")
+            return
+        show_plain(table, HISTORY_SPARE, wide)
         return
     from projections import queries
 
@@ -110,12 +124,19 @@ def history(
                 click.echo(f"Wrote {n} rows to {output}.")
             return
         title = f"Every player in {ladder_name}"
-        emit(list(lines), fmt, title, export_mod.PlayerHistoryLine, output, HISTORY_SPARE, wide)
+        lines = list(lines)
+        if not lines and fmt == "table" and output is None:
+            click.echo(f"{title}: {NOTHING_YET}")
+            return
+        emit(lines, fmt, title, export_mod.PlayerHistoryLine, output, HISTORY_SPARE, wide)
         return
     from projections.reads import history_subject
 
     rows = queries.history(led.query_conn, ladder_name, player_name)
     title = history_subject(led.conn, ladder_name, player_name).title
+    if not rows and fmt == "table" and output is None:
+        click.echo(f"{title}: {NOTHING_YET}")
+        return
     emit(rows, fmt, title, queries.HistoryLine, output, HISTORY_SPARE, wide)
 
 

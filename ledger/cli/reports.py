@@ -23,6 +23,7 @@ from ledger.cli.params import DATE, SETTING, as_dict
 from ledger.kernel.errors import Invalid
 from projections import queries
 from projections.formats import render
+from projections.rule_changes import not_defaults, value_text
 
 # Each command imports what only it needs (the export, verify, time travel,
 # what-if modules and the event store) when it runs: a query starts in
@@ -41,15 +42,53 @@ def explain(led: Ledger, game: str, fmt: str) -> None:
         return
     where = f", {x.event} round {x.round}" if x.event else ""
     click.echo(f"Game {x.game} in {x.ladder}: {x.date}{where} [{x.status}]")
-    click.echo(f"Family: {x.family} {msgspec.json.encode(x.params).decode()}")
-    click.echo(f"Result: {msgspec.json.encode(x.result).decode()}")
+    params = not_defaults(x.family, x.params)
+    click.echo(f"Family: {x.family}" + (f" ({', '.join(params)})" if params else ""))
+    # Units and objectives are each player's explained values, below.
+    result = [f"{k} {value_text(v)}" for k, v in x.result.items() if k not in LISTED_BELOW]
+    click.echo(f"Result: {', '.join(result)}")
     if x.note:
         click.echo(f"Note: {x.note}")
+    per_event = bool(x.event) and x.note.startswith("rated from the ratings before the event")
     for p in x.players:
-        click.echo(f"\n{p.player} (side {p.side}): {p.before:g} -> {p.after:g} ({p.change:+g})")
+        if per_event:
+            click.echo(
+                f"\n{p.player} (side {p.side}): {p.change:+g} from this game, rated from "
+                f"{p.before:g} (the rating before the event);\n  the change applies at the "
+                f"event's end, with its other games ({p.after:g} counting those so far)"
+            )
+        else:
+            click.echo(f"\n{p.player} (side {p.side}): {p.before:g} → {p.after:g} ({p.change:+g})")
         for key, value in p.values.items():
-            shown = f"{value:.6g}" if isinstance(value, float) else value
-            click.echo(f"  {key:<32} {shown}")
+            lines = explained(value)
+            click.echo(f"  {key:<32} {lines[0]}")
+            for line in lines[1:]:
+                click.echo(f"  {'':<32} {line}")
+
+
+#: Result fields that ``explain`` lists with each player's values rather than on the result line.
+LISTED_BELOW = ("units", "objectives")
+
+
+def explained(value: Any) -> list[str]:
+    """An explained value for people, one line or several (a list of units,
+    of objectives): numbers to 6 significant digits, yes/no, none; never a
+    Python repr."""
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        return [explained(v)[0] for v in value]
+    if isinstance(value, dict):
+        named = f"{value['name']}: " if isinstance(value.get("name"), str) else ""
+        return [named + ", ".join(f"{k} {explained(v)[0]}" for k, v in value.items()
+                                  if v is not None and not (named and k == "name"))]  # fmt: skip
+    if isinstance(value, list):
+        return ["[" + ", ".join(explained(v)[0] for v in value) + "]"]
+    if isinstance(value, bool):
+        return ["yes" if value else "no"]
+    if value is None:
+        return ["none"]
+    if isinstance(value, float):
+        return [f"{value:.6g}"]
+    return [str(value)]
 
 
 @click.command()
