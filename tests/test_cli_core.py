@@ -45,7 +45,7 @@ def record(cli: Cli, on: str, side_a: str, side_b: str, result: str, *extra: str
         *extra,
     )  # fmt: skip
     # A game inside a closed season adds a note line (the close is replayed).
-    match = re.fullmatch(r"Recorded game ([0-9a-f]{8})\.\n(note: .*\n)*", out)
+    match = re.fullmatch(r"Recorded game ([0-9a-f]{8})\.\n(  .*\n)*(note: .*\n)*", out)
     assert match, out
     return match.group(1)
 
@@ -387,7 +387,8 @@ def test_season_close_penalises_inactive_rated_players(cli: Cli) -> None:
     cli.ok("adjust", "Club", "Frank", "--to", "1600", "--date", "2025-02-01",
            "--reason", "rated elsewhere")  # fmt: skip
     out = cli.ok("season", "close", "Club", "2025", "--from", "2025-01-01", "--to", "2025-12-31")
-    assert re.fullmatch(r"Closed season '2025' of 'Club' \(season close [0-9a-f]{8}\)\.\n", out)
+    assert re.fullmatch(r"Closed season '2025' of 'Club' \(season close [0-9a-f]{8}\)\.\n"
+                        r"  Alice: 1510 → 1460 \(-50\)\n  Frank: 1600 → 1550 \(-50\)\n", out)  # fmt: skip
     # Alice: rated before 2025, no 2025 game, above 1500 -> -50.  Bob, Dan: not
     # above 1500.  Carol: played in 2025.  Eve: first rated in 2025 and played.
     # Frank: rated by an adjustment inside the season and no game: for elo a

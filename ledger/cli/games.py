@@ -18,6 +18,7 @@ from ledger.cli.family_help import result_fields_epilog
 from ledger.cli.params import ATTRIBUTE, DATE, SETTING, as_dict
 from ledger.cli.progress import ProgressBar
 from ledger.kernel import bounds
+from ledger.kernel.errors import LedgerError
 from ledger.kernel.identity import short
 from ledger.write.commands import GameChanges
 from ledger.write.game_input import GameInput, parse_number
@@ -201,7 +202,10 @@ def rating_changes(led: Ledger, game: str) -> list[str]:
     rated with its event, the change it brings when the event ends."""
     from projections import queries
 
-    x = queries.explain(led.conn, game)
+    try:
+        x = queries.explain(led.conn, game)
+    except LedgerError:  # a ladder that cannot be replayed: its warning says why
+        return []
     per_event = bool(x.event) and x.note.startswith("rated from the ratings before the event")
     if per_event:
         return [f"  {p.player}: {p.change:+g} at the end of {x.event} (rated from {p.before:g})"

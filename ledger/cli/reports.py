@@ -58,7 +58,7 @@ def explain(led: Ledger, game: str, fmt: str) -> None:
                 f"event's end, with its other games ({p.after:g} counting those so far)"
             )
         else:
-            click.echo(f"\n{p.player} (side {p.side}): {p.before:g} → {p.after:g} ({p.change:+g})")
+            click.echo(f"\n{p.player} (side {p.side}): {p.before:g} -> {p.after:g} ({p.change:+g})")
         for key, value in p.values.items():
             lines = explained(value)
             click.echo(f"  {key:<32} {lines[0]}")
