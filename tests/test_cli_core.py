@@ -160,7 +160,7 @@ def test_rule_change_with_k_you_set_at_opening(cli: Cli) -> None:
 # -- players ---------------------------------------------------------------------
 def test_player_add_rename_and_list(cli: Cli) -> None:
     open_club(cli)
-    assert cli.ok("player", "add", "Alice", "Bob", "Carol") == "Added 3 player(s).\n"
+    assert cli.ok("player", "add", "Alice", "Bob", "Carol") == "Added 3 players.\n"
     record(cli, "2025-01-05", "Alice", "Bob", "a")
     assert cli.ok("player", "rename", "Bob", "Robert", "--reason", "typo") == (
         "Renamed 'Bob' to 'Robert'.\n"

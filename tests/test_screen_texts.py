@@ -112,6 +112,7 @@ def test_an_import_of_one_row_reads_in_the_singular(cli: Cli, tmp_path: Path) ->
     sheet.write_text("ladder,date,side_a,side_b,result\nClub,2025-01-05,Alice,Bob,a\n")
     out = cli.ok("import", str(sheet))
     assert out.startswith(f"{sheet}: 1 row: added 1 game, skipped 0 already recorded")
+    assert cli.ok("player", "add", "Carol") == "Added 1 player.\n"
 
 
 def test_player_list_names_who_a_player_was_merged_into(cli: Cli) -> None:

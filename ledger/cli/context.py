@@ -263,7 +263,7 @@ def emit(
         from ledger.sheets.workbook import write_rows
 
         write_rows(output, rows, kind, title)
-        click.echo(f"Wrote {len(rows)} rows to {output}.")
+        click.echo(f"Wrote {plural(len(rows), 'row')} to {output}.")
         return
     text = render(rows, fmt, title, kind=kind, spare=spare, wide=wide or output is not None)
     if output is None and fmt == "table":
@@ -272,7 +272,12 @@ def emit(
         click.echo(text)
     else:
         output.write_text(text + "\n", encoding="utf-8")
-        click.echo(f"Wrote {len(rows)} rows to {output}.")
+        click.echo(f"Wrote {plural(len(rows), 'row')} to {output}.")
+
+
+def plural(count: int, noun: str) -> str:
+    """``1 game``, ``2 games``, ``0 games``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def show(chunks: Iterable[str]) -> None:

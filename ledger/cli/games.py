@@ -13,6 +13,7 @@ from ledger.cli.context import (
     Ledger,
     format_option,
     pass_ledger,
+    plural,
 )
 from ledger.cli.family_help import result_fields_epilog
 from ledger.cli.params import ATTRIBUTE, DATE, SETTING, as_dict
@@ -211,11 +212,6 @@ def rating_changes(led: Ledger, game: str) -> list[str]:
         return [f"  {p.player}: {p.change:+g} at the end of {x.event} (rated from {p.before:g})"
                 for p in x.players]  # fmt: skip
     return [f"  {p.player}: {p.before:g} → {p.after:g} ({p.change:+g})" for p in x.players]
-
-
-def plural(count: int, noun: str) -> str:
-    """``1 game``, ``2 games``, ``0 games``."""
-    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def new_players(names: list[str]) -> str:

@@ -8,6 +8,7 @@ from ledger.cli.context import (
     Ledger,
     format_option,
     pass_ledger,
+    plural,
     wide_option,
 )
 from ledger.kernel.matching import DuplicatePair, likely_duplicates
@@ -29,7 +30,7 @@ def player_add(led: Ledger, names: tuple[str, ...]) -> None:
     with led.writing() as commands:
         warnings = commands.typo_warnings(names)
         commands.add_players(names)
-    click.echo(f"Added {len(names)} player(s).")
+    click.echo(f"Added {plural(len(names), 'player')}.")
     for warning in warnings:
         click.echo(f"warning: {warning}")
 

@@ -16,7 +16,15 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ledger.cli.context import Ledger, emit, export_options, pass_ledger, show, wide_option
+from ledger.cli.context import (
+    Ledger,
+    emit,
+    export_options,
+    pass_ledger,
+    plural,
+    show,
+    wide_option,
+)
 from ledger.cli.params import DATE
 from projections.formats import table_lines
 
@@ -121,7 +129,7 @@ def history(
             else:
                 with output.open("w", encoding="utf-8", newline="") as f:
                     n = export_mod.write_history(lines, fmt, f)
-                click.echo(f"Wrote {n} rows to {output}.")
+                click.echo(f"Wrote {plural(n, 'row')} to {output}.")
             return
         title = f"Every player in {ladder_name}"
         lines = list(lines)

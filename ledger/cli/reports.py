@@ -17,6 +17,7 @@ from ledger.cli.context import (
     export_options,
     format_option,
     pass_ledger,
+    plural,
     wide_option,
 )
 from ledger.cli.params import DATE, SETTING, as_dict
@@ -147,7 +148,7 @@ def verify(led: Ledger, published: str | None, fmt: str) -> None:
         for warning in report.warnings:
             click.echo(f"WARNING: {warning}")
         click.echo("OK: the event log matches its chain and the views match a rebuild."
-                   if report.ok else f"{len(report.problems)} problem(s) found.")  # fmt: skip
+                   if report.ok else f"{plural(len(report.problems), 'problem')} found.")  # fmt: skip
     if not report.ok:
         sys.exit(1)
 
