@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import itertools
 import sys
+import textwrap
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
@@ -147,9 +148,12 @@ def render(
     fmt: str,
     title: str = "",
     kind: type[msgspec.Struct] | None = None,
+    spare: Sequence[str] = (),
+    wide: bool = False,
 ) -> str:
     """Render Structs as ``table``, ``json`` or ``csv`` text; ``kind`` names
-    the columns when there are no rows."""
+    the columns when there are no rows. A table fits the terminal
+    (``table_lines``: ``spare`` columns left out first) unless ``wide``."""
     import msgspec
 
     if fmt == "json":
@@ -160,7 +164,8 @@ def render(
     if fmt == "csv":
         return csv_text(columns, ([r[c] for c in columns] for r in plain), _exact)
     rows_shown = [[shown(r[c]) for c in columns] for r in plain]
-    return "".join(table_lines(columns, rows_shown, title)).removesuffix("\n")
+    lines = table_lines(columns, rows_shown, title, spare, wide)
+    return "".join(lines).removesuffix("\n")
 
 
 def shown(value: Any) -> str:
@@ -175,6 +180,8 @@ def shown(value: Any) -> str:
         return ""
     if kind is float:
         return _cell(value)
+    if kind is list and all(isinstance(v, str) for v in value):
+        return printable("; ".join(value))  # (no warnings, no events: an empty cell)
     return printable(_cell(value))
 
 
@@ -186,12 +193,18 @@ def _exact(value: Any) -> str:
 #: this many cells (a large ranking, a long history) print plain aligned
 #: columns instead.
 RICH_CELLS = 1000
+#: The width a long column is folded to, at most, when a table must fit a terminal.
+FOLDED = 16
 #: Lines of a plain table joined into one write.
 _LINES = 1024
 
 
 def table_lines(
-    columns: Sequence[str], rows: Sequence[Sequence[str]], title: str = ""
+    columns: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    title: str = "",
+    spare: Sequence[str] = (),
+    wide: bool = False,
 ) -> Iterator[str]:
     """A table for people as chunks of text (each ending in a line break), to
     print one by one: ``rows`` of cells already shown (``shown``), columns
@@ -199,36 +212,123 @@ def table_lines(
 
     Boxed by rich on a terminal; piped or redirected (to grep, awk, a file),
     plain aligned columns, which is what a reader of a pipe wants and spares
-    rich's import and layout; past ``RICH_CELLS``, plain everywhere."""
+    rich's import and layout; past ``RICH_CELLS``, plain everywhere.
+
+    On a terminal, the table fits its width (unless ``wide``): columns with
+    no cell go first, then the ``spare`` ones in that order, with a line
+    naming them; what is still too wide is folded (boxed) or cut with "…"
+    (plain)."""
     headers = [c.replace("_", " ") for c in columns]
-    if len(rows) * len(headers) > RICH_CELLS or not sys.stdout.isatty():
-        yield from _plain_table(headers, rows, printable(title))
+    terminal = sys.stdout.isatty()
+    boxed = terminal and len(rows) * len(headers) <= RICH_CELLS
+    width = None if wide or not terminal else terminal_width()
+    dropped: list[str] = []
+    if width is not None:
+        spared = [c.replace("_", " ") for c in spare]
+        headers, rows, dropped = fit_columns(headers, rows, width, spared, boxed)
+    if boxed:
+        yield _rich_table(headers, rows, printable(title), width) + "\n"
     else:
-        yield _rich_table(headers, rows, printable(title)) + "\n"
+        yield from _plain_table(headers, rows, printable(title), width)
+    if dropped:
+        yield "\n".join(textwrap.wrap(dropped_note(dropped, width or 0), width or 80)) + "\n"
 
 
-def _rich_table(headers: list[str], rows: Sequence[Sequence[str]], title: str) -> str:
+def terminal_width() -> int:
+    """The terminal's width in columns ($COLUMNS first, as ``less`` does)."""
+    import shutil
+
+    return max(shutil.get_terminal_size().columns, 20)
+
+
+def dropped_note(dropped: Sequence[str], width: int) -> str:
+    """The line under a table that left columns out to fit the terminal."""
+    return f"Not shown at {width} columns: {', '.join(dropped)} (see --wide, or --format csv)."
+
+
+def table_width(widths: Sequence[int], boxed: bool) -> int:
+    """The width of a table whose columns hold ``widths`` characters: rich's
+    box draws a rule before each column and after the last, with a space
+    either side of each cell; plain columns are two spaces apart."""
+    if boxed:
+        return sum(widths) + 3 * len(widths) + 1
+    return sum(widths) + 2 * max(len(widths) - 1, 0)
+
+
+def fit_columns(
+    headers: Sequence[str],
+    rows: Sequence[Sequence[str]],
+    width: int,
+    spare: Sequence[str],
+    boxed: bool,
+) -> tuple[list[str], Sequence[Sequence[str]], list[str]]:
+    """``headers`` and ``rows`` without the columns it takes to fit
+    ``width``: first the columns with no cell, then the ``spare`` ones in
+    that order. Returns the headers, the rows and the spare columns left
+    out (the empty ones are not named: they hide nothing)."""
+    widths = {
+        h: max(len(h), max(map(len, column), default=0))
+        for h, column in zip(headers, list(zip(*rows, strict=True)) or [()] * len(headers),
+                             strict=True)
+    }  # fmt: skip
+    if table_width(list(widths.values()), boxed) <= width:
+        return list(headers), rows, []
+    empty = {h for i, h in enumerate(headers) if all(not r[i] for r in rows)}
+    keep = [h for h in headers if h not in empty]
+    # Long text (words) folds (boxed) or is cut (plain): such a column
+    # counts here as at most ``FOLDED`` wide, so that one long note costs no
+    # other column. A column of single words (ids, dates) keeps its width.
+    worded = {h for i, h in enumerate(headers) if any(" " in r[i] for r in rows)}
+    widths = {h: min(w, FOLDED) if h in worded else w for h, w in widths.items()}
+    dropped: list[str] = []
+    for name in spare:
+        if table_width([widths[h] for h in keep], boxed) <= width:
+            break
+        if name in keep and len(keep) > 1:
+            keep.remove(name)
+            dropped.append(name)
+    if len(keep) == len(headers):
+        return list(headers), rows, []
+    index = [headers.index(h) for h in keep]
+    return keep, [tuple(r[i] for i in index) for r in rows], dropped
+
+
+def _rich_table(
+    headers: list[str], rows: Sequence[Sequence[str]], title: str, width: int | None
+) -> str:
     from rich.console import Console
     from rich.table import Table
 
     table = Table(title=title or None, show_lines=False, header_style="bold")
     for header in headers:
-        table.add_column(header)
+        table.add_column(header, overflow="fold")
     for r in rows:
         table.add_row(*r)
-    # markup off: a player called "[bold]" is a name, not a style.
-    console = Console(width=200, file=io.StringIO(), color_system=None, markup=False,
-                      emoji=False, highlight=False)  # fmt: skip
+    # markup off: a player called "[bold]" is a name, not a style. Without a
+    # width to fit (--wide), wide enough for any table: nothing folds.
+    natural = table_width([max(len(h), max((len(r[i]) for r in rows), default=0))
+                           for i, h in enumerate(headers)], boxed=True)  # fmt: skip
+    console = Console(width=width or max(natural, len(title), 80), file=io.StringIO(),
+                      color_system=None, markup=False, emoji=False,
+                      highlight=False)  # fmt: skip
     console.print(table)
     return console.file.getvalue().rstrip("\n")
 
 
-def _plain_table(headers: list[str], rows: Sequence[Sequence[str]], title: str) -> Iterator[str]:
-    """Aligned columns, a batch of lines at a time (bounded text in flight)."""
+def _plain_table(
+    headers: list[str], rows: Sequence[Sequence[str]], title: str, width: int | None
+) -> Iterator[str]:
+    """Aligned columns, a batch of lines at a time (bounded text in flight);
+    within ``width``, when given, the widest columns cut with "…"."""
     columns = list(zip(*rows, strict=True)) or [()] * len(headers)  # (no rows: the headers')
     widths = [
         max(len(h), max(map(len, c), default=0)) for h, c in zip(headers, columns, strict=True)
     ]
+    if width is not None and table_width(widths, boxed=False) > width:
+        widths = _narrowed(widths, width)
+        headers = [_cut(h, w) for h, w in zip(headers, widths, strict=True)]
+        rows = [tuple(map(_cut, r, widths)) for r in rows]
+        title = _cut(title, width)
     # One format string for every line: a row is one call, not one a cell,
     # and a batch of rows one C loop (starmap), not one Python step a row.
     line = "  ".join(f"{{:<{w}}}" for w in widths).format
@@ -239,3 +339,20 @@ def _plain_table(headers: list[str], rows: Sequence[Sequence[str]], title: str) 
     for start in range(0, len(rows), _LINES):
         batch = rows[start : start + _LINES]
         yield "\n".join(map(str.rstrip, itertools.starmap(line, batch))) + "\n"
+
+
+def _narrowed(widths: list[int], width: int) -> list[int]:
+    """Column widths within ``width``: the widest narrowed first, none
+    below 4 characters."""
+    widths = list(widths)
+    while table_width(widths, boxed=False) > width:
+        widest = max(range(len(widths)), key=widths.__getitem__)
+        if widths[widest] <= 4:
+            break
+        widths[widest] -= 1
+    return widths
+
+
+def _cut(text: str, width: int) -> str:
+    """``text`` within ``width`` characters, cut with "…" when longer."""
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -459,8 +459,9 @@ def game_summary(row: Row, who: Mapping[int, str]) -> str:
 
 
 def ladders(conn: Database) -> list[LadderInfo]:
+    """Every ladder, with its rule history (``rules``: a ladder has few)."""
     return [
-        ladder_info(conn, r["name"], rules=False)
+        ladder_info(conn, r["name"])
         for r in conn.execute("SELECT name FROM view_ladders ORDER BY key")
     ]
 

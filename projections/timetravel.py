@@ -34,6 +34,10 @@ def known_at(recorder: Any, moment: datetime) -> Database:
 
 
 class DiffLine(msgspec.Struct):
+    """A player whose rating differs between two moments, and which of
+    their own entries changed: ``+`` new, ``-`` no longer counting, ``~``
+    changing the rating by another amount."""
+
     player: str
     rating_from: float | None
     rating_to: float | None
@@ -45,8 +49,9 @@ def diff(
     recorder: Any, ladder: str, start: datetime, end: datetime | None, current: Database
 ) -> list[DiffLine]:
     """Every player whose rating in ``ladder`` differs between two moments,
-    with the events recorded in between that touch the ladder (the player's
-    own first)."""
+    with their own history entries that changed (``changed_entries``; the
+    rule changes and season closes recorded in between, which touch every
+    player, are ``ladder_events``)."""
     before = known_at(recorder, start)
     after = current if end is None else known_at(recorder, end)
     try:
@@ -54,29 +59,98 @@ def diff(
     except NotFound:  # the ladder did not exist yet at ``start``
         old = {}
     new = {r.player: r.rating for r in queries.standings(after, ladder)}
-    lid = queries.ladder_row(after, ladder)["n"]
-    recorded = queries.audit_lines(
-        after,
-        "a.ladder=? AND a.recorded_at>? " + ("AND a.recorded_at<=? " if end else ""),
-        (lid, start.isoformat(), *([end.isoformat()] if end else [])),
-    )
     out = []
     for player in sorted(set(old) | set(new)):
         a, b = old.get(player), new.get(player)
         if a == b:
             continue
-        own = [r for r in recorded if player in r.summary]
-        rest = [r for r in recorded if r not in own]
         out.append(
             DiffLine(
                 player=player,
                 rating_from=a,
                 rating_to=b,
                 change=(b or 0) - (a or 0),
-                events=[
-                    f"#{r.seq} {r.kind}: {r.summary}" + (f" ({r.reason})" if r.reason else "")
-                    for r in own + rest
-                ],
+                events=changed_entries(before, after, ladder, player),
             )
         )
     return out
+
+
+#: The entries a diff line names, at most (then how many more).
+ENTRIES_SHOWN = 8
+
+
+def changed_entries(before: Database, after: Database, ladder: str, player: str) -> list[str]:
+    """The entries of ``player``'s history in ``ladder`` that differ between
+    two views: new ones, ones gone (voided) and ones whose change differs,
+    in effective order, each summarised in a line."""
+    was, now = _entries(before, ladder, player), _entries(after, ladder, player)
+    lines = []
+    for key in sorted(set(was) | set(now), key=lambda k: ((now.get(k) or was[k]).date, k)):
+        a, b = was.get(key), now.get(key)
+        if a is None and b is not None:
+            lines.append(f"+ {_entry_text(b)}: {_signed(b.change)}")
+        elif b is None and a is not None:
+            lines.append(f"- {_entry_text(a)}: no longer counts (was {_signed(a.change)})")
+        elif a is not None and b is not None and round(a.change - b.change, 9):
+            lines.append(
+                f"~ {_entry_text(b)}{_corrected(a, b)}: {_signed(a.change)} → {_signed(b.change)}"
+            )
+    if len(lines) > ENTRIES_SHOWN:
+        more = len(lines) - ENTRIES_SHOWN
+        lines = [*lines[:ENTRIES_SHOWN], f"and {more} more (see 'ledger history')"]
+    return lines
+
+
+def _entries(conn: Database, ladder: str, player: str) -> dict[tuple[str, str], Any]:
+    """A player's history lines by what identifies each: a game by its id,
+    another entry by its kind, date and note."""
+    try:
+        lines = queries.history(conn, ladder, player)
+    except NotFound:  # not yet in the ladder at that moment
+        return {}
+    return {
+        ("game", line.game) if line.game else (line.kind, f"{line.date} {line.note}"): line
+        for line in lines
+    }
+
+
+def _entry_text(line: Any) -> str:
+    if line.game:
+        return f"{line.date} game {line.game} vs {line.opponents}"
+    return f"{line.date} {line.note or line.kind}"
+
+
+def _corrected(a: Any, b: Any) -> str:
+    """What a correction changed of a game, as `` (corrected: won → lost)``
+    ("" for an entry whose facts are the same)."""
+    fields = ("date", "opponents", "result", "margin", "event", "round")
+    changed = [f"{getattr(a, f) or '-'} → {getattr(b, f) or '-'}" for f in fields
+               if getattr(a, f) != getattr(b, f)]  # fmt: skip
+    return f" (corrected: {', '.join(changed)})" if changed else ""
+
+
+def _signed(change: float) -> str:
+    return f"{change:+.2f}".rstrip("0").rstrip(".")
+
+
+#: Audit kinds that touch a whole ladder (a rule change is told by what it changed).
+LADDER_WIDE = ("season closed", "season voided", "ruleset voided")
+
+
+def ladder_events(
+    current: Database, ladder: str, start: datetime, end: datetime | None
+) -> list[str]:
+    """The season closes and voids, and the rule changes voided, recorded
+    in ``ladder`` between two moments: a line each."""
+    lid = queries.ladder_row(current, ladder)["n"]
+    recorded = queries.audit_lines(
+        current,
+        "a.ladder=? AND a.recorded_at>? " + ("AND a.recorded_at<=? " if end else ""),
+        (lid, start.isoformat(), *([end.isoformat()] if end else [])),
+    )
+    return [
+        f"{r.summary}" + (f" ({r.reason})" if r.reason else "")
+        for r in recorded
+        if r.kind in LADDER_WIDE
+    ]

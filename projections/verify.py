@@ -19,6 +19,7 @@ from ledger.kernel import chain
 from projections import views
 from projections.db import Database
 from projections.reads import entry_details
+from projections.timeline import SEP
 from projections.views import history
 
 # What a rebuild must reproduce exactly, each table read with ids and keys
@@ -152,6 +153,47 @@ def checksum(conn: Database) -> str:
     return h.hexdigest()
 
 
+#: The columns ``_history_rows`` gives, by name.
+HISTORY_COLUMNS = (
+    "ladder", "key", "pos", "seat", "entry", "kind", "player", "side", "s", "p", "k", "before",
+    "change", "after", "games_before", "games_after", "note",
+)  # fmt: skip
+
+
+def column_names(table: str) -> list[str]:
+    """The names of the columns ``rows`` reads of a compared table."""
+    if table == "view_history":
+        return list(HISTORY_COLUMNS)
+    selected = COMPARED[table].split("SELECT ", 1)[1].split(" FROM ", 1)[0]
+    owners = {"l": "ladder id", "p": "player id"}  # the joined tables' ids, by alias
+    out = []
+    for column in (c.strip() for c in selected.split(",")):
+        alias, _, name = column.rpartition(".")
+        out.append(owners[alias] if name == "id" and alias in owners else name)
+    return out
+
+
+def readable(value: Any) -> str:
+    """A view value for people: an effective-order key's separators shown
+    as "·" (never the raw control character), long text cut."""
+    text = repr(value.replace(SEP, "·")) if isinstance(value, str) else repr(value)
+    return text if len(text) <= 120 else text[:119] + "…"
+
+
+def row_difference(table: str, stored: tuple[Any, ...], rebuilt: tuple[Any, ...]) -> str:
+    """Which row (its first two columns) and which of its columns differ,
+    stored against rebuilt."""
+    names = column_names(table)
+    name = names.__getitem__ if len(names) == len(stored) else lambda i: f"column {i + 1}"
+    which = ", ".join(f"{name(i)} {readable(stored[i])}" for i in range(min(2, len(stored))))
+    differ = [
+        f"{name(i)}: stored {readable(a)}, rebuilt {readable(b)}"
+        for i, (a, b) in enumerate(zip(stored, rebuilt, strict=False))
+        if a != b
+    ]
+    return f" ({which}): " + "; ".join(differ)
+
+
 def compare_views(conn: Database, fresh: Database) -> list[str]:
     """Name the first row of each table where ``conn`` differs from ``fresh``."""
     problems = []
@@ -159,7 +201,7 @@ def compare_views(conn: Database, fresh: Database) -> list[str]:
         mine, theirs = rows(conn, table), rows(fresh, table)
         for index, (a, b) in enumerate(zip(mine, theirs, strict=False)):
             if a != b:
-                problems.append(f"{table} row {index + 1} differs: stored {a}, rebuilt {b}")
+                problems.append(f"{table} row {index + 1} differs{row_difference(table, a, b)}")
                 break
         else:
             if len(mine) != len(theirs):

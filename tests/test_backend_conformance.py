@@ -32,7 +32,7 @@ def club(cli: Cli) -> None:
 
 def record(cli: Cli, on: str, a: str, b: str, result: str) -> str:
     out = cli.ok("record", "Club", "--date", on, "--side", a, "--side", b, "--result", result)
-    return out.split()[-1].rstrip(".")
+    return out.split()[2].rstrip(".")
 
 
 def ratings(cli: Cli, *args: str) -> dict[str, float]:

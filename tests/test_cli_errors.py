@@ -32,7 +32,7 @@ def club(cli: Cli) -> str:
     cli.ok("player", "add", "Alice", "Bob", "Carol")
     out = cli.ok("record", "Club", "--date", "2025-01-05", "--side", "Alice", "--side", "Bob",
                  "--result", "a")  # fmt: skip
-    match = re.fullmatch(r"Recorded game ([0-9a-f]{8})\.\n", out)
+    match = re.fullmatch(r"Recorded game ([0-9a-f]{8})\.\n(  .*\n)*", out)  # then its changes
     assert match
     return match.group(1)
 

@@ -84,10 +84,10 @@ def test_a_game_inside_a_closed_season_says_the_close_is_replayed(club: Cli) -> 
         "already closed: the close was replayed with it"
     )
     late = club.ok(*game, "--date", "2025-05-04")
-    assert late.splitlines()[1:] == [note]
+    assert [line for line in late.splitlines() if line.startswith("note:")] == [note]
     later = club.ok(*game, "--date", "2026-01-02")
     assert "note:" not in later  # after the season: nothing replayed
-    short_id = later.split()[-1].rstrip(".")
+    short_id = later.split()[2].rstrip(".")
     moved = club.ok("correct", short_id, "--date", "2025-05-04", "--reason", "misdated")
     assert moved.splitlines()[1:] == [note]
 

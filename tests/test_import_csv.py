@@ -95,7 +95,7 @@ def test_known_players_are_matched_not_created(cli: Cli, tmp_path: Path) -> None
     cli.ok("player", "add", "Alice", "Bob")
     path = sheet(tmp_path, "results.csv", HEADER, "Club,2025-01-05,,,,alice,BOB,a")
     out = cli.ok("import", str(path))
-    assert out == f"{path}: 1 rows: added 1 games, skipped 0 already recorded.\n"
+    assert out == f"{path}: 1 row: added 1 game, skipped 0 already recorded.\n"
     assert [p["name"] for p in cli.json("player", "list")] == ["Alice", "Bob"]
     assert [(r["player"], r["rating"]) for r in cli.json("standings", "Club")] == [
         ("Alice", 1510.0),

@@ -101,13 +101,13 @@ def test_an_adjustment_out_of_range_is_refused(
          "k_rules.k: nan is not a finite number"),
         # Negative K and negative ratings (the low list).
         (("ladder", "rules", "Club", "--set", "k=-10", "--effective", "2025-02-01",
-          "--reason", "x"), "parameter 'k' of family elo: Expected `float` >= 0.0"),
+          "--reason", "x"), "parameter 'k' of family elo: must be a number ≥ 0 (got -10)"),
         (("ladder", "open", "Other", "--family", "elo", "--set", 'k_rules=[{"k":-1}]'),
-         "Expected `float` >= 0.0 - at `$.k_rules[0].k`"),
+         "k_rules' of family elo: must be a number ≥ 0 (item 1, field 'k')"),
         (("ladder", "open", "Other", "--family", "elo", "--set", "initial=-1500"),
-         "parameter 'initial' of family elo: Expected `float` >= 0.0"),
+         "parameter 'initial' of family elo: must be a number ≥ 0 (got -1500)"),
         (("ladder", "open", "Other", "--family", "bga", "--set", "initial=-1"),
-         "parameter 'initial' of family bga: Expected `int` >= 0"),
+         "parameter 'initial' of family bga: must be a whole number ≥ 0 (got -1)"),
     ],
 )  # fmt: skip
 def test_a_ruleset_with_a_number_out_of_range_is_refused(

@@ -506,7 +506,7 @@ def _club(db: str, schema: str | None) -> str:
     out = ledger_ok("record", "Club", "--date", "2025-01-05", "--side", "Ann", "--side", "Ben",
                     "--result", "a", db=db, schema=schema)  # fmt: skip
     assert out.startswith("Recorded game ")
-    return out.split()[-1].rstrip(".")
+    return out.split()[2].rstrip(".")
 
 
 def follower_round_trip(
@@ -685,7 +685,7 @@ def test_migrate_sqlite_to_postgres(pg_schema: Callable[[str], str], tmp_path: P
     for on, a, b, result in games:
         out = ledger_ok("record", "Club", "--date", on, "--side", a, "--side", b,
                         "--result", result, db=source)  # fmt: skip
-        ids.append(out.split()[-1].rstrip("."))
+        ids.append(out.split()[2].rstrip("."))
     ledger_ok("correct", ids[1], "--result", "b", "--reason", "sheet misread", db=source)
     ledger_ok("season", "close", "Club", "2025", "--from", "2025-01-01", "--to", "2025-12-31",
               db=source)  # fmt: skip

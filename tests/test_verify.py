@@ -35,7 +35,7 @@ class Ledger:
 
 def record(cli: Cli, on: str, a: str, b: str, result: str) -> str:
     out = cli.ok("record", "Club", "--date", on, "--side", a, "--side", b, "--result", result)
-    match = re.fullmatch(r"Recorded game ([0-9a-f]{8})\.\n", out)
+    match = re.fullmatch(r"Recorded game ([0-9a-f]{8})\.\n(  .*\n)*", out)  # then its changes
     assert match, out
     return match.group(1)
 

@@ -132,7 +132,11 @@ def test_a_voided_rule_change_gives_back_the_rules_before_it(elo: Cli) -> None:
     assert ratings(elo, "Elo") == before
     assert_views_match_a_rebuild(elo, "Elo")
     shown = elo.json("ladder", "show", "Elo")
-    assert [r["effective"] for r in shown["rules"]] == ["from the start"]
+    # The voided change stays in the rule history, marked (issue 26).
+    assert [(r["effective"], r["voided"] is not None) for r in shown["rules"]] == [
+        ("from the start", False), ("2025-01-01", True),
+    ]  # fmt: skip
+    assert "(voted down)" in shown["rules"][1]["voided"]
 
     events = elo.event_count()
     assert "no rule change of ladder 'Elo' takes effect on 2025-01-01" in elo.fails(

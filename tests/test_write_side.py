@@ -4,6 +4,7 @@ clear layers)."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -33,7 +34,7 @@ def test_a_correction_keeps_a_merged_players_game(cli: Cli) -> None:
     cli.ok("ladder", "open", "Club", "--family", "elo")
     cli.ok("player", "add", "A. Smith", "Ann", "Bob")
     game = cli.ok("record", "Club", "--date", "2025-01-05", "--side", "A. Smith", "--side",
-                  "Bob", "--result", "a").split()[-1].rstrip(".")  # fmt: skip
+                  "Bob", "--result", "a").split()[2].rstrip(".")  # fmt: skip
     cli.ok("player", "merge", "A. Smith", "Ann", "--reason", "same person")
     cli.ok("correct", game, "--result", "draw", "--reason", "misread")
     cli.ok("player", "unmerge", "A. Smith", "--reason", "not the same person after all")
@@ -47,7 +48,7 @@ def test_a_correction_of_the_sides_names_players_now(cli: Cli) -> None:
     cli.ok("ladder", "open", "Club", "--family", "elo")
     cli.ok("player", "add", "Ann", "Bob", "Cat")
     game = cli.ok("record", "Club", "--date", "2025-01-05", "--side", "Ann", "--side", "Bob",
-                  "--result", "a").split()[-1].rstrip(".")  # fmt: skip
+                  "--result", "a").split()[2].rstrip(".")  # fmt: skip
     cli.ok("correct", game, "--side", "Ann", "--side", "Cat", "--reason", "wrong opponent")
     assert cli.json("history", "Club", "Bob") == []
     assert len(cli.json("history", "Club", "Cat")) == 1
@@ -99,8 +100,9 @@ def test_a_game_that_breaks_at_replay_is_one_ladders_problem(cli: Cli) -> None:
     cli.ok("record", "Fragile", "--date", "2025-01-01", "--side", "Ann", "--side", "Bob",
            "--result", "a")  # fmt: skip
     # Checked from initial ratings, this game is fine; at replay Ann is rated.
-    bad = cli.ok("record", "Fragile", "--date", "2025-01-02", "--side", "Ann", "--side",
-                 "Cat", "--result", "a").split()[-1].rstrip(".")  # fmt: skip
+    out = cli.ok("record", "Fragile", "--date", "2025-01-02", "--side", "Ann", "--side",
+                 "Cat", "--result", "a")  # fmt: skip
+    bad = re.search(r"Recorded game ([0-9a-f]{8})\.", out).group(1)
     out = cli.fails("standings", "Fragile")
     assert "Fragile" in out and bad in out and "Traceback" not in out
     assert [r["player"] for r in cli.json("standings", "Club")] == ["Ann", "Bob"]
@@ -212,7 +214,7 @@ def test_recording_a_voided_game_again_takes_again(cli: Cli) -> None:
     cli.ok("ladder", "open", "Club", "--family", "elo")
     game = ("record", "Club", "--date", "2025-01-05", "--side", "Ann", "--side", "Bob",
             "--result", "a", "--add-players")  # fmt: skip
-    ref = cli.ok(*game).split()[-1].rstrip(".")
+    ref = cli.ok(*game).split()[2].rstrip(".")
     cli.ok("void", ref, "--reason", "forfeit")
     before = cli.event_count()
     out = cli.fails(*game)

@@ -3,6 +3,7 @@ options and rendering helpers."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import sys
 from collections.abc import Iterable, Iterator
@@ -284,35 +285,63 @@ def export_options(f: Any) -> Any:
     )(f)  # fmt: skip
 
 
-def emit(rows: Any, fmt: str, title: str, kind: Any, output: Path | None) -> None:
-    """Print query rows, or write them to --output (an .xlsx for xlsx)."""
+wide_option = click.option(
+    "--wide", is_flag=True,
+    help="Every column of a table, however wide (by default, a table on a terminal leaves "
+    "out the columns that do not fit, and says which).",
+)  # fmt: skip
+
+
+def emit(
+    rows: Any, fmt: str, title: str, kind: Any, output: Path | None,
+    spare: tuple[str, ...] = (), wide: bool = False,
+) -> None:  # fmt: skip
+    """Print query rows, or write them to --output (an .xlsx for xlsx); a
+    table on a terminal fits its width (``spare`` columns left out first)
+    unless ``wide``."""
     if fmt == "xlsx":
         if output is None:
             raise Invalid("--format xlsx needs --output FILE.xlsx")
         from ledger.sheets.workbook import write_rows
 
         write_rows(output, rows, kind, title)
-        click.echo(f"Wrote {len(rows)} rows to {output}.")
+        click.echo(f"Wrote {plural(len(rows), 'row')} to {output}.")
         return
-    text = render(rows, fmt, title, kind=kind)
+    text = render(rows, fmt, title, kind=kind, spare=spare, wide=wide or output is not None)
     if output is None and fmt == "table":
-        show([text + "\n"], len(rows))
+        show([text + "\n"])
     elif output is None:
         click.echo(text)
     else:
         output.write_text(text + "\n", encoding="utf-8")
-        click.echo(f"Wrote {len(rows)} rows to {output}.")
+        click.echo(f"Wrote {plural(len(rows), 'row')} to {output}.")
 
 
-def show(chunks: Iterable[str], rows: int) -> None:
-    """Print a table for people, chunk by chunk; on a terminal, one longer
-    than the screen goes through a pager (click's: ``$PAGER``, else less),
+def plural(count: int, noun: str) -> str:
+    """``1 game``, ``2 games``, ``0 games``."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def show(chunks: Iterable[str]) -> None:
+    """Print a table for people, chunk by chunk; on a terminal, one whose
+    rendered lines (folded cells, title and notes included) are more than
+    the screen holds goes through a pager (click's: ``$PAGER``, else less),
     as git does. Piped or redirected, every row is written as it comes."""
-    if sys.stdout.isatty() and sys.stdin.isatty() and rows + 4 > _screen_lines():
-        click.echo_via_pager(chunks)
+    if not (sys.stdout.isatty() and sys.stdin.isatty()):
+        for chunk in chunks:
+            click.echo(chunk, nl=False)
         return
+    # Rendered text is read until it passes the screen's height (the
+    # prompt's line kept free): short tables print, long ones page.
+    screen, held, lines = _screen_lines() - 1, [], 0
+    chunks = iter(chunks)
     for chunk in chunks:
-        click.echo(chunk, nl=False)
+        held.append(chunk)
+        lines += chunk.count("\n")
+        if lines > screen:
+            click.echo_via_pager(itertools.chain(held, chunks))
+            return
+    click.echo("".join(held), nl=False)
 
 
 def _screen_lines() -> int:

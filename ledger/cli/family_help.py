@@ -42,8 +42,8 @@ def result_fields_epilog() -> str:
 
 
 def parameter_help(family: type[Family], key: str) -> str:
-    """The first sentence of a parameter's help ("" when undocumented)."""
+    """A parameter's whole help, examples included ("" when undocumented)."""
     for doc in family.describe_params():
         if doc.name == key:
-            return doc.help.split(". ")[0].rstrip(".")
+            return doc.help
     return ""

@@ -13,11 +13,13 @@ from ledger.cli.context import (
     Ledger,
     format_option,
     pass_ledger,
+    plural,
 )
 from ledger.cli.family_help import result_fields_epilog
 from ledger.cli.params import ATTRIBUTE, DATE, SETTING, as_dict
 from ledger.cli.progress import ProgressBar
 from ledger.kernel import bounds
+from ledger.kernel.errors import LedgerError
 from ledger.kernel.identity import short
 from ledger.write.commands import GameChanges
 from ledger.write.game_input import GameInput, parse_number
@@ -133,6 +135,8 @@ def record(
     with led.writing(allow_future) as commands:
         recorded = commands.record(game, add_players, again)
     click.echo(f"Recorded game {recorded.short}.")
+    for line in rating_changes(led, recorded.short):
+        click.echo(line)
     for warning in recorded.warnings:
         click.echo(f"warning: {warning}")
     for note in replayed_closes(led.conn, recorded.game):
@@ -194,7 +198,7 @@ def import_(
     report = plan.report
     if dry_run:
         report.warnings += preview_warnings(led.app.recorder, plan.events, plan.label)
-    else:
+    elif report.added:  # an import that added nothing replayed no close
         notes = replayed_closes_of_import(led.conn, plan.label)
         report.warnings += [f"{plan.label}: {note}" for note in notes]
     if fmt != "table":
@@ -208,9 +212,25 @@ def import_(
 def import_line(file: Path, report: ImportReport, verb: str) -> str:
     """What an import did (or would do), in one line without its full stop."""
     return (
-        f"{file}: {report.rows} rows: {verb} {report.added} games, "
+        f"{file}: {plural(report.rows, 'row')}: {verb} {plural(report.added, 'game')}, "
         f"skipped {report.skipped} already recorded{new_players(report.new_players)}"
     )
+
+
+def rating_changes(led: Ledger, game: str) -> list[str]:
+    """A line per player of a game just recorded: the change it made, or,
+    rated with its event, the change it brings when the event ends."""
+    from projections import queries
+
+    try:
+        x = queries.explain(led.conn, game)
+    except LedgerError:  # a ladder that cannot be replayed: its warning says why
+        return []
+    per_event = bool(x.event) and x.note.startswith("rated from the ratings before the event")
+    if per_event:
+        return [f"  {p.player}: {p.change:+g} at the end of {x.event} (rated from {p.before:g})"
+                for p in x.players]  # fmt: skip
+    return [f"  {p.player}: {p.before:g} → {p.after:g} ({p.change:+g})" for p in x.players]
 
 
 def new_players(names: list[str]) -> str:
@@ -295,9 +315,23 @@ def season_close(
     Seasons of one ladder never overlap: closing the same stretch of time
     again (under another label) is refused, since it would decay players twice.
     """
+    from projections import queries
+
+    def at_end() -> dict[str, float]:
+        return {r.player: r.rating for r in queries.standings(led.conn, ladder_name, end)}
+
+    before = at_end()
     with led.writing(allow_future) as commands:
         sid = commands.close_season(ladder_name, label, start, end)
     click.echo(f"Closed season {label!r} of {ladder_name!r} (season close {short(sid)}).")
+    # The ranking at the season's end, before and after: the close's own changes.
+    moved = [(name, was, now) for name, now in at_end().items()
+             if (was := before.get(name, now)) != now]  # fmt: skip
+    if not moved:
+        click.echo("No rating changed: every rated player played, or none was in reach of "
+                   "the family's season rules.")  # fmt: skip
+    for name, was, now in sorted(moved, key=lambda m: (m[2] - m[1], m[0])):
+        click.echo(f"  {name}: {was:g} → {now:g} ({now - was:+g})")
 
 
 @season.command("void")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+import textwrap
 from datetime import date
 from typing import Any
 
@@ -13,12 +15,15 @@ from ledger.cli.context import (
     family_needed,
     format_option,
     pass_ledger,
+    wide_option,
 )
 from ledger.cli.family_help import parameter_help, parameters_epilog
 from ledger.cli.params import DATE, SETTING, as_dict
+from ledger.families.base import Family
 from ledger.families.registry import BUILT_IN, family_class
 from projections import queries
-from projections.formats import render
+from projections.formats import render, terminal_width
+from projections.rule_changes import not_defaults, rule_history, value_text
 
 
 @click.group()
@@ -84,10 +89,37 @@ def ladder_void_rules(led: Ledger, name: str, effective: date, reason: str) -> N
 
 @ladder.command("list")
 @format_option
+@wide_option
 @pass_ledger
-def ladder_list(led: Ledger, fmt: str) -> None:
-    """List the ladders."""
-    click.echo(render(queries.ladders(led.conn), fmt, "Ladders", kind=queries.LadderInfo))
+def ladder_list(led: Ledger, fmt: str, wide: bool) -> None:
+    """List the ladders: family, players, games, rule changes and the
+    parameters that differ from the family's defaults."""
+    ladders = queries.ladders(led.conn)
+    if fmt != "table":
+        click.echo(render(ladders, fmt, "Ladders", kind=queries.LadderInfo))
+        return
+    rows = [LadderLine(
+        name=info.name, family=info.family, players=info.players, games=info.games,
+        rule_changes=len(info.rules) - 1 if info.rules else 0,
+        params=", ".join(not_defaults(info.family, info.params)) or "defaults",
+        problem="; ".join(filter(None, [info.problem, *info.version_warnings])),
+    ) for info in ladders]  # fmt: skip
+    spare = ("problem", "rule_changes", "games", "params")
+    click.echo(render(rows, fmt, "Ladders", kind=LadderLine, spare=spare, wide=wide))
+
+
+class LadderLine(msgspec.Struct):
+    """A ladder as ``ladder list`` shows it to people."""
+
+    name: str
+    family: str
+    players: int
+    games: int
+    #: Rule changes after the first rules (``ladder show`` lists them).
+    rule_changes: int
+    #: The parameters other than the family's defaults, ``key=value``.
+    params: str
+    problem: str
 
 
 @ladder.command("show")
@@ -95,8 +127,13 @@ def ladder_list(led: Ledger, fmt: str) -> None:
 @format_option
 @pass_ledger
 def ladder_show(led: Ledger, name: str, fmt: str) -> None:
-    """Show NAME's family, the parameters in force and its rule history."""
+    """Show NAME's family, the parameters in force and its rule history
+    (what each change changed; voided changes marked)."""
+    from ledger.kernel.identity import ladder_id
+
     info = queries.ladder_info(led.conn, name)
+    history = rule_history(led.app.events.get(ladder_id(info.name)))
+    info.rules = [msgspec.to_builtins(change) for change in history]
     if fmt != "table":
         click.echo(render(info, fmt))
         return
@@ -106,17 +143,45 @@ def ladder_show(led: Ledger, name: str, fmt: str) -> None:
     if family.rules_doc:
         click.echo(f"Rules:    {family.rules_doc}")
     click.echo(f"Games:    {info.games}\nParameters in force:")
-    for key, value in info.params.items():
-        about = parameter_help(family, key)
-        click.echo(
-            f"  {key} = {msgspec.json.encode(value).decode()}" + (f"  # {about}" if about else "")
-        )
+    for line in parameter_lines(family, info.params):
+        click.echo(line)
     for warning in info.version_warnings:
         click.echo(f"Warning: {warning}")
     if info.problem:
         click.echo(f"Problem: {info.problem}")
     click.echo("Rule history:")
-    for r in info.rules:
-        why = f" ({r['reason']})" if r["reason"] else ""
-        click.echo(f"  {r['effective']}: {r['family']} {msgspec.json.encode(r['params']).decode()}"
-                   f" by {r['by']} at {r['recorded_at']}{why}")  # fmt: skip
+    for change in history:
+        what = ", ".join(change.changed) or (
+            "the family's defaults" if change.effective == "from the start" else "no parameter"
+        )  # fmt: skip
+        why = f" ({change.reason})" if change.reason else ""
+        at = change.recorded_at[:19].replace("T", " ")
+        click.echo(f"  {change.effective}: {change.family}: {what}")
+        click.echo(f"      by {change.by} at {at}{why}")
+        if change.voided:
+            click.echo(f"      VOIDED ({change.voided}): it no longer counts")
+
+
+def parameter_lines(family: type[Family], params: dict[str, Any]) -> list[str]:
+    """The parameters in force, each with its help (wrapped, never cut);
+    for a family with none, that its rules are fixed and the values they fix."""
+    width = min(terminal_width(), 100) if sys.stdout.isatty() else 78
+    if not params:
+        lines = [f"  none: {family.name}'s rules are fixed" + (
+            f" ({family.rules_doc})." if family.rules_doc else ".")]  # fmt: skip
+        to_elo = getattr(family, "to_elo", None)
+        if to_elo is not None:
+            fixed = not_defaults("elo", msgspec.to_builtins(to_elo(family.default_params())))
+            lines += textwrap.wrap(
+                "They rate as the elo family with " + ", ".join(fixed) + ".", width,
+                initial_indent="  ", subsequent_indent="    ",
+            )  # fmt: skip
+        return lines
+    lines = []
+    for key, value in params.items():
+        lines.append(f"  {key} = {value_text(value)}")
+        about = parameter_help(family, key)
+        if about:
+            lines += textwrap.wrap(about, width, initial_indent="      ",
+                                   subsequent_indent="      ")  # fmt: skip
+    return lines

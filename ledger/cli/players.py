@@ -8,6 +8,8 @@ from ledger.cli.context import (
     Ledger,
     format_option,
     pass_ledger,
+    plural,
+    wide_option,
 )
 from ledger.kernel.matching import DuplicatePair, likely_duplicates
 from projections import queries
@@ -28,7 +30,7 @@ def player_add(led: Ledger, names: tuple[str, ...]) -> None:
     with led.writing() as commands:
         warnings = commands.typo_warnings(names)
         commands.add_players(names)
-    click.echo(f"Added {len(names)} player(s).")
+    click.echo(f"Added {plural(len(names), 'player')}.")
     for warning in warnings:
         click.echo(f"warning: {warning}")
 
@@ -98,7 +100,21 @@ def player_duplicates(led: Ledger, fmt: str) -> None:
 
 @player.command("list")
 @format_option
+@wide_option
 @pass_ledger
-def player_list(led: Ledger, fmt: str) -> None:
-    """List registered players."""
-    click.echo(render(queries.players(led.conn), fmt, "Players", kind=queries.PlayerInfo))
+def player_list(led: Ledger, fmt: str, wide: bool) -> None:
+    """List registered players (a merged player with the name of the one
+    it was merged into)."""
+    players = queries.players(led.conn)
+    if fmt == "table":
+        names = {p.id: p.name for p in players}
+        players = [
+            queries.PlayerInfo(
+                id=p.id, name=p.name,
+                merged_into=names.get(p.merged_into, p.merged_into) if p.merged_into else None,
+                registered_at=(p.registered_at or "")[:19].replace("T", " ") or None,
+            )
+            for p in players
+        ]  # fmt: skip
+    spare = ("id", "registered_at")
+    click.echo(render(players, fmt, "Players", kind=queries.PlayerInfo, spare=spare, wide=wide))

@@ -16,12 +16,32 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ledger.cli.context import Ledger, emit, export_options, family_needed, pass_ledger, show
+from ledger.cli.context import (
+    Ledger,
+    emit,
+    export_options,
+    family_needed,
+    pass_ledger,
+    plural,
+    show,
+    wide_option,
+)
 from ledger.cli.params import DATE
 from projections.formats import table_lines
 
 if TYPE_CHECKING:
     from projections.plain import PlainTable
+
+#: What an empty ranking or history says instead of a table of no rows.
+HOW_TO_RATE = "record a game ('ledger record') or import a result sheet ('ledger import')."
+NOTHING_YET = "nothing yet (no game, rating adjustment or season penalty)."
+#: The ranking's columns a narrow terminal leaves out first (names wrap after).
+RANKING_SPARE = ("last_played",)
+#: The history's columns a narrow terminal leaves out first, least read first:
+#: the Elo terms (``explain`` gives them), where the game sat, then who it was.
+HISTORY_SPARE = (
+    "s", "p", "k", "table", "round", "margin", "game", "before", "event", "kind", "result",
+)  # fmt: skip
 
 
 @click.command()
@@ -35,10 +55,11 @@ if TYPE_CHECKING:
 @click.option("--lang", type=click.Choice(["en", "fr"]), default="en", show_default=True,
               help="Language of grades.")  # fmt: skip
 @export_options
+@wide_option
 @pass_ledger
 def standings(
     led: Ledger, ladder_name: str, as_of: date | None, as_known_at: str | None, lang: str,
-    fmt: str, output: Path | None,
+    fmt: str, output: Path | None, wide: bool,
 ) -> None:  # fmt: skip
     """The ranking of LADDER: rank, player, rating, grade, games, last played.
 
@@ -49,17 +70,21 @@ def standings(
     On a terminal, a ranking longer than the screen opens in a pager.
     """
     with family_needed(f"ladder {ladder_name!r}"):
-        _standings(led, ladder_name, as_of, as_known_at, lang, fmt, output)
+        _standings(led, ladder_name, as_of, as_known_at, lang, fmt, output, wide)
 
 
 def _standings(
     led: Ledger, ladder_name: str, as_of: date | None, as_known_at: str | None, lang: str,
-    fmt: str, output: Path | None,
+    fmt: str, output: Path | None, wide: bool,
 ) -> None:  # fmt: skip
     if fmt == "table" and output is None and as_of is None and as_known_at is None:
         from projections import plain
 
-        show_plain(plain.ranking(led.query_conn, ladder_name, lang))
+        table = plain.ranking(led.query_conn, ladder_name, lang)
+        if not table.cells:
+            click.echo(f"No one is rated in {table.title} yet: {HOW_TO_RATE}")
+            return
+        show_plain(table, RANKING_SPARE, wide)
         return
     from projections import queries
 
@@ -71,32 +96,42 @@ def _standings(
     rows = queries.standings(conn, ladder_name, as_of, lang)
     title = ladder_name + (f" as of {as_of}" if as_of else "")
     title += f" as known at {as_known_at}" if as_known_at else ""
-    emit(rows, fmt, title, queries.StandingRow, output)
+    if not rows and fmt == "table" and output is None:
+        click.echo(f"No one is rated in {title}.")
+        return
+    emit(rows, fmt, title, queries.StandingRow, output, RANKING_SPARE, wide)
 
 
 @click.command()
 @click.argument("ladder_name", metavar="LADDER")
 @click.argument("player_name", metavar="[PLAYER]", required=False)
 @export_options
+@wide_option
 @pass_ledger
 def history(
-    led: Ledger, ladder_name: str, player_name: str | None, fmt: str, output: Path | None
-) -> None:
+    led: Ledger, ladder_name: str, player_name: str | None, fmt: str, output: Path | None,
+    wide: bool,
+) -> None:  # fmt: skip
     """PLAYER's history in LADDER: games, adjustments and season penalties.
 
     Without PLAYER, every player's history (grouped by player, each in
     effective order) in one table."""
     with family_needed(f"ladder {ladder_name!r}"):
-        _history(led, ladder_name, player_name, fmt, output)
+        _history(led, ladder_name, player_name, fmt, output, wide)
 
 
 def _history(
-    led: Ledger, ladder_name: str, player_name: str | None, fmt: str, output: Path | None
-) -> None:
+    led: Ledger, ladder_name: str, player_name: str | None, fmt: str, output: Path | None,
+    wide: bool,
+) -> None:  # fmt: skip
     if player_name is not None and fmt == "table" and output is None:
         from projections import plain
 
-        show_plain(plain.history(led.query_conn, ladder_name, player_name))
+        table = plain.history(led.query_conn, ladder_name, player_name)
+        if not table.cells:
+            click.echo(f"{table.title}: {NOTHING_YET}")
+            return
+        show_plain(table, HISTORY_SPARE, wide)
         return
     from projections import queries
 
@@ -111,18 +146,26 @@ def _history(
             else:
                 with output.open("w", encoding="utf-8", newline="") as f:
                     n = export_mod.write_history(lines, fmt, f)
-                click.echo(f"Wrote {n} rows to {output}.")
+                click.echo(f"Wrote {plural(n, 'row')} to {output}.")
             return
         title = f"Every player in {ladder_name}"
-        emit(list(lines), fmt, title, export_mod.PlayerHistoryLine, output)
+        lines = list(lines)
+        if not lines and fmt == "table" and output is None:
+            click.echo(f"{title}: {NOTHING_YET}")
+            return
+        emit(lines, fmt, title, export_mod.PlayerHistoryLine, output, HISTORY_SPARE, wide)
         return
     from projections.reads import history_subject
 
     rows = queries.history(led.query_conn, ladder_name, player_name)
     title = history_subject(led.conn, ladder_name, player_name).title
-    emit(rows, fmt, title, queries.HistoryLine, output)
+    if not rows and fmt == "table" and output is None:
+        click.echo(f"{title}: {NOTHING_YET}")
+        return
+    emit(rows, fmt, title, queries.HistoryLine, output, HISTORY_SPARE, wide)
 
 
-def show_plain(table: PlainTable) -> None:
-    """Print a plain table for people (through a pager when long)."""
-    show(table_lines(table.columns, table.cells, table.title), len(table.cells))
+def show_plain(table: PlainTable, spare: tuple[str, ...], wide: bool) -> None:
+    """Print a plain table for people (through a pager when long), fitting
+    the terminal (``spare`` columns left out first) unless ``wide``."""
+    show(table_lines(table.columns, table.cells, table.title, spare, wide))

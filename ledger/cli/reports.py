@@ -18,11 +18,14 @@ from ledger.cli.context import (
     family_needed,
     format_option,
     pass_ledger,
+    plural,
+    wide_option,
 )
 from ledger.cli.params import DATE, SETTING, as_dict
 from ledger.kernel.errors import Invalid
 from projections import queries
 from projections.formats import render
+from projections.rule_changes import not_defaults, value_text
 
 # Each command imports what only it needs (the export, verify, time travel,
 # what-if modules and the event store) when it runs: a query starts in
@@ -42,15 +45,53 @@ def explain(led: Ledger, game: str, fmt: str) -> None:
         return
     where = f", {x.event} round {x.round}" if x.event else ""
     click.echo(f"Game {x.game} in {x.ladder}: {x.date}{where} [{x.status}]")
-    click.echo(f"Family: {x.family} {msgspec.json.encode(x.params).decode()}")
-    click.echo(f"Result: {msgspec.json.encode(x.result).decode()}")
+    params = not_defaults(x.family, x.params)
+    click.echo(f"Family: {x.family}" + (f" ({', '.join(params)})" if params else ""))
+    # Units and objectives are each player's explained values, below.
+    result = [f"{k} {value_text(v)}" for k, v in x.result.items() if k not in LISTED_BELOW]
+    click.echo(f"Result: {', '.join(result)}")
     if x.note:
         click.echo(f"Note: {x.note}")
+    per_event = bool(x.event) and x.note.startswith("rated from the ratings before the event")
     for p in x.players:
-        click.echo(f"\n{p.player} (side {p.side}): {p.before:g} -> {p.after:g} ({p.change:+g})")
+        if per_event:
+            click.echo(
+                f"\n{p.player} (side {p.side}): {p.change:+g} from this game, rated from "
+                f"{p.before:g} (the rating before the event);\n  the change applies at the "
+                f"event's end, with its other games ({p.after:g} counting those so far)"
+            )
+        else:
+            click.echo(f"\n{p.player} (side {p.side}): {p.before:g} -> {p.after:g} ({p.change:+g})")
         for key, value in p.values.items():
-            shown = f"{value:.6g}" if isinstance(value, float) else value
-            click.echo(f"  {key:<32} {shown}")
+            lines = explained(value)
+            click.echo(f"  {key:<32} {lines[0]}")
+            for line in lines[1:]:
+                click.echo(f"  {'':<32} {line}")
+
+
+#: Result fields that ``explain`` lists with each player's values rather than on the result line.
+LISTED_BELOW = ("units", "objectives")
+
+
+def explained(value: Any) -> list[str]:
+    """An explained value for people, one line or several (a list of units,
+    of objectives): numbers to 6 significant digits, yes/no, none; never a
+    Python repr."""
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        return [explained(v)[0] for v in value]
+    if isinstance(value, dict):
+        named = f"{value['name']}: " if isinstance(value.get("name"), str) else ""
+        return [named + ", ".join(f"{k} {explained(v)[0]}" for k, v in value.items()
+                                  if v is not None and not (named and k == "name"))]  # fmt: skip
+    if isinstance(value, list):
+        return ["[" + ", ".join(explained(v)[0] for v in value) + "]"]
+    if isinstance(value, bool):
+        return ["yes" if value else "no"]
+    if value is None:
+        return ["none"]
+    if isinstance(value, float):
+        return [f"{value:.6g}"]
+    return [str(value)]
 
 
 @click.command()
@@ -109,7 +150,7 @@ def verify(led: Ledger, published: str | None, fmt: str) -> None:
         for warning in report.warnings:
             click.echo(f"WARNING: {warning}")
         click.echo("OK: the event log matches its chain and the views match a rebuild."
-                   if report.ok else f"{len(report.problems)} problem(s) found.")  # fmt: skip
+                   if report.ok else f"{plural(len(report.problems), 'problem')} found.")  # fmt: skip
     if not report.ok:
         sys.exit(1)
 
@@ -131,17 +172,37 @@ def verify(led: Ledger, published: str | None, fmt: str) -> None:
     help="The later moment (default: now).",
 )
 @format_option
+@wide_option
 @pass_ledger
-def diff(led: Ledger, ladder_name: str, start: str, end: str | None, fmt: str) -> None:
+def diff(led: Ledger, ladder_name: str, start: str, end: str | None, fmt: str, wide: bool) -> None:
     """Every player whose rating in LADDER changed between two moments of the
-    ledger, and the events recorded in between that changed it."""
+    ledger, with their own entries that changed (+ new, - voided, ~ another
+    change); then the rule changes and season closes recorded in between."""
+    from ledger.kernel.identity import ladder_id
     from projections import timetravel
+    from projections.rule_changes import rule_history
 
-    rows = timetravel.diff(
-        led.app.recorder, ladder_name, timetravel.parse_moment(start),
-        timetravel.parse_moment(end) if end else None, led.conn,
-    )  # fmt: skip
-    click.echo(render(rows, fmt, f"{ladder_name}: changes", kind=timetravel.DiffLine))
+    since = timetravel.parse_moment(start)
+    until = timetravel.parse_moment(end) if end else None
+    rows = timetravel.diff(led.app.recorder, ladder_name, since, until, led.conn)
+    title = f"{ladder_name}: changes"
+    click.echo(render(rows, fmt, title, kind=timetravel.DiffLine, wide=wide))
+    if fmt != "table":
+        return
+    name = queries.ladder_row(led.conn, ladder_name)["name"]
+    between = [
+        f"rules from {c.effective}: {', '.join(c.changed) or 'no parameter changed'}"
+        + (f" ({c.reason})" if c.reason else "")
+        for c in rule_history(led.app.events.get(ladder_id(name)))
+        if since.isoformat() < c.recorded_at and (until is None or c.recorded_at <= until.isoformat())
+    ]  # fmt: skip
+    between += timetravel.ladder_events(led.conn, ladder_name, since, until)
+    if between:
+        click.echo("Recorded in between, for the whole ladder:")
+        for line in between:
+            click.echo(f"  {line}")
+    elif not rows:
+        click.echo("No rating changed between these moments.")
 
 
 @click.command()

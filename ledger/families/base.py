@@ -339,7 +339,9 @@ class Family:
                 else ""
             )
             raise FamilyError(
-                f"bad value for parameter {key!r} of family {cls.name}: {exc}{fields}", field=key
+                f"bad value for parameter {key!r} of family {cls.name}: "
+                f"{readable_error(str(exc), values.get(key))}{fields}",
+                field=key,
             ) from None
 
     @classmethod
@@ -601,3 +603,45 @@ def _path_key(message: str) -> str | None:
         return None
     rest = message.split(marker, 1)[1]
     return rest.split("`", 1)[0].split("[", 1)[0].split(".", 1)[0]
+
+
+#: msgspec's type names, as people say them.
+_TYPE_WORDS = {
+    "float": "a number", "int": "a whole number", "str": "text", "bool": "true or false",
+    "array": "a list", "object": "a table", "null": "none",
+}  # fmt: skip
+
+
+def readable_error(message: str, value: Any) -> str:
+    """A msgspec validation message for people: no ``$.k`` path, types
+    in words, the value given, and where in a list or table it sits
+    ("Expected `float` >= 0.0 - at `$.k`" reads "must be ≥ 0, got -5")."""
+    import re
+
+    text, _, path = message.partition(" - at `$")
+    path = path.rstrip("`")
+    where = ""
+    item = re.search(r"\[(\d+)\]", path)
+    inner = re.findall(r"\.(\w+)", path)
+    if item:
+        where = f" (item {int(item.group(1)) + 1}"
+        where += f", field {inner[-1]!r})" if len(inner) > 1 else ")"
+    elif "[...]" in path:
+        where = " (in a value of the table)"
+    bound = re.fullmatch(r"Expected `(\w+)` (>=|>|<=|<) (-?[\d.e+]+)", text)
+    if bound:
+        kind, sign, limit = bound.groups()
+        number = float(limit)
+        shown_limit = str(int(number)) if number.is_integer() else limit
+        sign = {">=": "≥", "<=": "≤"}.get(sign, sign)
+        text = f"must be {_TYPE_WORDS.get(kind, kind)} {sign} {shown_limit}"
+    else:
+        typed = re.fullmatch(r"Expected `(\w+)(?: \| (\w+))?`, got `(\w+)`", text)
+        if typed:
+            wanted = " or ".join(_TYPE_WORDS.get(t, t) for t in typed.groups()[:2] if t)
+            text = f"must be {wanted}, not {_TYPE_WORDS.get(typed.group(3), typed.group(3))}"
+        else:
+            text = (text[:1].lower() + text[1:]).replace("`", "'")
+    if not item and "[...]" not in path and not isinstance(value, (list, dict)):
+        text += f" (got {value!r})" if isinstance(value, str) else f" (got {value})"
+    return text + where
