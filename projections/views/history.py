@@ -439,6 +439,28 @@ class Rows:
         self._stored = {}
         self._held = 0
 
+    def forget_after(self, pos: int) -> None:
+        """Forget the ladder's rows after place ``pos`` (before this replay
+        adds any): chunks wholly after it dropped; a chunk straddling it cut
+        there and held open, to be continued by the rows that follow and
+        written once."""
+        conn, ladder = self.conn, self.ladder
+        straddling = conn.execute(
+            "SELECT player, first, data FROM view_history_chunks WHERE ladder=? AND last>? "
+            "AND first<=?",
+            (ladder, pos, pos),
+        ).fetchall()
+        conn.execute(  # (along the index by last place: first > pos implies last > pos)
+            "DELETE FROM view_history_chunks WHERE ladder=? AND last>? AND first>?",
+            (ladder, pos, pos),
+        )
+        for player, first, data in straddling:
+            kept: list[tuple[Any, ...]] = list(decode(data, ladder, player, 0, pos))
+            self._open[player] = kept
+            self._stored[player] = first
+            self._seen.add(player)
+            self._held += len(kept)
+
     def _continued(self, player: int) -> list[tuple[Any, ...]]:
         """A player's last stored chunk's rows, when it has room (to be
         continued and it rewritten), else none; read once a replay (the
@@ -479,26 +501,3 @@ class Rows:
 
 
 _PLAYER = itemgetter(4)
-
-
-def forget_after(conn: Database, ladder: int, pos: int) -> None:
-    """Forget a ladder's rows after place ``pos``: chunks wholly after it
-    dropped, a chunk straddling it cut there."""
-    straddling = conn.execute(
-        "SELECT player, first, data FROM view_history_chunks WHERE ladder=? AND last>? "
-        "AND first<=?",
-        (ladder, pos, pos),
-    ).fetchall()
-    conn.execute(  # (along the index by last place: first > pos implies last > pos)
-        "DELETE FROM view_history_chunks WHERE ladder=? AND last>? AND first>?",
-        (ladder, pos, pos),
-    )
-    cut = []
-    for player, first, data in straddling:
-        kept = [r for r in decode(data, ladder, player) if r.pos <= pos]
-        cut.append((kept[-1][1], encode(kept), ladder, player, first))
-    if cut:
-        conn.executemany(
-            "UPDATE view_history_chunks SET last=?, data=? WHERE ladder=? AND player=? AND first=?",
-            cut,
-        )

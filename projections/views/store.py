@@ -298,7 +298,7 @@ class LadderStore:
     def clear_after(self, key: str | None, pos: int) -> None:
         """Forget history after place ``pos`` and checkpoints after ``key``
         (all when None)."""
-        history.forget_after(self.conn, self.ladder, pos)
+        self.history.forget_after(pos)
         self.conn.execute(
             "DELETE FROM view_checkpoints WHERE ladder=? AND key>?", (self.ladder, key or "")
         )
