@@ -81,8 +81,10 @@ NAME_MS = 5.0
 IMPORT_RATE, IMPORT_MB, ELOTE_SHARE, RECORD_X, CORRECT_1, CORRECT_50, WHATIF_X, DB_X, CLI_X = (
     40_000, 500, 0.5, 1.1, 0.02, 0.40, 0.5, 1.5, 1.2,
 )  # fmt: skip
-#: Peak memory of a rebuild, in MB.
+#: Peak memory of a rebuild, in MB; at 10M games, and the rebuild's growth
+#: from 1M to 10M (the 10M option).
 REBUILD_MB = 500
+SCALE_MB, SCALE_X = 2048, 11.0
 
 
 # -- where the ledger lives ----------------------------------------------------------
@@ -957,6 +959,25 @@ def lines_for(fig: dict[str, Any]) -> list[Line]:
     return out
 
 
+def scale_lines(figures: list[dict[str, Any]]) -> list[Line]:
+    """Issue 29's 10M option: with 1M and 10M games in one run (``--games
+    1000000 --games 10000000 --players 100000``), the rebuild at 10M against
+    10x the 1M one (target: at most 11x) and its peak memory (at most 2 GB)."""
+    by_size = {fig["games"]: fig for fig in figures if "rebuild" in fig}
+    small, large = by_size.get(1_000_000), by_size.get(10_000_000)
+    if small is None or large is None:
+        return []
+    wall = large["rebuild"]["seconds"] / small["rebuild"]["seconds"]
+    cpu = large["rebuild"]["cpu_s"] / small["rebuild"]["cpu_s"]
+    peak = large["rebuild"]["peak_rss_mb"]
+    return [
+        ("rebuild 10M / rebuild 1M", f"{wall:.1f}x", f"{cpu:.1f}x", "<= 11x",
+         "PASS" if wall <= SCALE_X else "MISS", "PASS" if cpu <= SCALE_X else "MISS"),
+        ("rebuild peak memory at 10M", f"{peak:,.0f} MB", "", "<= 2 GB",
+         "PASS" if peak <= SCALE_MB else "MISS", ""),
+    ]  # fmt: skip
+
+
 def print_table(title: str, figures: list[dict[str, Any]]) -> None:
     header = ("games", "measure", "figure (wall)", "CPU", "target", "wall", "CPU")
     try:
@@ -969,6 +990,8 @@ def print_table(title: str, figures: list[dict[str, Any]]) -> None:
             print(f"{header[1]:<34} {header[2]:<44} {header[3]:<34} {header[4]:<22} wall CPU")
             for measure, value, cpu, target, ok, cpu_ok in lines_for(fig):
                 print(f"{measure:<34} {value:<44} {cpu:<34} {target:<22} {ok:<4} {cpu_ok}")
+        for measure, value, cpu, target, ok, cpu_ok in scale_lines(figures):
+            print(f"{measure:<34} {value:<44} {cpu:<34} {target:<22} {ok:<4} {cpu_ok}")
         return
     table = Table(title=title)
     for col in header:
@@ -983,6 +1006,8 @@ def print_table(title: str, figures: list[dict[str, Any]]) -> None:
                 f"{fig['games']:,}" if i == 0 else "", measure, value, cpu, target, *marks
             )
         table.add_section()
+    for i, (measure, value, cpu, target, ok, cpu_ok) in enumerate(scale_lines(figures)):
+        table.add_row("1M -> 10M" if i == 0 else "", measure, value, cpu, target, ok, cpu_ok)
     Console(width=max(170, shutil.get_terminal_size().columns)).print(table)
 
 
