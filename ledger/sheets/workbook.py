@@ -160,7 +160,16 @@ def _pick_sheet(path: Path, book: Workbook, sheet: str | None) -> Worksheet:
         visible = [ws for ws in results if getattr(ws, "sheet_state", "visible") == "visible"]
         if not results:
             raise Invalid(f"{path}: no result sheet in the workbook (sheets: {listed})")
-        return (visible or results)[0]
+        candidates = visible or results
+        headed = [ws for ws in candidates if _has_result_header(ws)]
+        if len(headed) > 1:
+            raise Invalid(
+                f"{path}: {len(headed)} sheets have a result header "
+                f"({', '.join(repr(ws.title) for ws in headed)}): choose one with --sheet NAME "
+                f"(e.g. --sheet {headed[0].title!r})"
+            )
+        # The sheet of results, wherever it is (a "Notes" sheet may come first).
+        return (headed or candidates)[0]
     if sheet in names:
         chosen = sheet
     else:
@@ -173,6 +182,17 @@ def _pick_sheet(path: Path, book: Workbook, sheet: str | None) -> Worksheet:
     if ws not in book.worksheets:
         raise Invalid(f"{sheet_label(path, chosen)}: is a chart, not a sheet of cells")
     return ws
+
+
+def _has_result_header(ws: Any) -> bool:
+    """Row 1 of ``ws`` names a result sheet's columns (date, side_a, side_b)."""
+    try:
+        ws.reset_dimensions()  # saved dimensions may be stale: read the whole row
+        first = next(ws.iter_rows(max_row=1, values_only=True), ())
+    except Exception:  # noqa: BLE001 - a sheet that cannot be read is not the results
+        return False
+    names = {cell_text(value).lower() for value in first}
+    return {"date", "side_a", "side_b"} <= names
 
 
 def _read_rows(label: str, ws: Any) -> Sheet:
