@@ -591,6 +591,41 @@ def write_template(
     _save(book, path)
 
 
+def write_csv_template(
+    path: Path,
+    family: str,
+    *,
+    params: Mapping[str, Any] | None = None,
+    ladder: str | None = None,
+    games: Sequence[Mapping[str, Any]] | None = None,
+) -> None:
+    """``write_template``'s result sheet as a CSV file (UTF-8, ``,``): the
+    same columns, then the family's example row or ``games``. No dropdowns
+    nor instructions: a CSV file has none."""
+    cls, _ = _family(family, params)
+    columns = template_columns(family)
+    if games:
+        wanted = max(sum(1 for c in g if c in SIDE_COLUMNS) for g in games)
+        have = [c for c in columns if c in SIDE_COLUMNS]
+        if wanted > len(have):
+            at = columns.index(have[-1]) + 1
+            columns[at:at] = SIDE_COLUMNS[len(have) : wanted]
+        rows = [{"ladder": ladder, **g} for g in games]
+    else:
+        example = dict(cls.example_rows()[0])
+        if ladder is not None:
+            example["ladder"] = ladder
+        rows = [example]
+    try:
+        with path.open("w", encoding="utf-8", newline="") as f:
+            out = csv.writer(f)
+            out.writerow(columns)
+            for row in rows:
+                out.writerow(["" if row.get(c) is None else str(row.get(c)) for c in columns])
+    except OSError as exc:
+        raise Invalid(f"{path}: cannot write: {exc.strerror or exc}") from None
+
+
 def add_result_sheet(
     book: Workbook,
     family: str,
