@@ -138,7 +138,9 @@ def test_a_sheet_is_picked_by_name_else_the_first_that_is_not_instructions(
         tmp_path / "book.xlsx",
         {INSTRUCTIONS: [["read me"]], "January": first, "February": second},
     )
-    assert read_sheet(path)[0][1]["side_a"] == "Alice"
+    with pytest.raises(Invalid, match=r"'January', 'February'\): choose one with --sheet"):
+        read_sheet(path)  # two sheets of results: which one is the referee's to say
+    assert read_sheet(path, "January")[0][1]["side_a"] == "Alice"
     assert read_sheet(path, "February")[0][1]["side_a"] == "Carol"
     assert read_sheet(path, " february ")[0][1]["side_a"] == "Carol"  # case-insensitive
 

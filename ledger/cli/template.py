@@ -39,9 +39,10 @@ def template(
     led: Ledger, family: str | None, ladder_name: str | None, camps_file: Path | None,
     split: int, on: date | None, event: str | None, output: Path,
 ) -> None:  # fmt: skip
-    """Write a ready result sheet (.xlsx) for a family: headers, an
-    instructions sheet, dropdowns for results and margins, an example row
-    (on the ladder's name with --ladder).
+    """Write a ready result sheet for a family: OUTPUT.xlsx has headers, an
+    instructions sheet, dropdowns for results and margins and an example row
+    (on the ladder's name with --ladder); OUTPUT.csv the headers and the
+    example row.
 
     With --camps (the output of 'ledger teams'), the rows are the games the
     camps play, their team sides filled in: two camps, one game; more camps,
@@ -51,7 +52,14 @@ def template(
     """
     from ledger.families.base import FamilyError
     from ledger.families.registry import family_class
-    from ledger.sheets.workbook import team_game_rows, write_template
+    from ledger.sheets.workbook import team_game_rows, write_csv_template, write_template
+
+    suffix = output.suffix.lower()
+    if suffix not in (".csv", ".xlsx"):
+        raise Invalid(
+            f"{output}: a template is written as .csv or .xlsx, not "
+            f"{repr(output.suffix) if output.suffix else 'a name without extension'}"
+        )
     from projections.teams.camps import camp_games, read_camps
 
     params = None
@@ -71,6 +79,7 @@ def template(
         games = team_game_rows(camp_games(camps, max_sides), on, event)
     elif on is not None or event is not None:
         raise Invalid("--date and --event go with --camps")
-    write_template(output, family, params=params, ladder=ladder, games=games)
+    write = write_csv_template if suffix == ".csv" else write_template
+    write(output, family, params=params, ladder=ladder, games=games)
     what = f"{len(games)} game(s) between {len(camps)} camps" if games else "an example row"
     click.echo(f"Wrote the {family} result sheet to {output} ({what}).")

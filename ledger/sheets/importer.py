@@ -60,6 +60,8 @@ from ledger.write.game_input import (
     build_facts,
     close_to_known,
     parse_date,
+    parse_int,
+    parse_number,
     typo_warning,
 )
 from ledger.write.state import LadderState
@@ -198,6 +200,69 @@ def _cells(ladder: LadderState, game: GameInput, checks: GameChecks) -> dict[str
     return values
 
 
+class RowProblem(msgspec.Struct, frozen=True):
+    """One bad field of a sheet row: its column and what is wrong with it."""
+
+    field: str
+    message: str
+
+
+def row_problems(
+    first: Invalid,
+    row: dict[str, Any],
+    layout: Layout,
+    state: LadderState | None,
+    checks: GameChecks,
+) -> list[RowProblem]:
+    """Every bad field of a row that failed with ``first``, in column order.
+
+    A row is read field after field and stops at its first error; a referee
+    fixing it should not meet the next one only on the next import, so the
+    fields that can be read on their own (date, round, table, neutral,
+    attributes, and the result cells when the ladder is known) are read
+    again here and each one's error is reported too."""
+    found = {first.field or "?": str(first)}
+
+    def check(field: str, read: Callable[[], Any]) -> None:
+        if field in found:
+            return
+        try:
+            read()
+        except Invalid as exc:
+            found[field] = str(exc)
+        except FamilyError as exc:
+            found[field] = str(exc)
+
+    def text(column: str) -> str:
+        value = row.get(column)
+        return value.strip() if isinstance(value, str) else ""
+
+    check("date", lambda: parse_date(text("date")))
+    for column in ("round", "table"):
+        if text(column):
+            check(column, lambda c=column: parse_int(text(c), c))
+    if text("neutral") and text("neutral").lower() not in (*TRUE, *FALSE):
+        check("neutral", lambda: row_input({"neutral": row["neutral"]}, layout))
+    for column in layout.attributes:
+        if text(column):
+            check(column, lambda c=column: parse_number(_attribute(text(c), layout), c))
+    if state is not None and "date" not in found:
+        try:
+            family = checks.family(state, parse_date(text("date")))
+        except LedgerError:
+            return _in_column_order(found, row)
+        for column in layout.results:
+            if text(column):
+                check(column, lambda c=column: checks.cell(family, c, row[c]))
+    return _in_column_order(found, row)
+
+
+def _in_column_order(found: dict[str, str], row: dict[str, Any]) -> list[RowProblem]:
+    order = {column: index for index, column in enumerate(row)}
+    fields = sorted(found, key=lambda f: order.get(f, len(order)))
+    return [RowProblem(field, found[field]) for field in fields]
+
+
 def result_columns(ladders: Iterable[LadderState]) -> tuple[str, ...]:
     """The result columns the families of these ladders accept (every
     ruleset's), or every built-in family's when no ladder is known."""
@@ -331,9 +396,11 @@ def _import_sheet(
                 )
             else:
                 book.row = number
+                row = dict(zip(sheet.columns, cells, strict=False))
+                state = None
                 try:
                     # An absent cell is None here, as ``get`` gives it.
-                    inp = row_input(dict(zip(sheet.columns, cells, strict=False)), layout)
+                    inp = row_input(row, layout)
                     name = inp.ladder or ladder
                     if not name:
                         raise Invalid(
@@ -353,7 +420,10 @@ def _import_sheet(
                     inp.result = _cells(state, inp, checks)
                     facts = commands.check_game(state, build_facts(state, inp, book), checks)
                 except Invalid as exc:
-                    errors.append(f"{path}: row {number}, column {exc.field or '?'}: {exc}")
+                    errors.extend(
+                        f"{path}: row {number}, column {problem.field}: {problem.message}"
+                        for problem in row_problems(exc, row, layout, state, checks)
+                    )
                     continue
             if errors and batch.keeping:
                 batch.discard()  # nothing will be appended: keep checking, store nothing

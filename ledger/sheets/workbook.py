@@ -160,7 +160,16 @@ def _pick_sheet(path: Path, book: Workbook, sheet: str | None) -> Worksheet:
         visible = [ws for ws in results if getattr(ws, "sheet_state", "visible") == "visible"]
         if not results:
             raise Invalid(f"{path}: no result sheet in the workbook (sheets: {listed})")
-        return (visible or results)[0]
+        candidates = visible or results
+        headed = [ws for ws in candidates if _has_result_header(ws)]
+        if len(headed) > 1:
+            raise Invalid(
+                f"{path}: {len(headed)} sheets have a result header "
+                f"({', '.join(repr(ws.title) for ws in headed)}): choose one with --sheet NAME "
+                f"(e.g. --sheet {headed[0].title!r})"
+            )
+        # The sheet of results, wherever it is (a "Notes" sheet may come first).
+        return (headed or candidates)[0]
     if sheet in names:
         chosen = sheet
     else:
@@ -175,6 +184,17 @@ def _pick_sheet(path: Path, book: Workbook, sheet: str | None) -> Worksheet:
     return ws
 
 
+def _has_result_header(ws: Any) -> bool:
+    """Row 1 of ``ws`` names a result sheet's columns (date, side_a, side_b)."""
+    try:
+        ws.reset_dimensions()  # saved dimensions may be stale: read the whole row
+        first = next(ws.iter_rows(max_row=1, values_only=True), ())
+    except Exception:  # noqa: BLE001 - a sheet that cannot be read is not the results
+        return False
+    names = {cell_text(value).lower() for value in first}
+    return {"date", "side_a", "side_b"} <= names
+
+
 def _read_rows(label: str, ws: Any) -> Sheet:
     from openpyxl.utils import get_column_letter
 
@@ -183,14 +203,19 @@ def _read_rows(label: str, ws: Any) -> Sheet:
     columns: list[str] | None = None
     rows: list[tuple[int, dict[str, str]]] = []
     loaded = Sheet(label, rows)
+    merged = _MergedCells.of(ws)
+    date_at = -1
     for number, cells in enumerate(ws.iter_rows(), start=1):
         texts = [cell_text(cell.value) for cell in cells]
+        if 0 <= date_at < len(cells):
+            texts[date_at] = _serial_date(cells[date_at].value, texts[date_at])
         if number == 1:
             while texts and not texts[-1]:
                 texts.pop()
             if texts:
                 columns = [t.lower() for t in texts]
                 loaded.columns = columns
+                date_at = columns.index("date") if "date" in columns else -1
             continue
         if not any(texts):
             continue
@@ -199,6 +224,7 @@ def _read_rows(label: str, ws: Any) -> Sheet:
                 f"{label}: row 1 is blank; the header row (ladder, date, side_a, side_b, "
                 "result, ...) must be the first row"
             )
+        merged.fill(number, texts)  # after the blank check: a row of merged cells only is blank
         problems = []
         for index, cell in enumerate(cells):
             if getattr(cell, "data_type", None) == "e":
@@ -228,6 +254,85 @@ def _read_rows(label: str, ws: Any) -> Sheet:
     loaded.count = len(rows)
     loaded.ladder_names = {row.get("ladder", "").strip() for _, row in rows} - {""}
     return loaded
+
+
+def _serial_date(value: Any, text: str) -> str:
+    """A date cell holding a plain number (an Excel serial date whose date
+    format was lost: 45993 is 2025-12-02) as its date's text; else ``text``."""
+    if type(value) in (int, float) and 1 <= value < _LAST_SERIAL:
+        from openpyxl.utils.datetime import from_excel
+
+        return from_excel(value).date().isoformat()
+    return text
+
+
+#: Excel's last date, 9999-12-31, as a serial number (one past it).
+_LAST_SERIAL = 2958466
+#: A merged range in a sheet's XML: ``<mergeCell ref="A3:A5"/>``.
+_MERGE_REF = re.compile(rb'<(?:\w+:)?mergeCell\b[^>]*?\bref="([A-Z]+)(\d+):[A-Z]+(\d+)"')
+
+
+class _MergedCells:
+    """The merged ranges of a sheet that span data rows: a range's value is
+    in its first row only (its other rows read blank), and it applies to
+    every row it spans, as the referee who merged the cells meant it.
+
+    openpyxl's read-only sheets do not parse merged ranges: they are read
+    from the sheet's XML, where they follow the cells (one more pass over
+    the compressed part, no XML parsing)."""
+
+    def __init__(self, spans: list[tuple[int, int, int]]) -> None:
+        #: row -> (column index, first row of its range) for rows below a range's first.
+        self.below: dict[int, list[tuple[int, int]]] = {}
+        #: row -> column indexes where a range starts.
+        self.tops: dict[int, list[int]] = {}
+        self.values: dict[tuple[int, int], str] = {}
+        for column, first, last in spans:
+            if first < 2 or last <= first:
+                continue  # the header row, or a range within one row
+            self.tops.setdefault(first, []).append(column)
+            for row in range(first + 1, last + 1):
+                self.below.setdefault(row, []).append((column, first))
+
+    @classmethod
+    def of(cls, ws: Any) -> _MergedCells:
+        from openpyxl.utils import column_index_from_string
+
+        ranges = getattr(ws, "merged_cells", None)
+        if ranges is not None:  # a sheet opened in full
+            return cls([(r.min_col - 1, r.min_row, r.max_row) for r in ranges.ranges])
+        source = getattr(ws, "_get_source", None)  # a read-only sheet's XML part
+        if source is None:
+            return cls([])
+        found: bytes | None = None
+        with source() as xml:
+            tail = b""
+            while chunk := xml.read(1 << 20):
+                if found is not None:
+                    found += chunk
+                    continue
+                data = tail + chunk
+                at = data.find(b"mergeCell")
+                if at >= 0:
+                    found = data[max(at - 16, 0) :]
+                else:
+                    tail = data[-32:]
+        spans = [
+            (column_index_from_string(c.decode()) - 1, int(first), int(last))
+            for c, first, last in _MERGE_REF.findall(found or b"")
+        ]
+        return cls(spans)
+
+    def fill(self, number: int, texts: list[str]) -> None:
+        """Give row ``number``'s blank cells inside a merged range the
+        range's value (``texts`` is changed in place)."""
+        for column in self.tops.get(number, ()):
+            self.values[number, column] = texts[column] if column < len(texts) else ""
+        for column, first in self.below.get(number, ()):
+            if column >= len(texts):
+                texts.extend([""] * (column + 1 - len(texts)))
+            if not texts[column]:
+                texts[column] = self.values.get((first, column), "")
 
 
 # -- writing -------------------------------------------------------------------------
@@ -484,6 +589,41 @@ def write_template(
     book = openpyxl.Workbook()
     add_result_sheet(book, family, params=params, ladder=ladder, games=games, first=True)
     _save(book, path)
+
+
+def write_csv_template(
+    path: Path,
+    family: str,
+    *,
+    params: Mapping[str, Any] | None = None,
+    ladder: str | None = None,
+    games: Sequence[Mapping[str, Any]] | None = None,
+) -> None:
+    """``write_template``'s result sheet as a CSV file (UTF-8, ``,``): the
+    same columns, then the family's example row or ``games``. No dropdowns
+    nor instructions: a CSV file has none."""
+    cls, _ = _family(family, params)
+    columns = template_columns(family)
+    if games:
+        wanted = max(sum(1 for c in g if c in SIDE_COLUMNS) for g in games)
+        have = [c for c in columns if c in SIDE_COLUMNS]
+        if wanted > len(have):
+            at = columns.index(have[-1]) + 1
+            columns[at:at] = SIDE_COLUMNS[len(have) : wanted]
+        rows = [{"ladder": ladder, **g} for g in games]
+    else:
+        example = dict(cls.example_rows()[0])
+        if ladder is not None:
+            example["ladder"] = ladder
+        rows = [example]
+    try:
+        with path.open("w", encoding="utf-8", newline="") as f:
+            out = csv.writer(f)
+            out.writerow(columns)
+            for row in rows:
+                out.writerow(["" if row.get(c) is None else str(row.get(c)) for c in columns])
+    except OSError as exc:
+        raise Invalid(f"{path}: cannot write: {exc.strerror or exc}") from None
 
 
 def add_result_sheet(

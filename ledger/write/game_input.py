@@ -7,6 +7,7 @@ game is read and checked the same way whichever way it arrives.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from datetime import date
 from functools import lru_cache
@@ -81,11 +82,19 @@ def parse_int(text: str | int | None, field: str) -> int | None:
         value = int(text)
         if value <= _ORDER_HIGH:
             return value
+    plain = str(text).strip()
+    if _WHOLE_WITH_ZEROS.fullmatch(plain):
+        # "1.0": a spreadsheet's number shown as text; it means 1.
+        plain = plain.partition(".")[0]
     try:
-        value = int(str(text).strip())
+        value = int(plain)
     except ValueError:
         raise FieldError(field, f"{field}: {text!r} is not a whole number") from None
     return bounds.ORDER.check(value, field)
+
+
+#: A whole number written with a zero fraction (``1.0``, ``12.00``).
+_WHOLE_WITH_ZEROS = re.compile(r"[+-]?\d+\.0+")
 
 
 def parse_number(text: Any, field: str, bound: bounds.Range = bounds.ATTRIBUTE) -> float:
