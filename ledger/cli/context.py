@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ledger.kernel.errors import Denied, Invalid
+from ledger.kernel.errors import ConnectionLost, Denied, Invalid, connection_lost
 from ledger.write.storage import Storage, resolve
 from projections.db import Database, PostgresDatabase, SQLiteDatabase
 from projections.formats import FORMATS, render
@@ -78,7 +78,15 @@ class Ledger:
 
         self.writable()
         yield Commands(self.app, self.by, allow_future)
-        self.caught_up()
+        try:
+            self.caught_up()
+        except Exception as exc:
+            if not connection_lost(exc):
+                raise
+            raise ConnectionLost(
+                "recorded; then lost the connection to the ledger's database before the views "
+                "caught up: the next command, or 'ledger project', brings them up to date"
+            ) from None
 
     def writable(self) -> None:
         """Refuse, before anything is attempted, to write a read-only ledger."""

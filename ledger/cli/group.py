@@ -1,7 +1,7 @@
 """The command group every ``ledger`` command runs in: a refused command
-(a LedgerError) or a failure of the machine (a full disk, an output file
-that cannot be written) becomes one clear line and exit status 1, never a
-traceback.
+(a LedgerError), a failure of the machine (a full disk, an output file
+that cannot be written) or a lost connection to the ledger's database
+becomes one clear line and exit status 1, never a traceback.
 
 Kept apart from ``context`` (which opens the ledger) so that starting the
 command line imports nothing heavy."""
@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 
 import click
 
-from ledger.kernel.errors import LedgerError
+from ledger.kernel.errors import LOST_NOTHING_RECORDED, LedgerError, connection_lost
 
 
 def fail(message: str) -> NoReturn:
@@ -33,6 +33,10 @@ class LedgerGroup(click.Group):
             fail(str(exc))
         except Exception as exc:
             message = machine_failure(exc)
+            if message is None and connection_lost(exc):
+                # Lost before anything committed: a write that may have
+                # committed says so itself (ConnectionLost, a LedgerError).
+                message = LOST_NOTHING_RECORDED
             if message is None:
                 raise
             fail(message)
