@@ -228,6 +228,39 @@ def test_an_import_cut_off_once_is_retried_whole(owned: Owned, tmp_path: Path) -
     assert "OK" in owned.ok("verify")
 
 
+def test_a_record_cut_off_while_committing_says_it_may_have_been_recorded(
+    owned: Owned,
+) -> None:
+    import psycopg
+
+    _gated(owned)
+    owned.sql("DROP TRIGGER gate ON ledger_events")
+    # Checked at COMMIT: the append waits there, its events all sent.
+    owned.sql(
+        "CREATE CONSTRAINT TRIGGER gate AFTER INSERT ON ledger_events "
+        "DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION gate()"
+    )
+    game = ["record", "Club", "--date", "2025-03-01", "--side", "Ann", "--side", "Ben",
+            "--result", "a"]  # fmt: skip
+    with psycopg.connect(owned.db, autocommit=True) as holder:
+        holder.execute("SELECT pg_advisory_lock(%s)", (GATE,))
+        proc = subprocess.Popen([*_ledger_cmd(owned), *game], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)  # fmt: skip
+        wait_until(lambda: _terminate_waiting(owned) == 1, "the record waiting in its commit")
+        out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 1, out + err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and "may or may not have been recorded" in lines[0], err
+    assert "Traceback" not in err
+    # The next command tells which: here the commit did not happen.
+    assert owned.games() == 0
+    owned.sql("DROP TRIGGER gate ON ledger_events")
+    assert owned.ok(*game).startswith("Recorded game")
+    again = owned.run(*game)
+    assert again.returncode == 1 and "already recorded" in again.stderr
+    assert owned.games() == 1
+
+
 def _ledger_cmd(owned: Owned) -> list[str]:
     from tests.test_postgres_service import LEDGER
 
