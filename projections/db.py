@@ -226,7 +226,9 @@ class PostgresDatabase(Database):
     def _connect(self) -> Any:
         import psycopg
 
-        conn = psycopg.connect(self._url, autocommit=True, row_factory=self._rows)
+        conn = psycopg.connect(
+            self._url, autocommit=True, row_factory=self._rows, connect_timeout=10
+        )
         conn.execute(f'SET search_path TO "{self._schema}"')
         return conn
 
