@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ledger.kernel.errors import ConnectionLost, Denied, Invalid, connection_lost
+from ledger.kernel.errors import Denied, Invalid
 from ledger.write.storage import Storage, resolve
 from projections.db import Database, PostgresDatabase, SQLiteDatabase
 from projections.formats import FORMATS, render
@@ -46,6 +46,8 @@ class Ledger:
         self._conn: Database | None = None
         #: Events stored that the views read by this command have not applied.
         self.behind = 0
+        #: Whether this command's write block completed (its append committed).
+        self.wrote = False
 
     @property
     def by(self) -> str:
@@ -78,15 +80,9 @@ class Ledger:
 
         self.writable()
         yield Commands(self.app, self.by, allow_future)
-        try:
-            self.caught_up()
-        except Exception as exc:
-            if not connection_lost(exc):
-                raise
-            raise ConnectionLost(
-                "recorded; then lost the connection to the ledger's database before the views "
-                "caught up: the next command, or 'ledger project', brings them up to date"
-            ) from None
+        # Committed: a connection lost from here on must not say otherwise.
+        self.wrote = True
+        self.caught_up()
 
     def writable(self) -> None:
         """Refuse, before anything is attempted, to write a read-only ledger."""

@@ -34,9 +34,12 @@ class LedgerGroup(click.Group):
         except Exception as exc:
             message = machine_failure(exc)
             if message is None and connection_lost(exc):
-                # Lost before anything committed: a write that may have
-                # committed says so itself (ConnectionLost, a LedgerError).
-                message = LOST_NOTHING_RECORDED
+                # A write lost while it committed says so itself
+                # (ConnectionLost, a LedgerError); lost after its commit,
+                # what follows says what was recorded.
+                message = LOST_AFTER_RECORDING if getattr(ctx.obj, "wrote", False) else (
+                    LOST_NOTHING_RECORDED
+                )  # fmt: skip
             if message is None:
                 raise
             fail(message)
@@ -46,6 +49,13 @@ _ROLLED_BACK = (
     "the write in progress was rolled back (each command, and each import, is one "
     "transaction: nothing of it was stored). Free some space and run it again; "
     "'ledger project' brings the views up to date."
+)
+
+
+LOST_AFTER_RECORDING = (
+    "recorded; then lost the connection to the ledger's database before this command "
+    "finished (its views or its report): the next command, or 'ledger project', brings "
+    "the views up to date"
 )
 
 
