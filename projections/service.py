@@ -42,7 +42,11 @@ class FollowerLock:
         self._file: Any = None
 
     def acquire(self) -> None:
+        """Take the lock (again, after a reconnection: a PostgreSQL session
+        lock goes with its connection; the lock file is held already)."""
         if self.path is not None:
+            if self._file is not None and not self._file.closed:
+                return
             self._file = open(self.path, "w")  # noqa: SIM115 - held for the process lifetime
             try:
                 fcntl.flock(self._file, fcntl.LOCK_EX | fcntl.LOCK_NB)
