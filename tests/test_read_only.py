@@ -77,7 +77,10 @@ def _runtime_closure() -> list[importlib.metadata.Distribution]:
         name = re.split(r"[\s<>=!~\[;(]", todo.pop(), maxsplit=1)[0].lower().replace("_", "-")
         if name in seen:
             continue
-        dist = importlib.metadata.distribution(name)
+        try:
+            dist = importlib.metadata.distribution(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue  # a requirement for another platform or Python (its marker)
         seen[name] = dist
         todo += [req for req in dist.requires or [] if "extra ==" not in req]
     del seen["ledger"]  # installed editable: its code is copied from the source below
