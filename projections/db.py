@@ -115,6 +115,10 @@ class Database:
     def close(self) -> None:
         self.conn.close()
 
+    def reconnect(self) -> None:
+        """A new connection in place of one its server dropped (a SQLite
+        file's connection is never dropped: nothing to do)."""
+
     def for_scattered_reads(self) -> Database:
         """This database, set for a query's scattered reads (a history looks
         up hundreds of rows spread over the file); nothing to set by default."""
@@ -214,11 +218,23 @@ class PostgresDatabase(Database):
             names = {c.name: i for i, c in enumerate(cursor.description or ())}
             return lambda values: Row(values, names)
 
-        conn = psycopg.connect(url, autocommit=True, row_factory=rows)
-        conn.execute(f'SET search_path TO "{schema}"')
-        super().__init__(conn)
+        self._url, self._schema, self._rows = url, schema, rows
+        super().__init__(self._connect())
         self.errors = (psycopg.Error,)
         self._denied = psycopg.errors.InsufficientPrivilege
+
+    def _connect(self) -> Any:
+        import psycopg
+
+        conn = psycopg.connect(
+            self._url, autocommit=True, row_factory=self._rows, connect_timeout=10
+        )
+        conn.execute(f'SET search_path TO "{self._schema}"')
+        return conn
+
+    def reconnect(self) -> None:
+        self.conn.close()
+        self.conn = self._connect()
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> Any:
         try:

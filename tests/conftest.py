@@ -172,3 +172,23 @@ def battle_empire_club(cli: Cli) -> Cli:
 def make_cli(backend: Callable[[str], Cli]) -> Callable[[str], Cli]:
     """Several independent ledgers in one test (e.g. to compare orders)."""
     return backend
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[object]:
+    """A PostgreSQL server this test session owns (``tests.pg_cluster``),
+    started once per worker: a test may restart or kill it. Skips with the
+    reason where none can be started, unless LEDGER_TEST_POSTGRES=require."""
+    from tests.pg_cluster import Cluster, Unavailable
+
+    try:
+        cluster = Cluster()
+    except Unavailable as exc:
+        if os.environ.get("LEDGER_TEST_POSTGRES") == "require":
+            pytest.fail(f"LEDGER_TEST_POSTGRES=require but no test-owned cluster: {exc}")
+        pytest.skip(f"no test-owned PostgreSQL cluster: {exc}")
+    try:
+        cluster.start()
+        yield cluster
+    finally:
+        cluster.remove()

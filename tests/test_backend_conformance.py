@@ -95,12 +95,20 @@ def test_whatif_replays_under_other_rules_and_records_nothing(cli: Cli) -> None:
     assert "nothing to try" in cli.fails("whatif", "Club")
 
 
+def later_than(moment: datetime) -> datetime:
+    """The clock's first reading after ``moment`` (waits on the clock itself,
+    not a guessed duration)."""
+    while (now := datetime.now(UTC)) <= moment:
+        time.sleep(0.0005)
+    return now
+
+
 def test_standings_as_known_at_and_diff_show_what_changed_since(cli: Cli) -> None:
     club(cli)
     game = record(cli, "2025-01-05", "Ann", "Bob", "a")
-    time.sleep(0.01)
-    moment = datetime.now(UTC).isoformat()
-    time.sleep(0.01)
+    at = later_than(datetime.now(UTC))  # strictly after the game was recorded
+    later_than(at)  # the correction is recorded strictly after the moment
+    moment = at.isoformat()
     cli.ok("correct", game, "--result", "b", "--reason", "misread")
     assert ratings(cli, "--as-known-at", moment) == {"Ann": 1510.0, "Bob": 1490.0}
     assert ratings(cli) == {"Ann": 1490.0, "Bob": 1510.0}

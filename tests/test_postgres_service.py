@@ -457,6 +457,18 @@ def test_concurrent_writers_lose_nothing_and_duplicate_nothing(
     )
 
 
+def all_ready(procs: list[subprocess.Popen[Any]], workdir: Path, timeout: float = 120) -> None:
+    """Wait until every child has touched its ``ready-PID`` file (imports
+    done, store resolved), so that "go" starts them together whatever the
+    machine's load."""
+    deadline = time.monotonic() + timeout
+    while len(list(workdir.glob("ready-*"))) < len(procs):
+        dead = [p.returncode for p in procs if p.poll() is not None]
+        assert not dead, f"a child exited before it was ready: {dead}"
+        assert time.monotonic() < deadline, f"children not ready after {timeout} s"
+        time.sleep(0.01)
+
+
 def _open_main() -> None:
     """Child process: ``DB SCHEMA WORKDIR ROUNDS``: once WORKDIR/go exists,
     opens the ledger's event store as every ``ledger`` command does, ROUNDS
@@ -467,6 +479,7 @@ def _open_main() -> None:
     db, schema, workdir_, rounds = sys.argv[1:5]
     workdir = Path(workdir_)
     env = resolve(db, schema).app_env()
+    (workdir / f"ready-{os.getpid()}").touch()
     while not (workdir / "go").exists():
         time.sleep(0.002)
     for _ in range(int(rounds)):
@@ -488,7 +501,7 @@ def test_concurrent_commands_open_the_postgres_store(
     args = [PG_URL, schema, str(tmp_path), "30"]
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.PIPE}
     procs = [python_c("_open_main", *args, **quiet) for _ in range(4)]
-    time.sleep(1.5)  # let them import
+    all_ready(procs, tmp_path)
     (tmp_path / "go").touch()
     crashes = []
     for proc in procs:
@@ -629,6 +642,7 @@ def _record_loop_main() -> None:
     db, wid_, count, workdir = sys.argv[1:5]
     wid, names = int(wid_), ["Ann", "Ben", "Cid", "Dan"]
     runner = CliRunner()
+    (Path(workdir) / f"ready-{os.getpid()}").touch()
     while not (Path(workdir) / "go").exists():
         time.sleep(0.005)
     ok, errors = 0, []
@@ -652,7 +666,7 @@ def test_concurrent_sqlite_commands_keep_the_database_intact(tmp_path: Path) -> 
         python_c("_record_loop_main", db, str(w), "25", str(tmp_path), stdout=subprocess.PIPE)
         for w in range(4)
     ]
-    time.sleep(1.5)  # let them import
+    all_ready(procs, tmp_path)
     (tmp_path / "go").touch()
     reports = []
     for proc in procs:

@@ -657,7 +657,9 @@ def test_known_at_before_a_correction_shows_the_ledger_then(
     world.run(scenario, scenario.ops[:cut])
     then, views_then = snapshot(world.db), all_views(world.db)
     moment = last_recorded_at(world)
-    time.sleep(0.002)  # later events are recorded strictly after the moment
+    # Later events are recorded strictly after the moment: wait for the clock.
+    while datetime.now(moment.tzinfo) <= moment:
+        time.sleep(0.0005)
 
     recorded = len(queries.audit(world.db))
     corrected = world.correct(edit, family)

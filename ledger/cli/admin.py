@@ -12,7 +12,8 @@ from ledger.cli.context import (
     open_views,
     pass_ledger,
 )
-from ledger.kernel.errors import Invalid
+from ledger.cli.group import fail, machine_failure
+from ledger.kernel.errors import Invalid, LedgerError
 from ledger.write import migrate as migrate_mod
 from ledger.write.application import LedgerApplication
 from ledger.write.storage import resolve
@@ -31,7 +32,10 @@ def project(led: Ledger, follow: bool, interval: float) -> None:
 
     With --follow this is the projection service for a ledger that other
     machines write to: it stops cleanly on Ctrl-C or SIGTERM and resumes where
-    it stopped; a second follower of the same views refuses to start.
+    it stopped; a second follower of the same views refuses to start. It
+    outlives its database: a lost connection (a restart, a crash of the
+    server) is one line, retried with a growing wait, and one line again
+    when it is back. Any other failure of the database ends it, in one line.
     """
     led.creates = True  # the owner's first 'project' sets a PostgreSQL ledger up
     if not follow:
@@ -49,7 +53,15 @@ def project(led: Ledger, follow: bool, interval: float) -> None:
             on_start=lambda: click.echo(
                 f"Following {led.storage.kind} views (Ctrl-C to stop)...", err=True
             ),
+            on_connection=lambda line: click.echo(line, err=True),
+            lock=lock,
         )  # fmt: skip
+    except LedgerError:
+        raise
+    except Exception as exc:
+        if machine_failure(exc) is not None:
+            raise
+        fail(f"the follower stopped: {service.first_line(exc)}")
     finally:
         lock.release()
     click.echo(f"Stopped after applying {total} events.", err=True)

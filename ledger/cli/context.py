@@ -54,6 +54,8 @@ class Ledger:
         #: What this command has stored, in words, once its transaction has
         #: committed (None before, and for a query): what Ctrl-C reports.
         self.stored: str | None = None
+        #: Whether this command's write block completed (its append committed).
+        self.wrote = False
 
     @property
     def by(self) -> str:
@@ -92,6 +94,8 @@ class Ledger:
         yield Commands(self.app, self.by, allow_future)
         if stores and self.stored is None:
             self.stored = "the command's changes were stored"
+        # Committed: a connection lost from here on must not say otherwise.
+        self.wrote = True
         self.caught_up()
 
     def writable(self) -> None:

@@ -152,12 +152,34 @@ def record(
 @click.option("--again", is_flag=True,
               help="Record rows that are games voided or corrected since (by default they "
                    "are skipped, with a warning).")  # fmt: skip
+@click.option(
+    "--max-unzipped-mb",
+    default=100,
+    show_default=True,
+    type=click.IntRange(1),
+    help="An .xlsx whose parts inflate to more is refused, unread (a zip bomb).",
+)
+@click.option(
+    "--max-rows",
+    default=500_000,
+    show_default=True,
+    type=click.IntRange(1),
+    help="An .xlsx with more rows is refused.",
+)
+@click.option(
+    "--max-cells",
+    default=5_000_000,
+    show_default=True,
+    type=click.IntRange(1),
+    help="An .xlsx with more cells (and shared strings) is refused.",
+)
 @allow_future_option
 @format_option
 @pass_ledger
 def import_(
     led: Ledger, file: Path, dry_run: bool, ladder_name: str | None, sheet: str | None,
-    strict: bool, again: bool, allow_future: bool, fmt: str,
+    strict: bool, again: bool, max_unzipped_mb: int, max_rows: int, max_cells: int,
+    allow_future: bool, fmt: str,
 ) -> None:  # fmt: skip
     """Import a result sheet (.csv or .xlsx): all rows or none.
 
@@ -180,10 +202,17 @@ def import_(
     were stored (nothing stored); 3 interrupted after they were stored,
     while the views caught up (the games are stored, as the message says;
     the next command brings the views up to date).
+
+    An .xlsx is a zip archive of XML, often received from others: it is
+    read only within the --max-* limits below, and refused beyond them in
+    one line, before the rows are checked.
     """
     # Imported here: the importer (sheets, workbooks, the batch store) is
     # more than ``record`` and ``correct`` need to start.
     from ledger.sheets.importer import import_sheet
+    from ledger.sheets.workbook import WorkbookLimits
+
+    limits = WorkbookLimits(max_unzipped_mb, max_rows, max_cells)
 
     # A dry run appends nothing: the views it leaves are those it found.
     with (
@@ -191,8 +220,9 @@ def import_(
         ProgressBar("checking rows", 2000) as progress,
     ):
         plan = import_sheet(
-            commands, file, dry_run, ladder_name, sheet, strict, progress, again=again
-        )
+            commands, file, dry_run, ladder_name, sheet, strict, progress, again=again,
+            limits=limits,
+        )  # fmt: skip
         if not dry_run:  # stored: what Ctrl-C says while the views catch up
             led.stored = import_line(file, plan.report, "added")
     report = plan.report

@@ -1,7 +1,7 @@
 """The command group every ``ledger`` command runs in: a refused command
-(a LedgerError) or a failure of the machine (a full disk, an output file
-that cannot be written) becomes one clear line and exit status 1, never a
-traceback.
+(a LedgerError), a failure of the machine (a full disk, an output file
+that cannot be written) or a lost connection to the ledger's database
+becomes one clear line and exit status 1, never a traceback.
 
 Kept apart from ``context`` (which opens the ledger) so that starting the
 command line imports nothing heavy."""
@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 
 import click
 
-from ledger.kernel.errors import LedgerError
+from ledger.kernel.errors import LOST_NOTHING_RECORDED, LedgerError, connection_lost
 
 
 def fail(message: str) -> NoReturn:
@@ -33,6 +33,13 @@ class LedgerGroup(click.Group):
             fail(str(exc))
         except Exception as exc:
             message = machine_failure(exc)
+            if message is None and connection_lost(exc):
+                # A write lost while it committed says so itself
+                # (ConnectionLost, a LedgerError); lost after its commit,
+                # what follows says what was recorded.
+                message = LOST_AFTER_RECORDING if getattr(ctx.obj, "wrote", False) else (
+                    LOST_NOTHING_RECORDED
+                )  # fmt: skip
             if message is None:
                 raise
             fail(message)
@@ -42,6 +49,13 @@ _ROLLED_BACK = (
     "the write in progress was rolled back (each command, and each import, is one "
     "transaction: nothing of it was stored). Free some space and run it again; "
     "'ledger project' brings the views up to date."
+)
+
+
+LOST_AFTER_RECORDING = (
+    "recorded; then lost the connection to the ledger's database before this command "
+    "finished (its views or its report): the next command, or 'ledger project', brings "
+    "the views up to date"
 )
 
 

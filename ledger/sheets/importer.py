@@ -28,7 +28,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from uuid import UUID
 
 import msgspec
@@ -65,6 +65,9 @@ from ledger.write.game_input import (
     typo_warning,
 )
 from ledger.write.state import LadderState
+
+if TYPE_CHECKING:
+    from ledger.sheets.workbook import WorkbookLimits
 
 TRUE = {"1", "true", "yes", "y", "neutral"}
 FALSE = {"", "0", "false", "no", "n"}
@@ -271,15 +274,16 @@ def result_columns(ladders: Iterable[LadderState]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(f for cls in classes for f in cls.result_fields))
 
 
-def load_sheet(path: Path, sheet: str | None = None) -> Sheet:
+def load_sheet(path: Path, sheet: str | None = None, limits: WorkbookLimits | None = None) -> Sheet:
     """A result sheet from a CSV file (``ledger.sheets.sheet``) or an Excel
-    workbook (``ledger.sheets.workbook``), by extension."""
+    workbook (``ledger.sheets.workbook``, read within ``limits``), by
+    extension."""
     if path.suffix.lower() in (".xlsx", ".xlsm"):
         from ledger.sheets.workbook import (
             load_sheet as load_workbook_sheet,  # openpyxl: when needed
         )
 
-        return load_workbook_sheet(path, sheet)
+        return load_workbook_sheet(path, sheet, limits)
     if sheet is not None:
         raise Invalid(f"{path}: --sheet applies to Excel workbooks (.xlsx) only")
     return read_csv(path)
@@ -294,6 +298,7 @@ def import_sheet(
     strict: bool = False,
     progress: Callable[..., None] | None = None,
     again: bool = False,
+    limits: WorkbookLimits | None = None,
 ) -> ImportPlan:
     """Validate a whole sheet, then (unless ``dry_run``) append its games in
     one transaction.
@@ -305,6 +310,7 @@ def import_sheet(
     A row that is a game the referee voided, or a game as it was before a
     correction, is skipped with a warning saying so; ``again`` records such
     rows as games again (an explicit act, never a re-import's default).
+    An ``.xlsx`` is read within ``limits`` (``workbook.WorkbookLimits``).
 
     Memory stays bounded whatever the sheet: the rows are read from the file
     and checked one by one, each game's event is kept only as its stored form
@@ -313,7 +319,9 @@ def import_sheet(
     the events in a dry run only (the CLI previews them on the views).
     """
     with _paused_gc():
-        return _import_sheet(commands, path, dry_run, ladder, sheet_name, strict, progress, again)
+        return _import_sheet(
+            commands, path, dry_run, ladder, sheet_name, strict, progress, again, limits
+        )
 
 
 @contextlib.contextmanager
@@ -339,9 +347,10 @@ def _import_sheet(
     strict: bool,
     progress: Callable[..., None] | None,
     again: bool,
+    limits: WorkbookLimits | None,
 ) -> ImportPlan:
     app = commands.app
-    sheet = load_sheet(path, sheet_name)
+    sheet = load_sheet(path, sheet_name, limits)
     ladders = _ladders(commands, sheet, ladder)
     known_ladders = [state for state in ladders.values() if state is not None]
     columns = result_columns(known_ladders)

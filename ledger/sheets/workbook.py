@@ -13,6 +13,11 @@
   ``write_camp_sheet`` writes its camps and the games
   between them (``team_game_rows``), ready to fill in and import.
 
+A workbook is a zip archive of XML that referees receive from others: it is
+read within ``WorkbookLimits`` (bytes it inflates to, rows, cells), checked
+before openpyxl parses it, and its XML is parsed with ``defusedxml``
+installed (openpyxl uses it: no entity expansion).
+
 openpyxl is imported on first use: importing this module stays cheap for the CLI.
 """
 
@@ -49,6 +54,27 @@ _SHEET_NAME_FORBIDDEN = re.compile(r"[\[\]:*?/\\]")
 _ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 #: Invisible characters pasted from web pages, stripped like spaces.
 _INVISIBLE = "\u200b\ufeff"
+#: Excel's own limit of columns in a sheet (XFD).
+EXCEL_COLUMNS = 16_384
+_MB = 1024 * 1024
+
+
+class WorkbookLimits(msgspec.Struct, frozen=True):
+    """How much of an ``.xlsx`` file an import reads at most. A workbook is
+    a zip archive of XML: a file of a few kilobytes can inflate to gigabytes
+    (a zip bomb). ``megabytes``: what all the archive's parts inflate to,
+    as the archive declares it (checked before anything is inflated; a part
+    that inflates to more than it declares fails its check); ``rows`` and
+    ``cells``: of the sheets and shared strings, counted as they stream,
+    before openpyxl builds a row."""
+
+    megabytes: int = 100
+    rows: int = 500_000
+    cells: int = 5_000_000
+
+
+class _TooMuch(Exception):
+    """Raised from the XML scan's handlers: the message says which limit."""
 
 
 def _openpyxl() -> Any:
@@ -95,8 +121,9 @@ def sheet_label(path: Path, sheet: str) -> str:
     return f"{path} (sheet {sheet!r})"
 
 
-def load_sheet(path: Path, sheet: str | None = None) -> Sheet:
-    """An ``.xlsx`` result sheet as ``sheet.read_csv`` gives a CSV one.
+def load_sheet(path: Path, sheet: str | None = None, limits: WorkbookLimits | None = None) -> Sheet:
+    """An ``.xlsx`` result sheet as ``sheet.read_csv`` gives a CSV one,
+    read within ``limits`` (``WorkbookLimits()`` when None).
 
     ``Sheet.label`` names the file and sheet (``results.xlsx (sheet
     'Results')``); ``Sheet.rows`` holds ``(excel_row_number, {column: text})``
@@ -113,29 +140,102 @@ def load_sheet(path: Path, sheet: str | None = None) -> Sheet:
     checked by the importer, which knows the ladders' families.
 
     Raises Invalid naming the file (and sheet): no such file, not a workbook,
-    unknown sheet, empty sheet, no header in row 1, bad columns, a header but
-    no games.
+    beyond a limit, unknown sheet, empty sheet, no header in row 1, bad
+    columns, a header but no games.
     """
-    openpyxl = _openpyxl()
+    limits = limits or WorkbookLimits()
     if not path.exists():
         raise Invalid(f"{path}: no such file")
-    try:
-        book = openpyxl.load_workbook(path, read_only=True, data_only=True)
-    except Exception as exc:  # openpyxl raises many kinds on a broken or foreign file
-        raise Invalid(
-            f"{path}: cannot read it as an Excel workbook (.xlsx): {exc or type(exc).__name__}"
-        ) from None
+    book = _open_book(path, limits)
     try:
         ws = _pick_sheet(path, book, sheet)
         label = sheet_label(path, ws.title)
         try:
-            return _read_rows(label, ws)
+            return _read_rows(label, ws, limits)
         except Invalid:
             raise
         except Exception as exc:  # a corrupt sheet part fails while streaming
             raise Invalid(f"{label}: cannot read: {exc or type(exc).__name__}") from None
     finally:
         book.close()
+
+
+def _open_book(path: Path, limits: WorkbookLimits) -> Workbook:
+    """The workbook opened read-only by openpyxl, once its archive is
+    checked within ``limits`` (``check_workbook``)."""
+    check_workbook(path, limits)
+    try:
+        return _openpyxl().load_workbook(path, read_only=True, data_only=True)
+    except Exception as exc:  # openpyxl raises many kinds on a broken or foreign file
+        raise Invalid(
+            f"{path}: cannot read it as an Excel workbook (.xlsx): {exc or type(exc).__name__}"
+        ) from None
+
+
+def check_workbook(path: Path, limits: WorkbookLimits) -> None:
+    """Refuse, in one line naming the file, a workbook beyond ``limits``:
+    its parts' declared sizes first (nothing inflated yet), then its sheets
+    and shared strings streamed through expat, counting rows and cells and
+    refusing any XML entity declaration, in bounded memory."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            parts = archive.infolist()
+            inflated = sum(part.file_size for part in parts)
+            if inflated > limits.megabytes * _MB:
+                raise Invalid(
+                    f"{path}: refused: its parts inflate to {inflated / _MB:,.0f} MB, more "
+                    f"than the {limits.megabytes:,} MB an import reads (--max-unzipped-mb)"
+                )
+            counts = [0, 0]  # rows, cells (shared strings count as cells)
+            for part in parts:
+                name = part.filename
+                if name == "xl/sharedStrings.xml" or (
+                    name.startswith("xl/worksheets/") and name.endswith(".xml")
+                ):
+                    with archive.open(part) as stream:
+                        _scan(stream, limits, counts)
+    except Invalid:
+        raise
+    except _TooMuch as exc:
+        raise Invalid(f"{path}: refused: {exc}") from None
+    except Exception as exc:  # a broken archive, a part that fails its CRC, bad XML
+        raise Invalid(
+            f"{path}: cannot read it as an Excel workbook (.xlsx): {exc or type(exc).__name__}"
+        ) from None
+
+
+def _scan(stream: Any, limits: WorkbookLimits, counts: list[int]) -> None:
+    """Count the rows and cells of one XML part (``counts`` carries the
+    totals across parts), refusing beyond ``limits`` as they stream."""
+    from xml.parsers import expat
+
+    parser = expat.ParserCreate()
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+    in_row = [0]
+
+    def start(tag: str, _attrs: Any) -> None:
+        local = tag.rpartition(":")[2]
+        if local == "row":
+            counts[0] += 1
+            in_row[0] = 0
+            if counts[0] > limits.rows:
+                raise _TooMuch(f"more than {limits.rows:,} rows (--max-rows)")
+        elif local in ("c", "si"):
+            counts[1] += 1
+            in_row[0] += 1
+            if counts[1] > limits.cells:
+                raise _TooMuch(f"more than {limits.cells:,} cells (--max-cells)")
+            if local == "c" and in_row[0] > EXCEL_COLUMNS:
+                raise _TooMuch(f"a row of more than Excel's {EXCEL_COLUMNS:,} columns")
+
+    def entity(*_args: Any) -> None:
+        raise _TooMuch("it declares XML entities (never in a workbook Excel saves)")
+
+    parser.StartElementHandler = start
+    parser.EntityDeclHandler = entity
+    parser.ParseFile(stream)
 
 
 def read_sheet(path: Path, sheet: str | None = None) -> list[tuple[int, dict[str, str]]]:
@@ -195,7 +295,7 @@ def _has_result_header(ws: Any) -> bool:
     return {"date", "side_a", "side_b"} <= names
 
 
-def _read_rows(label: str, ws: Any) -> Sheet:
+def _read_rows(label: str, ws: Any, limits: WorkbookLimits) -> Sheet:
     from openpyxl.utils import get_column_letter
 
     # Saved dimensions may be stale (files from other tools): read every cell.
@@ -206,6 +306,8 @@ def _read_rows(label: str, ws: Any) -> Sheet:
     merged = _MergedCells.of(ws)
     date_at = -1
     for number, cells in enumerate(ws.iter_rows(), start=1):
+        if number > limits.rows:  # rows the XML skips over count too
+            raise Invalid(f"{label}: refused: more than {limits.rows:,} rows (--max-rows)")
         texts = [cell_text(cell.value) for cell in cells]
         if 0 <= date_at < len(cells):
             texts[date_at] = _serial_date(cells[date_at].value, texts[date_at])
@@ -747,7 +849,7 @@ def read_player_names(path: Path) -> list[str]:
     """The ``player`` column of a CSV or xlsx sheet, one name a row (the
     players ``ledger teams`` splits into camps)."""
     if path.suffix.lower() == ".xlsx":
-        sheet = _openpyxl().load_workbook(path, read_only=True, data_only=True).worksheets[0]
+        sheet = _open_book(path, WorkbookLimits()).worksheets[0]
         rows = [
             ["" if v is None else str(v) for v in row] for row in sheet.iter_rows(values_only=True)
         ]

@@ -20,7 +20,7 @@ from eventsourcing.postgres import PostgresAggregateRecorder, PostgresApplicatio
 from eventsourcing.utils import retry
 
 from ledger.kernel import chain
-from ledger.kernel.errors import Busy, Denied
+from ledger.kernel.errors import Busy, ConnectionLost, Denied, connection_lost
 from ledger.write import write_index
 from ledger.write.recorders import (
     APPEND_ONLY,
@@ -34,6 +34,13 @@ from ledger.write.recorders import (
 
 #: Rows sent per statement (events, chain links, index rows).
 CHUNK = 1000
+
+#: What a write says when its connection was lost while it committed.
+COMMIT_UNCERTAIN = (
+    "lost the connection to the ledger's database while it committed: this write may or "
+    "may not have been recorded. Run the same command again: a game or row already "
+    "recorded is refused or skipped as such, what is missing is recorded"
+)
 
 
 class PostgresLedgerRecorder(LedgerRecorder, PostgresApplicationRecorder):
@@ -80,6 +87,7 @@ class PostgresLedgerRecorder(LedgerRecorder, PostgresApplicationRecorder):
         """Insert the batches in one transaction (their ids into ``ids``)."""
         import psycopg
 
+        committing = False
         with self.datastore.get_connection() as conn:
             try:
                 with conn.transaction(), conn.cursor() as curs:
@@ -87,7 +95,9 @@ class PostgresLedgerRecorder(LedgerRecorder, PostgresApplicationRecorder):
                     # chain head read with each batch is the latest.
                     self._lock_table(curs)
                     self._notify_channel(curs)
-                    return self._append_batches(self._cursor(curs), batches, ids)
+                    stored = self._append_batches(self._cursor(curs), batches, ids)
+                    committing = True
+                return stored
             except psycopg.errors.LockNotAvailable:
                 raise Busy(
                     "another writer holds the ledger (an import or a command elsewhere): "
@@ -99,6 +109,14 @@ class PostgresLedgerRecorder(LedgerRecorder, PostgresApplicationRecorder):
                     f"role {conn.info.user!r} may not record in this ledger "
                     f"({exc.diag.message_primary}); nothing was recorded: use a referee's role"
                 ) from None
+            except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+                # Lost before the commit was sent, the transaction is rolled
+                # back for sure and eventsourcing's retry may run it again;
+                # lost during the commit, the server may have committed it:
+                # never retried blindly, said so instead.
+                if committing and connection_lost(exc):
+                    raise ConnectionLost(COMMIT_UNCERTAIN) from None
+                raise
 
     def _cursor(self, c: Any) -> _PostgresCursor:
         return _PostgresCursor(c, self.datastore.schema, self.events_table_name)

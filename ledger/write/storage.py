@@ -210,7 +210,8 @@ def resolve(db: str | None, schema: str | None = None, create: bool = True) -> S
         except LedgerError:
             raise
         except Exception as exc:  # noqa: BLE001 - psycopg raises many kinds
-            raise Invalid(f"cannot connect to {_redact(target)}: {exc}") from None
+            said = " ".join(str(exc).split())  # the driver's hint lines, on one line
+            raise Invalid(f"cannot connect to {_redact(target)}: {said}") from None
         return storage
     path = Path(target)
     if path.is_dir():
