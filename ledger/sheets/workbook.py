@@ -705,19 +705,7 @@ def write_csv_template(
     same columns, then the family's example row or ``games``. No dropdowns
     nor instructions: a CSV file has none."""
     cls, _ = _family(family, params)
-    columns = template_columns(family)
-    if games:
-        wanted = max(sum(1 for c in g if c in SIDE_COLUMNS) for g in games)
-        have = [c for c in columns if c in SIDE_COLUMNS]
-        if wanted > len(have):
-            at = columns.index(have[-1]) + 1
-            columns[at:at] = SIDE_COLUMNS[len(have) : wanted]
-        rows = [{"ladder": ladder, **g} for g in games]
-    else:
-        example = dict(cls.example_rows()[0])
-        if ladder is not None:
-            example["ladder"] = ladder
-        rows = [example]
+    columns, rows = _template_rows(cls, family, ladder, games)
     try:
         with path.open("w", encoding="utf-8", newline="") as f:
             out = csv.writer(f)
@@ -726,6 +714,27 @@ def write_csv_template(
                 out.writerow(["" if row.get(c) is None else str(row.get(c)) for c in columns])
     except OSError as exc:
         raise Invalid(f"{path}: cannot write: {exc.strerror or exc}") from None
+
+
+def _template_rows(
+    cls: Any, family: str, ladder: str | None, games: Sequence[Mapping[str, Any]] | None
+) -> tuple[list[str], list[dict[str, Any]]]:
+    """A template's columns and rows (a sheet's or a CSV file's): ``games``
+    pre-filled, else the family's first example game, ``ladder`` in each."""
+    columns = template_columns(family)
+    if not games:
+        example = dict(cls.example_rows()[0])
+        if ladder is not None:
+            example["ladder"] = ladder
+        return columns, [example]
+    # A game with more sides than the template offers (camps of a
+    # many-sided family) gets the side columns it needs.
+    wanted = max(sum(1 for c in g if c in SIDE_COLUMNS) for g in games)
+    have = [c for c in columns if c in SIDE_COLUMNS]
+    if wanted > len(have):
+        at = columns.index(have[-1]) + 1
+        columns[at:at] = SIDE_COLUMNS[len(have) : wanted]
+    return columns, [{"ladder": ladder, **g} for g in games]
 
 
 def add_result_sheet(
@@ -746,23 +755,8 @@ def add_result_sheet(
     from openpyxl.worksheet.datavalidation import DataValidation
 
     cls, fam = _family(family, params)
-    columns = template_columns(family)
-    if games:
-        # A game with more sides than the template offers (camps of a
-        # many-sided family) gets the side columns it needs.
-        wanted = max(sum(1 for c in g if c in SIDE_COLUMNS) for g in games)
-        have = [c for c in columns if c in SIDE_COLUMNS]
-        if wanted > len(have):
-            at = columns.index(have[-1]) + 1
-            columns[at:at] = SIDE_COLUMNS[len(have) : wanted]
+    columns, rows = _template_rows(cls, family, ladder, games)
     result_columns = {column.name: column for column in fam.columns()}
-    if games:
-        rows = [{"ladder": ladder, **g} for g in games]
-    else:
-        example = dict(cls.example_rows()[0])
-        if ladder is not None:
-            example["ladder"] = ladder
-        rows = [example]
     text_columns = {*_TEXT_COLUMNS, *(c for c, rc in result_columns.items() if rc.text_cell)}
     choices_of = {"neutral": ("yes", "no")}
     choices_of.update({c: rc.choices for c, rc in result_columns.items() if rc.choices})
