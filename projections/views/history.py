@@ -212,13 +212,11 @@ def decode(
     """The rows of a stored chunk (those at places ``lo`` to ``hi``, when
     given)."""
     count, fields, extra = columns(data)
+    start, end = 0, count
     if lo is not None and hi is not None:
-        pos = fields[0]
-        start, end = bisect_left(pos, lo), bisect_right(pos, hi)
+        start, end = bisect_left(fields[0], lo), bisect_right(fields[0], hi)
         if start == end:
             return []
-        if (start, end) != (0, count):
-            return decode(data, ladder, player)[start:end]
     pos, seat, entry, codes, side, s, p, k, before, change, games = fields
     after = [b + c for b, c in zip(before, change, strict=True)]
     games_after = [g + (code == _GAME) for g, code in zip(games, codes, strict=True)]
@@ -232,7 +230,8 @@ def decode(
     kinds = [KINDS[code] for code in codes]
     fields = (pos, seat, entry, [player] * count, kinds, side, _maybe(s), _maybe(p), _maybe(k),
               before, change, after, games, games_after, notes)  # fmt: skip
-    return list(map(Row._make, zip([ladder] * count, *fields, strict=True)))
+    rows = list(map(Row._make, zip([ladder] * count, *fields, strict=True)))
+    return rows if (start, end) == (0, count) else rows[start:end]
 
 
 def _maybe(values: list[float]) -> list[float | None]:
@@ -250,9 +249,7 @@ def player_rows(conn: Database, ladder: int, player: int, upto: int | None = Non
         (ladder, player, _BIG if upto is None else upto),
     ):
         rows += decode(data, ladder, player)
-    if upto is not None and rows and rows[-1].pos > upto:
-        rows = rows[: bisect_right([r.pos for r in rows], upto)]
-    return rows
+    return _upto(rows, upto)
 
 
 def ladder_rows(conn: Database, ladder: int, upto: int | None = None) -> list[Row]:
@@ -350,15 +347,13 @@ def players(conn: Database, ladder: int, upto: int | None = None) -> list[int]:
     ]
 
 
-def _players_rows(
-    conn: Database, ladder: int, upto: int | None, after: int = 0
-) -> Iterator[list[Row]]:
+def _players_rows(conn: Database, ladder: int, upto: int | None) -> Iterator[list[Row]]:
     limit = _BIG if upto is None else upto
     current, rows = None, []
     for player, data in conn.execute(
-        "SELECT player, data FROM view_history_chunks WHERE ladder=? AND first<=? AND last>? "
+        "SELECT player, data FROM view_history_chunks WHERE ladder=? AND first<=? "
         "ORDER BY player, first",
-        (ladder, limit, after),
+        (ladder, limit),
     ):
         if player != current:
             if rows:
@@ -370,7 +365,7 @@ def _players_rows(
 
 
 def _upto(rows: list[Row], upto: int | None) -> list[Row]:
-    if upto is not None and rows[-1].pos > upto:
+    if upto is not None and rows and rows[-1].pos > upto:
         return rows[: bisect_right([r.pos for r in rows], upto)]
     return rows
 
