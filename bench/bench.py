@@ -662,21 +662,23 @@ def correction_args(family: str, result: dict[str, Any]) -> list[str]:
 def games_in_order(store: Store, ladder: str) -> list[str]:
     """The ladder's game ids in effective order (from the views)."""
     from ledger.kernel.identity import ladder_id
+    from projections.views import ladder_number
+    from projections.views.store import ladder_entries
 
     _app, conn = store.open()
     try:
-        return [gid for (gid,) in conn.execute(
-            "SELECT g.id FROM view_games g JOIN view_ladders l ON l.n = g.ladder "
-            "WHERE l.id=? AND g.status<>'voided' ORDER BY g.key",
-            (str(ladder_id(ladder)),))]  # fmt: skip
+        n = ladder_number(conn, str(ladder_id(ladder)))
+        return [entry.id for entry in ladder_entries(conn, n, None) if entry.kind == "game"]
     finally:
         conn.close()
 
 
 def game_result(store: Store, gid: str) -> dict[str, Any]:
+    from projections.views import games as kept_games
+
     _app, conn = store.open()
     try:
-        facts = conn.execute("SELECT facts FROM view_games WHERE id=?", (gid,)).fetchone()[0]
+        facts = kept_games.by_ref(conn, gid)["facts"]
     finally:
         conn.close()
     return json.loads(facts)["result"]

@@ -8,6 +8,7 @@ exclusive transaction that serialises catch-ups.
 
 from __future__ import annotations
 
+import itertools
 import re
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
@@ -314,3 +315,33 @@ class PostgresDatabase(Database):
         schema takes: one at a time; others wait, then see its work (a
         rebuild's swap takes it too: ``views.swap``)."""
         self.conn.execute("SELECT pg_advisory_xact_lock(hashtext(current_schema()))")
+
+
+#: Rows a server-side cursor fetches at a time (PostgreSQL).
+STREAM_BATCH = 5_000
+
+_names = itertools.count()
+
+
+def stream(conn: Database, sql: str, params: Sequence[Any] = ()) -> Iterator[Any]:
+    """The rows of a SELECT, read a batch at a time: SQLite's cursor is lazy;
+    on PostgreSQL a plain ``execute`` holds the whole result in the client,
+    so this reads through a server-side cursor (``WITH HOLD``: it outlives
+    the autocommit transaction, so other queries may run while it is read).
+    Close the generator (or read it to the end) to free the server's cursor."""
+    if conn.kind != "postgres":
+        # Plain tuples (callers index them): no ``sqlite3.Row`` a row.
+        cursor = conn.conn.cursor()
+        cursor.row_factory = None
+        try:
+            yield from cursor.execute(sql, params)
+        finally:
+            cursor.close()
+        return
+    cursor = conn.conn.cursor(name=f"ledger_stream_{next(_names)}", withhold=True)
+    cursor.itersize = STREAM_BATCH
+    try:
+        cursor.execute(conn.placeholders(sql), params)
+        yield from cursor
+    finally:
+        cursor.close()

@@ -8,7 +8,7 @@ from typing import Any
 
 from ledger.kernel import events as ev
 from projections import views
-from projections.views import history
+from projections.views import games, history
 
 #: A result moving a rating by more than this is worth a second look.
 BIG_MOVE = 100
@@ -29,7 +29,7 @@ def preview_warnings(recorder: Any, new: list[Any], label: str) -> list[str]:
     warnings = []
     first_seen: dict[str, str] = {}  # player -> "'Name' (row N)", in sheet order
     registered = {str(e.originator_id) for e in new if isinstance(e, ev.PlayerRegistered)}
-    game_ids = dict(preview.execute("SELECT n, id FROM view_games"))
+    game_ids = games.ids(preview)
     every = [
         row
         for (ladder,) in preview.execute("SELECT n FROM view_ladders ORDER BY n").fetchall()

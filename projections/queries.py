@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from ledger.kernel import suggest
 from ledger.kernel.errors import NotFound
 from ledger.kernel.identity import short
 from projections import ranking
@@ -38,6 +37,7 @@ from projections.reads import (
     today_key,
 )
 from projections.reads import player_by_name as player_by_name  # the queries' lookup too
+from projections.views import games as kept_games
 from projections.views import history as packed_history
 
 if TYPE_CHECKING:
@@ -132,37 +132,7 @@ class Explanation(msgspec.Struct):
 # -- resolving names --------------------------------------------------------
 def game_row(conn: Database, ref: str) -> Row:
     """A game by its id or any unambiguous prefix of its short id."""
-    ref = ref.strip().lower()
-    prefix = ref.replace("-", "")[:8]
-    if len(ref) == 36:
-        rows = conn.execute("SELECT * FROM view_games WHERE id=?", (ref,)).fetchall()
-    else:  # the short id is the id's first 8 digits: a range of the id index
-        rows = conn.execute(
-            "SELECT * FROM view_games WHERE id>=? AND id<? LIMIT 2",
-            (prefix, prefix + "\x7f"),
-        ).fetchall()
-    if not rows or not ref:
-        hint = suggest.hint(
-            suggest.close_ids(ref, _ids_near(conn, prefix)),
-            "game ids are shown by 'history' and 'audit'",
-        )
-        raise NotFound(f"unknown game {ref!r}{hint}")
-    if len(rows) > 1:
-        raise NotFound(f"game id {ref!r} is ambiguous: give more characters")
-    return rows[0]
-
-
-def _ids_near(conn: Database, prefix: str) -> list[str]:
-    """Game ids sharing the longest start with ``prefix`` that any has (a
-    few dozen at most): where a mistyped short id's right one is found."""
-    for length in range(min(len(prefix), 7), 1, -1):
-        start = prefix[:length]
-        rows = conn.execute(
-            "SELECT id FROM view_games WHERE id>=? AND id<? LIMIT 50", (start, start + "\x7f")
-        ).fetchall()
-        if rows:
-            return [r[0] for r in rows]
-    return []
+    return kept_games.by_ref(conn, ref)
 
 
 def names(conn: Database) -> dict[str, str]:
@@ -193,18 +163,15 @@ def cut_pos(conn: Database, ladder: int, cut: str, through: bool = False) -> int
     of entries before it (a replay numbers the entries in order, so it is
     how many there are)."""
     op = "<=" if through else "<"
-    games = conn.execute(
-        f"SELECT COUNT(*) FROM view_games WHERE ladder=? AND status<>'voided' AND key{op}?",
-        (ladder, cut),
-    ).fetchone()[0]
+    played = kept_games.count(conn, ladder, cut, through=through)
     others = conn.execute(
         f"SELECT COUNT(*) FROM view_entries WHERE ladder=? AND key{op}?", (ladder, cut)
     ).fetchone()[0]
-    return games + others
+    return played + others
 
 
 def game_facts(conn: Database, game: Row, ids: Mapping[int, str] | None = None) -> dict[str, Any]:
-    """A game's facts, as stored with it (ids), from its ``view_games`` row."""
+    """A game's facts, as stored with it (ids), from its row (``views.games``)."""
     if ids is None:
         ids = {n: pid for n, (pid, _) in numbers(conn).items()}
     from projections.views import facts as kept_facts
@@ -404,21 +371,7 @@ def audit_lines(conn: Database, where: str = "", params: tuple[Any, ...] = ()) -
     game event's summary written from the game's facts then and the
     players' names now. A game's first record is audited on its own row."""
     who = {n: name for n, (_, name) in numbers(conn).items()}
-    rows = conn.execute(
-        "SELECT a.seq, a.recorded_at, a.recorded_by, a.kind, l.name AS ladder, a.subject, "
-        "a.summary, a.facts, a.reason, a.source, g.id AS game, g.facts AS game_facts, "
-        "g.key AS game_key, g.event AS game_event, g.round AS game_round FROM ("
-        "SELECT seq, recorded_at, recorded_by, kind, ladder, subject, summary, facts, reason, "
-        "source FROM view_audit UNION ALL "
-        "SELECT g.n, r.recorded_at, r.recorded_by, 'game recorded', g.ladder, g.n, NULL, "
-        "g.first_facts, g.reason, r.file || ':' || g.source_row FROM view_games g "
-        "JOIN view_recordings r ON r.n = g.recording) a "
-        "LEFT JOIN view_ladders l ON l.n = a.ladder "
-        "LEFT JOIN view_games g ON a.summary IS NULL AND g.n = a.subject "
-        + (f"WHERE {where} " if where else "")
-        + "ORDER BY a.seq",
-        params,
-    )
+    rows = kept_games.audit_rows(conn, where, params)
     return [
         AuditLine(
             seq=r["seq"],
@@ -484,9 +437,7 @@ def ladder_info(conn: Database, name: str, rules: bool = True) -> LadderInfo:
     players = conn.execute(
         "SELECT COUNT(*) FROM view_standings WHERE ladder=?", (lrow["n"],)
     ).fetchone()[0]
-    games = conn.execute(
-        "SELECT COUNT(*) FROM view_games WHERE ladder=? AND status<>'voided'", (lrow["n"],)
-    ).fetchone()[0]
+    played = kept_games.count(conn, lrow["n"])
     history_rows = []
     if rules:
         for on, data in conn.execute(
@@ -509,7 +460,7 @@ def ladder_info(conn: Database, name: str, rules: bool = True) -> LadderInfo:
         family=current["family"],
         params=params,
         players=players,
-        games=games,
+        games=played,
         rules=history_rows,
         problem=lrow["problem"],
         version_warnings=views.version_warnings(views.ruleset_entries(conn, lrow["n"])),

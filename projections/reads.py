@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 from ledger.kernel import suggest
 from ledger.kernel.errors import LedgerError, NotFound
 from ledger.kernel.identity import name_key
+from projections.views import games as kept_games
 from projections.views import history
 from projections.views.history import Row
 
@@ -153,17 +154,18 @@ def entry_details(
     conn: Any, games: Iterable[int], others: Iterable[int] = ()
 ) -> dict[int, EntryDetail]:
     """The entries (by number) that history rows name: ``games`` (their
-    ``view_games`` rows) and ``others`` (rulesets, adjustments, season closes)."""
+    rows, ``views.games``) and ``others`` (rulesets, adjustments, season closes)."""
     out: dict[int, EntryDetail] = {}
-    for numbers, sql in (
-        (sorted(set(games)), "SELECT n, key, id, substr(key, 1, 10), event, round, status, facts "
-                             "FROM view_games WHERE n IN ({})"),
-        (sorted(set(others)), "SELECT n, key, id, date FROM view_entries WHERE n IN ({})"),
-    ):  # fmt: skip
-        for at in range(0, len(numbers), _BATCH):
-            part = numbers[at : at + _BATCH]
-            for n, *detail in conn.tuples(sql.format(",".join("?" * len(part))), part):
-                out[n] = EntryDetail(*detail)
+    for n, *detail in kept_games.details(conn, games):
+        out[n] = EntryDetail(*detail)
+    numbers = sorted(set(others))
+    for at in range(0, len(numbers), _BATCH):
+        part = numbers[at : at + _BATCH]
+        for n, *detail in conn.tuples(
+            f"SELECT n, key, id, date FROM view_entries WHERE n IN ({','.join('?' * len(part))})",
+            part,
+        ):
+            out[n] = EntryDetail(*detail)
     return out
 
 

@@ -13,6 +13,8 @@ from typing import Any
 
 import msgspec
 
+from projections.views import games as kept_games
+
 
 def _closed_seasons(conn: Any, ladder: int | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
     """(ladder, season) of every season close in force (of one ladder);
@@ -37,11 +39,7 @@ def _inside(season: dict[str, Any], what: str) -> str:
 def replayed_closes(conn: Any, game: str) -> list[str]:
     """One note per closed season of its ladder that the game (its id or
     the short id printed) falls inside."""
-    found = conn.execute(
-        "SELECT ladder, substr(key, 1, 10) FROM view_games WHERE id >= ? AND id <= ? "
-        "AND status <> 'voided' LIMIT 1",
-        (game, game + "~"),
-    ).fetchone()
+    found = kept_games.played_where(conn, game)
     if found is None:
         return []
     ladder, played = found
@@ -62,11 +60,9 @@ def replayed_closes_of_import(conn: Any, file: str) -> list[str]:
         return []
     notes = []
     for ladder, season in _closed_seasons(conn):
-        (count,) = conn.execute(
-            "SELECT COUNT(*) FROM view_games WHERE ladder = ? AND key >= ? AND key < ? "
-            "AND recording = ? AND status <> 'voided'",
-            (ladder, season["start"], season["end"] + "~", recording),
-        ).fetchone()
+        count = kept_games.count(
+            conn, ladder, season["end"] + "~", since=season["start"], recording=recording
+        )
         if count:
             games = (
                 "1 game of this import is" if count == 1 else f"{count} games of this import are"

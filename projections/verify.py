@@ -20,7 +20,7 @@ from projections import views
 from projections.db import Database
 from projections.reads import entry_details
 from projections.timeline import SEP
-from projections.views import history
+from projections.views import games, history
 
 # What a rebuild must reproduce exactly, each table read with ids and keys
 # in place of the views' numbers (so rows compare whatever numbered them).
@@ -34,12 +34,7 @@ COMPARED: dict[str, str] = {
     "view_players": (
         "SELECT p.id, p.name, p.key, p.merged_into, p.registered_at FROM view_players p ORDER BY p.id"
     ),
-    "view_games": (
-        "SELECT g.id, l.id, g.key, g.status, g.event, g.round, g.version, g.facts, "
-        "r.recorded_at, r.recorded_by, r.file, g.source_row, g.reason, g.first_facts "
-        "FROM view_games g LEFT JOIN view_ladders l ON l.n = g.ladder "
-        "LEFT JOIN view_recordings r ON r.n = g.recording ORDER BY g.id"
-    ),
+    "view_games": games.COMPARED,
     "view_entries": (
         "SELECT l.id, e.key, e.kind, e.id, e.date, e.data FROM view_entries e "
         "LEFT JOIN view_ladders l ON l.n = e.ladder ORDER BY 1, 2"

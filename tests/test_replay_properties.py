@@ -47,6 +47,7 @@ from ledger.write.game_input import GameInput
 from ledger.write.storage import resolve
 from projections import queries, verify, views
 from projections.db import Database, SQLiteDatabase
+from projections.views import games as kept_games
 
 BY = "tester"
 LADDER = "Club"
@@ -682,7 +683,7 @@ def all_views(conn: Database) -> dict[str, list[tuple[Any, ...]]]:
 
 
 def game_row(conn: Database, gid: UUID) -> tuple[Any, ...]:
-    return tuple(conn.execute("SELECT * FROM view_games WHERE id=?", (str(gid),)).fetchone())
+    return tuple(kept_games.by_ref(conn, str(gid)))
 
 
 # -- a game recorded again after a void ----------------------------------------------

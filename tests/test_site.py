@@ -14,6 +14,7 @@ import pytest
 from projections import queries, views
 from projections.db import SQLiteDatabase
 from projections.site.build import slug
+from projections.views import games as kept_games
 from tests.browser import pages
 from tests.browser.sample import FORMULA, LINK, PLAYERS, SCRIPT, make_sample
 from tests.conftest import Cli
@@ -207,7 +208,7 @@ def test_audit_trails_are_the_audit_lines(sample: tuple[Cli, dict[str, str], Pat
     lines of ``queries.audit_lines``, read in one query per ladder."""
     cli, _, out = sample
     conn = views.connect(SQLiteDatabase(cli.db))
-    games = dict(conn.execute("SELECT n, id FROM view_games").fetchall())
+    games = kept_games.ids(conn)
     seq_game = dict(conn.execute(
         "SELECT seq, subject FROM view_audit WHERE kind LIKE 'game %'").fetchall())  # fmt: skip
     expected: dict[str, list[list[str]]] = {}

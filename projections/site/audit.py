@@ -9,8 +9,8 @@ already decoded (``game_page``). The lines are the same as ``queries.audit_lines
 (tests/test_site.py compares them).
 
 Reads ``view_audit`` (seq, recorded_at, recorded_by, kind, ladder, subject,
-summary, facts, reason, source) and ``view_games`` (n, ladder, id, key, event,
-round, facts) of the games those lines name.
+summary, facts, reason, source) with the games those lines name
+(``views.games.later_audit_rows``).
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from collections.abc import Mapping
 
 from projections.db import Database
 from projections.queries import game_summary
+from projections.views import games
 
 #: An audit line as the site shows it: (seq, recorded at, by, kind, what, why, source).
 Line = tuple[int, str, str, str, str, str | None, str | None]
@@ -28,14 +29,7 @@ def later_lines(conn: Database, ladder: int, who: Mapping[int, str]) -> dict[int
     """Game number -> the audit lines of a ladder's games after their first
     record, in recording order; ``who``: player names by view number."""
     out: dict[int, list[Line]] = {}
-    for r in conn.execute(
-        "SELECT a.seq, a.recorded_at, a.recorded_by, a.kind, a.subject, a.summary, a.facts, "
-        "a.reason, a.source, g.id AS game, g.facts AS game_facts, g.key AS game_key, "
-        "g.event AS game_event, g.round AS game_round FROM view_audit a "
-        "LEFT JOIN view_games g ON g.n = a.subject "
-        "WHERE a.ladder=? AND a.kind LIKE 'game %' ORDER BY a.seq",
-        (ladder,),
-    ):
+    for r in games.later_audit_rows(conn, ladder):
         what = r["summary"] if r["summary"] is not None else game_summary(r, who)
         out.setdefault(r["subject"], []).append(
             (r["seq"], r["recorded_at"], r["recorded_by"], r["kind"], what, r["reason"],

@@ -1,15 +1,13 @@
 """A ladder's games with their players' rating rows, for the site's game pages.
 
-The ladder's history rows by place (``views.history``), each game's row of
-``view_games`` and its recording read for a batch of them; voided games (no
+The ladder's history rows by place (``views.history``), each game with its
+first record (``views.games``) read for a batch of them; voided games (no
 rows) are read apart and merged in by key. A game's explanation on the site is these stored rows (before, change,
 after, K, P, S: the numbers ``ledger explain`` shows), not the family run
 again.
 
 Columns read: the history rows (entry, kind, player, side, s, p, k, before,
-change, after), ``view_games`` (n, id, ladder, key,
-status, event, round, facts, first_facts, reason, source_row, recording),
-``view_recordings`` (n, recorded_at, recorded_by, file).
+change, after), and the games with their first records (``games.RECORDED``).
 """
 
 from __future__ import annotations
@@ -20,6 +18,7 @@ from typing import NamedTuple
 
 from projections.db import Database
 from projections.site.tables import STREAM_BATCH
+from projections.views import games as kept_games
 from projections.views import history
 
 
@@ -43,12 +42,6 @@ class Game(NamedTuple):
     rows: list[tuple]
 
 
-_GAME = (
-    "g.n, g.id, g.key, g.status, g.event, g.round, g.facts, g.first_facts, g.reason, "
-    "g.source_row, r.recorded_at, r.recorded_by, r.file"
-)
-
-
 def ladder_games(
     conn: Database,
     ladder: int,
@@ -61,29 +54,13 @@ def ladder_games(
     place before ``cut``; ``since``: (key, place) of the first game wanted
     and the last history place before it. A game not yet replayed (no rows)
     is left out. Streamed: holds one game's rows at a time."""
-    voided = [
-        Game(*r, [])
-        for r in conn.execute(
-            f"SELECT {_GAME} FROM view_games g JOIN view_recordings r ON r.n = g.recording "
-            "WHERE g.ladder=? AND g.status='voided' AND g.key>=? AND g.key<? ORDER BY g.key",
-            (ladder, since[0], cut),
-        ).fetchall()
-    ]
+    voided = [Game(*r, []) for r in kept_games.recorded_voided(conn, ladder, since[0], cut)]
     v = 0
     current: Game | None = None  # (a game's rows may end one batch and begin the next)
     rows = history.rows_by_place(conn, ladder, since[1], upto)
     while batch := list(islice(rows, STREAM_BATCH)):
-        games = (
-            {
-                r[0]: r
-                for r in conn.execute(
-                    f"SELECT {_GAME} FROM view_games g JOIN view_recordings r ON r.n = g.recording "
-                    f"WHERE g.n IN ({','.join('?' * len(numbers))})",
-                    numbers,
-                ).fetchall()
-            }
-            if (numbers := sorted({row.entry for row in batch if row.kind == "game"}))
-            else {}
+        games = kept_games.recorded_by_number(
+            conn, sorted({row.entry for row in batch if row.kind == "game"})
         )
         for row in batch:
             if row.kind != "game":
@@ -110,11 +87,7 @@ def pages(conn: Database, ladder: int, cut: str) -> dict[tuple[str | None, str],
     starts and is complete, and how big it is."""
     return {
         (event, month): (first, last, count)
-        for event, month, first, last, count in conn.execute(
-            "SELECT event, CASE WHEN event IS NULL THEN substr(key, 1, 7) ELSE '' END, "
-            "MIN(key), MAX(key), COUNT(*) FROM view_games WHERE ladder=? AND key<? GROUP BY 1, 2",
-            (ladder, cut),
-        )
+        for event, month, first, last, count in kept_games.pages(conn, ladder, cut)
     }
 
 

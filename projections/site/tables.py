@@ -10,17 +10,18 @@ pass and get ids (ladders, players, games), never the views' numbers.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import Any
 
 import msgspec
 
 from ledger.kernel.identity import short
-from projections.db import Database
+from projections.db import STREAM_BATCH, Database, stream
 from projections.queries import cut_pos
 from projections.reads import entry_details
 from projections.replay import resolve_merges
 from projections.views import facts as kept_facts
+from projections.views import games as kept_games
 from projections.views import history, ladder_number
 
 #: Effective-order keys start with a date: this sorts after every one of
@@ -32,34 +33,6 @@ HISTORY_COLUMNS = (
     "s", "p", "k", "before", "change", "after", "games_before", "games_after", "note",
     "status", "facts",
 )  # fmt: skip
-#: Rows a server-side cursor fetches at a time (PostgreSQL).
-STREAM_BATCH = 5_000
-
-_names = itertools.count()
-
-
-def stream(conn: Database, sql: str, params: Sequence[Any] = ()) -> Iterator[Any]:
-    """The rows of a SELECT, read a batch at a time: SQLite's cursor is lazy;
-    on PostgreSQL a plain ``execute`` holds the whole result in the client,
-    so this reads through a server-side cursor (``WITH HOLD``: it outlives
-    the autocommit transaction, so other queries may run while it is read).
-    Close the generator (or read it to the end) to free the server's cursor."""
-    if conn.kind != "postgres":
-        # Plain tuples (callers index them): no ``sqlite3.Row`` a row.
-        cursor = conn.conn.cursor()
-        cursor.row_factory = None
-        try:
-            yield from cursor.execute(sql, params)
-        finally:
-            cursor.close()
-        return
-    cursor = conn.conn.cursor(name=f"ledger_stream_{next(_names)}", withhold=True)
-    cursor.itersize = STREAM_BATCH
-    try:
-        cursor.execute(conn.placeholders(sql), params)
-        yield from cursor
-    finally:
-        cursor.close()
 
 
 def _n(conn: Database, ladder: str) -> int:
@@ -147,11 +120,8 @@ def games(conn: Database, ladder: str, cut: str) -> Iterator[tuple]:
     """(id, short, key, status, facts dict, recorded_at, recorded_by) of every
     game of a ladder (voided ones too) before ``cut``, in effective order."""
     ids = dict(conn.execute("SELECT n, id FROM view_players").fetchall())
-    for gid, key, status, event, rnd, facts, at, by in conn.execute(
-        "SELECT g.id, g.key, g.status, g.event, g.round, g.facts, r.recorded_at, r.recorded_by "
-        "FROM view_games g JOIN view_recordings r ON r.n = g.recording "
-        "WHERE g.ladder=? AND g.key<? ORDER BY g.key",
-        (_n(conn, ladder), cut),
+    for _, gid, key, status, event, rnd, facts, *_, at, by, _ in kept_games.recorded(
+        conn, _n(conn, ladder), cut
     ):
         stored = kept_facts.stored(kept_facts.read(facts), ladder, ids, key[:10], event, rnd)
         yield gid, short(gid), key, status, stored, at, by
@@ -181,12 +151,8 @@ def season_closes(conn: Database, ladder: str, cut: str) -> list[dict[str, Any]]
 
 def last_result(conn: Database, ladder: str, cut: str) -> tuple[str | None, str | None]:
     """(date, event) of the last game in effective order before ``cut``."""
-    row = conn.execute(
-        "SELECT key, event FROM view_games WHERE ladder=? AND status<>'voided' AND key<? "
-        "ORDER BY key DESC LIMIT 1",
-        (_n(conn, ladder), cut),
-    ).fetchone()
-    return (row[0][:10], row[1]) if row else (None, None)
+    last = kept_games.last_played(conn, _n(conn, ladder), cut)
+    return (last[0][:10], last[1]) if last else (None, None)
 
 
 def counts(conn: Database, ladder: str, cut: str) -> tuple[int, int]:
@@ -198,11 +164,7 @@ def counts(conn: Database, ladder: str, cut: str) -> tuple[int, int]:
         ).fetchone()[0]
     else:
         players = len(history.players(conn, n, cut_pos(conn, n, cut)))
-    n_games = conn.execute(
-        "SELECT COUNT(*) FROM view_games WHERE ladder=? AND status<>'voided' AND key<?",
-        (n, cut),
-    ).fetchone()[0]
-    return players, n_games
+    return players, kept_games.count(conn, n, cut)
 
 
 def games_by_short(conn: Database, ladder: str) -> Iterator[tuple]:
@@ -215,20 +177,10 @@ def games_by_short(conn: Database, ladder: str) -> Iterator[tuple]:
     n = _n(conn, ladder)
     ids = dict(conn.execute("SELECT n, id FROM view_players").fetchall())
     # Records after a game's first are audited apart (a game recorded again: few).
-    again = dict(
-        conn.execute(
-            "SELECT g.id, MAX(a.source) FROM view_audit a JOIN view_games g ON g.n = a.subject "
-            "WHERE a.ladder=? AND a.kind='game recorded' AND a.source IS NOT NULL GROUP BY g.id",
-            (n,),
-        ).fetchall()
-    )
+    again = kept_games.latest_sources(conn, n)
     encode = msgspec.json.Encoder().encode
-    for gid, key, status, event, rnd, facts, at, by, file, row in stream(
-        conn,
-        "SELECT g.id, g.key, g.status, g.event, g.round, g.facts, r.recorded_at, "
-        "r.recorded_by, r.file, g.source_row FROM view_games g "
-        "JOIN view_recordings r ON r.n = g.recording WHERE g.ladder=? ORDER BY g.key",
-        (n,),
+    for _, gid, key, status, event, rnd, facts, _, _, row, at, by, file in kept_games.recorded(
+        conn, n
     ):
         stored = kept_facts.stored(kept_facts.read(facts), ladder, ids, key[:10], event, rnd)
         own = f"{file}:{row}" if file is not None and row is not None else None
@@ -242,9 +194,7 @@ def result_and_attribute_keys(conn: Database, ladder: str) -> tuple[list[str], l
     results: dict[str, None] = {}
     attributes: dict[str, None] = {}
     sides = 2
-    for (facts,) in stream(
-        conn, "SELECT facts FROM view_games WHERE ladder=?", (_n(conn, ladder),)
-    ):
+    for facts in kept_games.kept_facts(conn, _n(conn, ladder)):
         data = kept_facts.read(facts)
         results.update(dict.fromkeys(data.result))
         attributes.update(dict.fromkeys(data.attributes))

@@ -1,7 +1,7 @@
 """A game's facts as the views keep them: compactly.
 
 The event store holds every game's facts with ids (a few hundred bytes); a
-``view_games`` row keeps only what its other columns do not (the ladder, the
+game's row (``views.games``) keeps only what its other columns do not (the ladder, the
 date, which is its key's, the event and the round are columns), players by
 the views' number, and fields left at their default omitted. The audit keeps
 a game's facts as an event left them the same way, with the date, event and

@@ -35,7 +35,7 @@ from projections.db import Database
 from projections.replay import Duel, Entry, Play
 from projections.timeline import GAME_KEY, sort_key
 from projections.views import facts as kept_facts
-from projections.views import history, source
+from projections.views import games, history, source
 from projections.views.player_numbers import PlayerNumbers
 from projections.views.problems import effective
 from projections.views.store import ReplayProgress, ladder_entries
@@ -59,7 +59,7 @@ KIND_NAMES = {
 
 _json = msgspec.json.Encoder()
 
-# Positions in a game's row (the columns of view_games, in order).
+# Positions in a game's row (``games.COLUMNS``, in order).
 N, ID, LADDER, KEY, STATUS, EVENT, ROUND, VERSION, FACTS = range(9)
 FIRST = 12  # first_facts
 _NO_ATTRIBUTES: dict[str, float] = {}
@@ -255,15 +255,7 @@ class Projector:
             conn.executemany("INSERT INTO view_recordings VALUES (?,?,?,?)", self._new_recordings)
             self._new_recordings = []
         if self._games:
-            new, old = self._new_games, self._old_games
-            if new:
-                conn.insert_rows("INSERT INTO view_games", new)
-            if old:
-                conn.executemany(
-                    "UPDATE view_games SET ladder=?, key=?, status=?, event=?, round=?, "
-                    "version=?, facts=?, first_facts=? WHERE n=?",
-                    [(*g[LADDER : FACTS + 1], g[FIRST], g[N]) for g in old],
-                )
+            games.write(conn, self._new_games, self._old_games)
             self._games.clear()
             self._new_games = []
             self._old_games = []
@@ -609,21 +601,11 @@ class Projector:
         game = self._games.get(gid)
         if game is not None:
             return game
-        columns = (
-            "n, id, ladder, key, status, event, round, version, facts, recording, source_row, "
-            "reason, first_facts"
-        )
-        if self._game_numbers is not None:
-            found = self.conn.execute(
-                f"SELECT {columns} FROM view_games WHERE n=?", (self._game_numbers[gid],)
-            ).fetchone()
-        else:
-            found = self.conn.execute(
-                f"SELECT {columns} FROM view_games WHERE id=?", (gid,)
-            ).fetchone()
+        numbers = self._game_numbers
+        found = games.game_for_update(self.conn, numbers[gid] if numbers is not None else None, gid)
         if found is None:
             raise LookupError(f"game {gid} is changed in the event store but never recorded")
-        game = self._games[gid] = list(found)
+        game = self._games[gid] = found
         self._old_games.append(game)
         return game
 

@@ -27,7 +27,7 @@ import msgspec
 
 from ledger.kernel.pager import pages
 from projections.db import Database, SQLiteDatabase
-from projections.views import schema, swap
+from projections.views import games, schema, swap
 from projections.views.ladder_replay import replay_ladders
 from projections.views.projector import Projector
 from projections.views.source import PAGE, raw_pages
@@ -204,7 +204,7 @@ def _project(
 
 def _holds_games(conn: Database) -> bool:
     """Whether the views hold a game (recorded, corrected or voided)."""
-    return conn.execute("SELECT 1 FROM view_games LIMIT 1").fetchone() is not None
+    return games.holds_any(conn)
 
 
 @contextmanager

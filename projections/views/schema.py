@@ -15,12 +15,10 @@ People and scripts read history rows through ``ledger export``.
 A ladder's standings are stored in (ladder, player) order without a rowid,
 so a ranking is one scan of its rows rather than one lookup a player.
 
-A game's row holds its facts compactly (``facts``: players by number, the
-date, event and round in their own columns; see ``views.facts``) and the
-audit line of its first record (why, from which sheet row, and its
-``recording``: when, by whom and from which file, one row for all the games
-an import recorded; its facts then in ``first_facts`` once a correction
-changed them); every later event has its own ``view_audit`` line.
+A ladder's games are ``views.games``'s (the one module that reads and writes
+them); a game's first record is audited with it (its ``recording``: when, by
+whom and from which file, one row of ``view_recordings`` for all the games an
+import recorded); every later event has its own ``view_audit`` line.
 """
 
 from __future__ import annotations
@@ -29,7 +27,7 @@ import re
 
 from ledger.kernel import chain
 from projections.db import Database
-from projections.views import history
+from projections.views import games, history
 
 #: Bump when the view tables change shape (or what their rows hold).
 VERSION = 14
@@ -46,11 +44,6 @@ CREATE TABLE view_ladders (
 CREATE TABLE view_players (
     n INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, name TEXT NOT NULL, key TEXT NOT NULL,
     merged_into TEXT, registered_at TEXT);
-CREATE TABLE view_games (
-    n INTEGER PRIMARY KEY, id TEXT NOT NULL, ladder INTEGER NOT NULL, key TEXT NOT NULL,
-    status TEXT NOT NULL, event TEXT, round INTEGER, version INTEGER NOT NULL,
-    facts TEXT NOT NULL, recording INTEGER NOT NULL, source_row INTEGER, reason TEXT,
-    first_facts TEXT);
 CREATE TABLE view_recordings (
     n INTEGER PRIMARY KEY, recorded_at TEXT NOT NULL, recorded_by TEXT NOT NULL, file TEXT);
 CREATE TABLE view_entries (
@@ -70,12 +63,8 @@ CREATE TABLE view_audit (
 CREATE TABLE view_version (version INTEGER NOT NULL);
 """
 
-#: Secondary indexes, of the games and of the rest (built after a rebuild
-#: or a first import has filled the tables).
-GAME_INDEX_DDL = """
-CREATE UNIQUE INDEX IF NOT EXISTS view_games_id ON view_games (id);
-CREATE INDEX IF NOT EXISTS view_games_key ON view_games (ladder, key);
-"""
+#: Secondary indexes of the rest (built after a rebuild or a first import
+#: has filled the tables; the games' are ``views.games``').
 INDEX_DDL = """
 CREATE INDEX IF NOT EXISTS view_players_key ON view_players (key);
 CREATE INDEX IF NOT EXISTS view_entries_key ON view_entries (ladder, key);
@@ -86,7 +75,7 @@ TABLES = (
     "view_tracking",
     "view_ladders",
     "view_players",
-    "view_games",
+    games.TABLE,
     "view_recordings",
     "view_entries",
     "view_checkpoints",
@@ -119,6 +108,7 @@ def create(db: Database, indexes: bool = True) -> None:
     for name in (*VIEWS, *OLD_TABLES, *TABLES):
         _drop(db, name)
     db.script(_ddl(db, TABLE_DDL))
+    db.script(_ddl(db, games.DDL))
     db.script(_ddl(db, history.DDL))
     db.execute("INSERT INTO view_version VALUES (?)", (VERSION,))
     # The chain is written by the event store's recorder; the table is
@@ -130,7 +120,7 @@ def create(db: Database, indexes: bool = True) -> None:
 
 def create_indexes(db: Database) -> None:
     """The secondary indexes not built yet."""
-    db.script(GAME_INDEX_DDL)
+    db.script(games.INDEX_DDL)
     db.script(INDEX_DDL)
     db.script(history.INDEX_DDL)
 
@@ -140,7 +130,7 @@ def drop_indexes(db: Database) -> None:
     views about to be filled as a rebuild fills them: ``create_indexes``
     builds each once, sorted, after the tables are full, rather than
     keeping it in order row by row."""
-    every = GAME_INDEX_DDL + INDEX_DDL + history.INDEX_DDL
+    every = games.INDEX_DDL + INDEX_DDL + history.INDEX_DDL
     for name in re.findall(r"INDEX IF NOT EXISTS (\w+)", every):
         db.execute(f"DROP INDEX IF EXISTS {name}")
 

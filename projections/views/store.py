@@ -2,7 +2,7 @@
 standings and its replay state (frontier, games since the last checkpoint,
 problem), read and written in the views' database.
 
-A game's entry is its ``view_games`` row (unless voided); the other entries
+A game's entry is read through ``views.games`` (unless voided); the other entries
 (rulesets, adjustments, season closes) are ``view_entries`` rows. Ladders
 and players are the views' numbers here; states are keyed by player id.
 
@@ -25,6 +25,7 @@ from ledger.families.base import PlayerState
 from projections.db import Database
 from projections.replay import Entry, HistoryRow, Play
 from projections.views import facts, history
+from projections.views import games as kept_games
 from projections.views.player_numbers import PlayerNumbers
 
 #: Game entries read per page while replaying (a replay holds one page).
@@ -63,7 +64,7 @@ def game_entry(
     key: str, n: int, gid: str, event: str | None, round_: int | None, f: facts.KeptFacts,
     ids: Mapping[int, str],
 ) -> Entry:  # fmt: skip
-    """A game's timeline entry from its ``view_games`` row (``f``: its facts, read)."""
+    """A game's timeline entry from its row (``views.games``; ``f``: its facts, read)."""
     sides = tuple(tuple(ids[p] for p in side) for side in f.sides)
     play = Play(sides, f.result, event, round_, f.neutral, f.attributes)
     return Entry(key, "game", n, gid, key[:10], play)
@@ -103,11 +104,7 @@ def _game_entries(
 ) -> Iterator[Entry]:
     last = after or ""
     while True:
-        page = conn.execute(
-            "SELECT key, n, id, event, round, facts FROM view_games WHERE ladder=? AND key>? "
-            "AND status<>'voided' ORDER BY key LIMIT ?",
-            (ladder, last, ENTRY_PAGE),
-        ).fetchall()
+        page = kept_games.timeline_page(conn, ladder, last, ENTRY_PAGE)
         read = [facts.read(row[5]) for row in page]
         players.fetch_numbers(p for f in read for side in f.sides for p in side)
         ids = players.by_number
@@ -200,14 +197,7 @@ class LadderStore:
 
     def event_spans(self) -> list[tuple[str, str, str]]:
         """(event, key of its first game, key of its last game)."""
-        return [
-            (event, lo, hi)
-            for event, lo, hi in self.conn.execute(
-                "SELECT event, MIN(key), MAX(key) FROM view_games WHERE ladder=? "
-                "AND status<>'voided' AND event IS NOT NULL GROUP BY event",
-                (self.ladder,),
-            ).fetchall()
-        ]
+        return kept_games.event_spans(self.conn, self.ladder)
 
     # -- checkpoints ----------------------------------------------------------
     def checkpoints_before(self, key: str) -> list[tuple[str, int]]:

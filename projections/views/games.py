@@ -1,0 +1,327 @@
+"""A ladder's games in the views: the one module that reads and writes them.
+
+Every reader of games (the queries, the replay's catch-up, the site, the
+exports, verify, the audit) goes through the functions here, so the games'
+storage is known to this module alone. Today a game is a row of
+``view_games``: its number ``n`` (the store position of its first record),
+its id, ladder and effective-order key, its status, event and round, its
+version, its facts kept compactly (``views.facts``), the recording of its
+first record (``view_recordings``) with the sheet row and reason, and its
+facts as first recorded once a correction changed them.
+
+Callers get rows as tuples in the column orders named below; a game's
+facts stay in their kept form (``views.facts.read`` decodes them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from ledger.kernel import suggest
+from ledger.kernel.errors import NotFound
+from projections.db import Database, Row, stream
+
+#: The games' table (created with the other view tables).
+DDL = """
+CREATE TABLE view_games (
+    n INTEGER PRIMARY KEY, id TEXT NOT NULL, ladder INTEGER NOT NULL, key TEXT NOT NULL,
+    status TEXT NOT NULL, event TEXT, round INTEGER, version INTEGER NOT NULL,
+    facts TEXT NOT NULL, recording INTEGER NOT NULL, source_row INTEGER, reason TEXT,
+    first_facts TEXT);
+"""
+#: Its secondary indexes (built after a rebuild or a first import fills it).
+INDEX_DDL = """
+CREATE UNIQUE INDEX IF NOT EXISTS view_games_id ON view_games (id);
+CREATE INDEX IF NOT EXISTS view_games_key ON view_games (ladder, key);
+"""
+TABLE = "view_games"
+
+#: A game's row as the projector holds it (a list), in this order.
+COLUMNS = (
+    "n, id, ladder, key, status, event, round, version, facts, recording, source_row, "
+    "reason, first_facts"
+)
+#: Numbers read per statement (well under any driver's limit on parameters).
+_BATCH = 500
+
+
+# -- the projector's writes --------------------------------------------------
+def game_for_update(
+    conn: Database, n: int | None = None, gid: str | None = None
+) -> list[Any] | None:
+    """A game's row (``COLUMNS``) by number or else by id, to be changed
+    and written back by ``write``; None when there is none."""
+    if n is not None:
+        found = conn.execute(f"SELECT {COLUMNS} FROM view_games WHERE n=?", (n,)).fetchone()
+    else:
+        found = conn.execute(f"SELECT {COLUMNS} FROM view_games WHERE id=?", (gid,)).fetchone()
+    return list(found) if found is not None else None
+
+
+def write(conn: Database, new: Sequence[Sequence[Any]], changed: Sequence[Sequence[Any]]) -> None:
+    """Insert the ``new`` games' rows and write back the ``changed`` ones'
+    (rows in ``COLUMNS`` order)."""
+    if new:
+        conn.insert_rows("INSERT INTO view_games", new)
+    if changed:
+        conn.executemany(
+            "UPDATE view_games SET ladder=?, key=?, status=?, event=?, round=?, "
+            "version=?, facts=?, first_facts=? WHERE n=?",
+            [(*g[2:9], g[12], g[0]) for g in changed],
+        )
+
+
+def holds_any(conn: Database) -> bool:
+    """Whether the views hold a game (recorded, corrected or voided)."""
+    return conn.execute("SELECT 1 FROM view_games LIMIT 1").fetchone() is not None
+
+
+# -- a game by id ------------------------------------------------------------
+def by_ref(conn: Database, ref: str) -> Row:
+    """A game's row (every column) by its id or any unambiguous prefix of
+    its short id."""
+    ref = ref.strip().lower()
+    prefix = ref.replace("-", "")[:8]
+    if len(ref) == 36:
+        rows = conn.execute("SELECT * FROM view_games WHERE id=?", (ref,)).fetchall()
+    else:  # the short id is the id's first 8 digits: a range of the id index
+        rows = conn.execute(
+            "SELECT * FROM view_games WHERE id>=? AND id<? LIMIT 2",
+            (prefix, prefix + "\x7f"),
+        ).fetchall()
+    if not rows or not ref:
+        hint = suggest.hint(
+            suggest.close_ids(ref, _ids_near(conn, prefix)),
+            "game ids are shown by 'history' and 'audit'",
+        )
+        raise NotFound(f"unknown game {ref!r}{hint}")
+    if len(rows) > 1:
+        raise NotFound(f"game id {ref!r} is ambiguous: give more characters")
+    return rows[0]
+
+
+def _ids_near(conn: Database, prefix: str) -> list[str]:
+    """Game ids sharing the longest start with ``prefix`` that any has (a
+    few dozen at most): where a mistyped short id's right one is found."""
+    for length in range(min(len(prefix), 7), 1, -1):
+        start = prefix[:length]
+        rows = conn.execute(
+            "SELECT id FROM view_games WHERE id>=? AND id<? LIMIT 50", (start, start + "\x7f")
+        ).fetchall()
+        if rows:
+            return [r[0] for r in rows]
+    return []
+
+
+def played_where(conn: Database, ref: str) -> tuple[int, str] | None:
+    """(ladder number, date) of the game not voided whose id is or starts
+    with ``ref`` (None when there is none)."""
+    found = conn.execute(
+        "SELECT ladder, substr(key, 1, 10) FROM view_games WHERE id >= ? AND id <= ? "
+        "AND status <> 'voided' LIMIT 1",
+        (ref, ref + "~"),
+    ).fetchone()
+    return (found[0], found[1]) if found is not None else None
+
+
+def ids(conn: Database) -> dict[int, str]:
+    """Every game's id by number."""
+    return dict(conn.execute("SELECT n, id FROM view_games").fetchall())
+
+
+# -- counts and places in a ladder's order -----------------------------------
+def count(
+    conn: Database,
+    ladder: int,
+    before: str = "\x7f",
+    *,
+    through: bool = False,
+    since: str = "",
+    recording: int | None = None,
+) -> int:
+    """How many games of a ladder, not voided, have keys from ``since`` to
+    before ``before`` (or at it, ``through``); ``recording``: only those
+    its import recorded."""
+    op = "<=" if through else "<"
+    sql = f"SELECT COUNT(*) FROM view_games WHERE ladder=? AND status<>'voided' AND key{op}?"
+    params: list[Any] = [ladder, before]
+    if since:
+        sql += " AND key>=?"
+        params.append(since)
+    if recording is not None:
+        sql += " AND recording=?"
+        params.append(recording)
+    return conn.execute(sql, params).fetchone()[0]
+
+
+def last_played(conn: Database, ladder: int, before: str) -> tuple[str, str | None] | None:
+    """(key, event) of a ladder's last game not voided before ``before``."""
+    row = conn.execute(
+        "SELECT key, event FROM view_games WHERE ladder=? AND status<>'voided' AND key<? "
+        "ORDER BY key DESC LIMIT 1",
+        (ladder, before),
+    ).fetchone()
+    return (row[0], row[1]) if row else None
+
+
+def event_spans(conn: Database, ladder: int) -> list[tuple[str, str, str]]:
+    """(event, key of its first game, key of its last game) of a ladder's
+    events (games not voided)."""
+    return [
+        (event, lo, hi)
+        for event, lo, hi in conn.execute(
+            "SELECT event, MIN(key), MAX(key) FROM view_games WHERE ladder=? "
+            "AND status<>'voided' AND event IS NOT NULL GROUP BY event",
+            (ladder,),
+        ).fetchall()
+    ]
+
+
+def pages(conn: Database, ladder: int, before: str) -> Iterator[tuple]:
+    """(event, month, first key, last key, games) of each event's games
+    (month "") and each month's games outside events, voided ones too,
+    before ``before``."""
+    yield from conn.execute(
+        "SELECT event, CASE WHEN event IS NULL THEN substr(key, 1, 7) ELSE '' END, "
+        "MIN(key), MAX(key), COUNT(*) FROM view_games WHERE ladder=? AND key<? GROUP BY 1, 2",
+        (ladder, before),
+    )
+
+
+# -- games read in effective order -------------------------------------------
+def timeline_page(conn: Database, ladder: int, after: str, size: int) -> list[tuple]:
+    """(key, n, id, event, round, facts) of up to ``size`` games of a
+    ladder not voided after key ``after``, in effective order."""
+    return conn.execute(
+        "SELECT key, n, id, event, round, facts FROM view_games WHERE ladder=? AND key>? "
+        "AND status<>'voided' ORDER BY key LIMIT ?",
+        (ladder, after, size),
+    ).fetchall()
+
+
+def details(conn: Database, numbers: Iterable[int]) -> Iterator[tuple]:
+    """(n, key, id, date, event, round, status, facts) of the games with
+    these numbers."""
+    wanted = sorted(set(numbers))
+    for at in range(0, len(wanted), _BATCH):
+        part = wanted[at : at + _BATCH]
+        yield from conn.tuples(
+            "SELECT n, key, id, substr(key, 1, 10), event, round, status, facts "
+            f"FROM view_games WHERE n IN ({','.join('?' * len(part))})",
+            part,
+        )
+
+
+#: A game with its first record: (n, id, key, status, event, round, facts,
+#: first_facts, reason, source_row, recorded_at, recorded_by, file).
+RECORDED = (
+    "g.n, g.id, g.key, g.status, g.event, g.round, g.facts, g.first_facts, g.reason, "
+    "g.source_row, r.recorded_at, r.recorded_by, r.file"
+)
+_RECORDED_FROM = "FROM view_games g JOIN view_recordings r ON r.n = g.recording"
+
+
+def recorded(conn: Database, ladder: int, before: str = "\x7f", since: str = "") -> Iterator[tuple]:
+    """Every game of a ladder (voided ones too) from ``since`` to before
+    ``before``, with its first record (``RECORDED``), in effective order.
+    Streamed."""
+    yield from stream(
+        conn,
+        f"SELECT {RECORDED} {_RECORDED_FROM} WHERE g.ladder=? AND g.key>=? AND g.key<? "
+        "ORDER BY g.key",
+        (ladder, since, before),
+    )
+
+
+def recorded_voided(conn: Database, ladder: int, since: str, before: str) -> list[tuple]:
+    """The voided games of a ladder from ``since`` to before ``before``,
+    with their first record (``RECORDED``), in effective order."""
+    return conn.execute(
+        f"SELECT {RECORDED} {_RECORDED_FROM} WHERE g.ladder=? AND g.status='voided' "
+        "AND g.key>=? AND g.key<? ORDER BY g.key",
+        (ladder, since, before),
+    ).fetchall()
+
+
+def recorded_by_number(conn: Database, numbers: Sequence[int]) -> dict[int, tuple]:
+    """The games with these numbers (a batch), with their first record
+    (``RECORDED``), by number."""
+    if not numbers:
+        return {}
+    return {
+        r[0]: r
+        for r in conn.execute(
+            f"SELECT {RECORDED} {_RECORDED_FROM} WHERE g.n IN ({','.join('?' * len(numbers))})",
+            list(numbers),
+        ).fetchall()
+    }
+
+
+def kept_facts(conn: Database, ladder: int) -> Iterator[str]:
+    """The kept facts of every game of a ladder, voided ones too. Streamed."""
+    for (facts,) in stream(conn, "SELECT facts FROM view_games WHERE ladder=?", (ladder,)):
+        yield facts
+
+
+# -- the audit -----------------------------------------------------------------
+#: An audit row: view_audit's columns, the ladder's name, and for a game's
+#: line whose summary is written at query time (``summary`` NULL) the game's
+#: id, facts, key, event and round (``game``, ``game_facts``, ...).
+_AUDIT_GAME = (
+    "g.id AS game, g.facts AS game_facts, g.key AS game_key, g.event AS game_event, "
+    "g.round AS game_round"
+)
+
+
+def audit_rows(conn: Database, where: str = "", params: Sequence[Any] = ()) -> Any:
+    """The audit in recording order, a game's first record a line of its own
+    (``where``: a condition on the line ``a``)."""
+    return conn.execute(
+        "SELECT a.seq, a.recorded_at, a.recorded_by, a.kind, l.name AS ladder, a.subject, "
+        f"a.summary, a.facts, a.reason, a.source, {_AUDIT_GAME} FROM ("
+        "SELECT seq, recorded_at, recorded_by, kind, ladder, subject, summary, facts, reason, "
+        "source FROM view_audit UNION ALL "
+        "SELECT g.n, r.recorded_at, r.recorded_by, 'game recorded', g.ladder, g.n, NULL, "
+        "g.first_facts, g.reason, r.file || ':' || g.source_row FROM view_games g "
+        "JOIN view_recordings r ON r.n = g.recording) a "
+        "LEFT JOIN view_ladders l ON l.n = a.ladder "
+        "LEFT JOIN view_games g ON a.summary IS NULL AND g.n = a.subject "
+        + (f"WHERE {where} " if where else "")
+        + "ORDER BY a.seq",
+        params,
+    )
+
+
+def later_audit_rows(conn: Database, ladder: int) -> Any:
+    """The audit lines of a ladder's games after their first records, in
+    recording order (the columns of ``audit_rows`` but the ladder's name)."""
+    return conn.execute(
+        "SELECT a.seq, a.recorded_at, a.recorded_by, a.kind, a.subject, a.summary, a.facts, "
+        f"a.reason, a.source, {_AUDIT_GAME} FROM view_audit a "
+        "LEFT JOIN view_games g ON g.n = a.subject "
+        "WHERE a.ladder=? AND a.kind LIKE 'game %' ORDER BY a.seq",
+        (ladder,),
+    )
+
+
+def latest_sources(conn: Database, ladder: int) -> dict[str, str]:
+    """Game id -> the sheet's file:row of its latest record after its first
+    (a game recorded again: few)."""
+    return dict(
+        conn.execute(
+            "SELECT g.id, MAX(a.source) FROM view_audit a JOIN view_games g ON g.n = a.subject "
+            "WHERE a.ladder=? AND a.kind='game recorded' AND a.source IS NOT NULL GROUP BY g.id",
+            (ladder,),
+        ).fetchall()
+    )
+
+
+#: Every game as a rebuild must reproduce it, with ids in place of the
+#: views' numbers (``verify`` compares them).
+COMPARED = (
+    "SELECT g.id, l.id, g.key, g.status, g.event, g.round, g.version, g.facts, "
+    "r.recorded_at, r.recorded_by, r.file, g.source_row, g.reason, g.first_facts "
+    "FROM view_games g LEFT JOIN view_ladders l ON l.n = g.ladder "
+    "LEFT JOIN view_recordings r ON r.n = g.recording ORDER BY g.id"
+)
