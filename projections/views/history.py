@@ -157,7 +157,9 @@ def encode(rows: Sequence[tuple[Any, ...]], state: dict[str, list[float]] | None
     codes = [_KIND_CODE[x] for x in kind]
     extra: dict[str, Any] = {}
     exact = {
-        i: a for i, (b, c, a) in enumerate(zip(before, change, after, strict=True)) if b + c != a
+        i: a
+        for i, (b, c, a) in enumerate(zip(before, change, after, strict=True))
+        if b + c != a or (a == 0 and math.copysign(1, a) != math.copysign(1, b + c))
     }
     if exact:
         extra["after"] = exact

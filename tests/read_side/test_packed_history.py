@@ -10,7 +10,7 @@ from datetime import date, timedelta
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from projections import replay, verify, views
@@ -51,6 +51,7 @@ def same(a: tuple[Any, ...], b: tuple[Any, ...]) -> bool:
 
 
 @given(whole_rows())
+@example([(3, 5, 0, 1, 7, "game", 0, None, None, None, -0.0, 0.0, -0.0, 0, 1, "")])
 def test_a_chunk_reads_back_every_row_as_written(rows: list[tuple[Any, ...]]) -> None:
     read = history.decode(history.encode(rows), 3, 7)
     assert len(read) == len(rows)
