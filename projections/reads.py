@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 from ledger.kernel import suggest
 from ledger.kernel.errors import LedgerError, NotFound
 from ledger.kernel.identity import name_key
+from ledger.kernel.translation import Translator, translator
 from projections.views import history
 from projections.views.history import Row
 
@@ -113,7 +114,13 @@ class HistorySubject(NamedTuple):
     @property
     def title(self) -> str:
         """The history's title: "Ann in Club"."""
-        return f"{self.player_name} in {self.ladder_name}"
+        return self.titled(translator())
+
+    def titled(self, t: Translator) -> str:
+        """The history's title in ``t``'s language."""
+        return t.gettext("{player} in {ladder}").format(
+            player=self.player_name, ladder=self.ladder_name
+        )
 
 
 def history_subject(conn: Any, ladder: str, player: str) -> HistorySubject:
