@@ -309,9 +309,11 @@ def terminal_width() -> int:
 
 def dropped_note(dropped: Sequence[str], width: int, t: Translator | None = None) -> str:
     """The line under a table that left columns out to fit the terminal."""
-    return (t or translator()).gettext(
-        "Not shown at {width} columns: {columns} (see --wide, or --format csv)."
-    ).format(width=width, columns=", ".join(dropped))
+    return (
+        (t or translator())
+        .gettext("Not shown at {width} columns: {columns} (see --wide, or --format csv).")
+        .format(width=width, columns=", ".join(dropped))
+    )
 
 
 def table_width(widths: Sequence[int], boxed: bool) -> int:

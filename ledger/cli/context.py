@@ -321,9 +321,7 @@ def emit(
         write_rows(output, rows, kind, title)
         click.echo(f"Wrote {plural(len(rows), 'row')} to {output}.")
         return
-    text = render(
-        rows, fmt, title, kind=kind, spare=spare, wide=wide or output is not None, t=t
-    )
+    text = render(rows, fmt, title, kind=kind, spare=spare, wide=wide or output is not None, t=t)
     if output is None and fmt == "table":
         show([text + "\n"])
     elif output is None:

@@ -13,7 +13,6 @@ from ledger.cli.context import (
     Ledger,
     format_option,
     pass_ledger,
-    plural,
 )
 from ledger.cli.family_help import result_fields_epilog
 from ledger.cli.params import ATTRIBUTE, DATE, SETTING, as_dict
@@ -21,6 +20,7 @@ from ledger.cli.progress import ProgressBar
 from ledger.kernel import bounds
 from ledger.kernel.errors import LedgerError
 from ledger.kernel.identity import short
+from ledger.kernel.translation import Translator
 from ledger.write.commands import GameChanges
 from ledger.write.game_input import GameInput, parse_number
 from projections.formats import render
@@ -134,13 +134,14 @@ def record(
     )
     with led.writing(allow_future) as commands:
         recorded = commands.record(game, add_players, again)
-    click.echo(f"Recorded game {recorded.short}.")
+    t = led.t
+    click.echo(t.gettext("Recorded game {game}.").format(game=recorded.short))
     for line in rating_changes(led, recorded.short):
         click.echo(line)
     for warning in recorded.warnings:
-        click.echo(f"warning: {warning}")
+        click.echo(t.gettext("warning: {text}").format(text=warning))
     for note in replayed_closes(led.conn, recorded.game):
-        click.echo(f"note: {note}")
+        click.echo(t.gettext("note: {text}").format(text=note))
 
 
 @click.command("import")
@@ -224,7 +225,7 @@ def import_(
             limits=limits,
         )  # fmt: skip
         if not dry_run:  # stored: what Ctrl-C says while the views catch up
-            led.stored = import_line(file, plan.report, "added")
+            led.stored = import_line(file, plan.report, False, led.t)
     report = plan.report
     if dry_run:
         report.warnings += preview_warnings(led.app.recorder, plan.events, plan.label)
@@ -234,16 +235,26 @@ def import_(
     if fmt != "table":
         click.echo(render(report, fmt))
         return
-    click.echo(import_line(file, report, "would add" if dry_run else "added") + ".")
+    t = led.t
+    click.echo(import_line(file, report, dry_run, t) + ".")
     for warning in report.warnings:
-        click.echo(f"warning: {warning}")
+        click.echo(t.gettext("warning: {text}").format(text=warning))
 
 
-def import_line(file: Path, report: ImportReport, verb: str) -> str:
-    """What an import did (or would do), in one line without its full stop."""
+def import_line(file: Path, report: ImportReport, dry_run: bool, t: Translator) -> str:
+    """What an import did (or would do, ``dry_run``), in one line without its
+    full stop, in ``t``'s language."""
+    rows = t.ngettext("{n} row", "{n} rows", report.rows).format(n=report.rows)
+    games = t.ngettext("{n} game", "{n} games", report.added).format(n=report.added)
+    did = (
+        t.gettext("would add {games}, skipped {skipped} already recorded")
+        if dry_run
+        else t.gettext("added {games}, skipped {skipped} already recorded")
+    )
     return (
-        f"{file}: {plural(report.rows, 'row')}: {verb} {plural(report.added, 'game')}, "
-        f"skipped {report.skipped} already recorded{new_players(report.new_players)}"
+        f"{file}: {rows}: "
+        + did.format(games=games, skipped=report.skipped)
+        + (new_players(report.new_players, t))
     )
 
 
@@ -258,22 +269,25 @@ def rating_changes(led: Ledger, game: str) -> list[str]:
         return []
     per_event = bool(x.event) and x.note.startswith("rated from the ratings before the event")
     if per_event:
-        return [f"  {p.player}: {p.change:+g} at the end of {x.event} (rated from {p.before:g})"
-                for p in x.players]  # fmt: skip
+        line = led.t.gettext("  {player}: {change} at the end of {event} (rated from {before})")
+        return [line.format(player=p.player, change=f"{p.change:+g}", event=x.event,
+                            before=f"{p.before:g}") for p in x.players]  # fmt: skip
     return [f"  {p.player}: {p.before:g} → {p.after:g} ({p.change:+g})" for p in x.players]
 
 
-def new_players(names: list[str]) -> str:
+def new_players(names: list[str], t: Translator) -> str:
     """The import line's new players, for people: every name when there are
     few, else how many, the first ten and how many more (as --dry-run lists
     first games; ``--format json`` keeps every name)."""
     if not names:
         return ""
     if len(names) <= FIRST_GAMES_SHOWN:
-        return f", new players: {', '.join(names)}"
+        return t.gettext(", new players: {names}").format(names=", ".join(names))
     more = len(names) - FIRST_GAMES_SHOWN
     shown = ", ".join(names[:FIRST_GAMES_SHOWN])
-    return f", {len(names)} new players: {shown} and {more} more"
+    return t.gettext(", {n} new players: {names} and {more} more").format(
+        n=len(names), names=shown, more=more
+    )
 
 
 @click.command()
@@ -304,9 +318,10 @@ def correct(
     )
     with led.writing(allow_future) as commands:
         short_id = commands.correct(game, changes, reason, add_players)
-    click.echo(f"Corrected game {short_id}.")
+    t = led.t
+    click.echo(t.gettext("Corrected game {game}.").format(game=short_id))
     for note in replayed_closes(led.conn, short_id):
-        click.echo(f"note: {note}")
+        click.echo(t.gettext("note: {text}").format(text=note))
 
 
 @click.command()
@@ -322,7 +337,7 @@ def void(led: Ledger, ref: str, reason: str) -> None:
     changes by date ('ledger ladder void-rules')."""
     with led.writing() as commands:
         what = commands.void(ref, reason)
-    click.echo(f"Voided {what}.")
+    click.echo(led.t.gettext("Voided {what}.").format(what=what))
 
 
 @click.group()
@@ -353,13 +368,15 @@ def season_close(
     before = at_end()
     with led.writing(allow_future) as commands:
         sid = commands.close_season(ladder_name, label, start, end)
-    click.echo(f"Closed season {label!r} of {ladder_name!r} (season close {short(sid)}).")
+    t = led.t
+    click.echo(t.gettext("Closed season {label} of {ladder} (season close {id}).").format(
+        label=repr(label), ladder=repr(ladder_name), id=short(sid)))  # fmt: skip
     # The ranking at the season's end, before and after: the close's own changes.
     moved = [(name, was, now) for name, now in at_end().items()
              if (was := before.get(name, now)) != now]  # fmt: skip
     if not moved:
-        click.echo("No rating changed: every rated player played, or none was in reach of "
-                   "the family's season rules.")  # fmt: skip
+        click.echo(t.gettext("No rating changed: every rated player played, or none was in "
+                             "reach of the family's season rules."))  # fmt: skip
     for name, was, now in sorted(moved, key=lambda m: (m[2] - m[1], m[0])):
         click.echo(f"  {name}: {was:g} → {now:g} ({now - was:+g})")
 
@@ -376,7 +393,8 @@ def season_void(led: Ledger, ladder_name: str, label: str, reason: str) -> None:
     and later ratings are recomputed. The season can then be closed again."""
     with led.writing() as commands:
         commands.void_season(ladder_name, label, reason)
-    click.echo(f"Voided the close of season {label!r} of {ladder_name!r}.")
+    click.echo(led.t.gettext("Voided the close of season {label} of {ladder}.").format(
+        label=repr(label), ladder=repr(ladder_name)))  # fmt: skip
 
 
 @click.command()
@@ -400,4 +418,5 @@ def adjust(
     """Set (--to) or shift (--shift) PLAYER's rating in LADDER from a date."""
     with led.writing() as commands:
         aid = commands.adjust(ladder_name, player_name, on, reason, to=to, shift=shift)
-    click.echo(f"Adjusted {player_name!r} in {ladder_name!r} (adjustment {short(aid)}).")
+    click.echo(led.t.gettext("Adjusted {player} in {ladder} (adjustment {id}).").format(
+        player=repr(player_name), ladder=repr(ladder_name), id=short(aid)))  # fmt: skip

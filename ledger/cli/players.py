@@ -8,7 +8,6 @@ from ledger.cli.context import (
     Ledger,
     format_option,
     pass_ledger,
-    plural,
     wide_option,
 )
 from ledger.kernel.matching import DuplicatePair, likely_duplicates
@@ -30,9 +29,11 @@ def player_add(led: Ledger, names: tuple[str, ...]) -> None:
     with led.writing() as commands:
         warnings = commands.typo_warnings(names)
         commands.add_players(names)
-    click.echo(f"Added {plural(len(names), 'player')}.")
+    t = led.t
+    click.echo(t.ngettext("Added {n} player.", "Added {n} players.", len(names)).format(
+        n=len(names)))  # fmt: skip
     for warning in warnings:
-        click.echo(f"warning: {warning}")
+        click.echo(t.gettext("warning: {text}").format(text=warning))
 
 
 @player.command("rename")
@@ -44,7 +45,7 @@ def player_rename(led: Ledger, old: str, new: str, reason: str | None) -> None:
     """Rename player OLD to NEW (history keeps following them)."""
     with led.writing() as commands:
         commands.rename_player(old, new, reason)
-    click.echo(f"Renamed {old!r} to {new!r}.")
+    click.echo(led.t.gettext("Renamed {old} to {new}.").format(old=repr(old), new=repr(new)))
 
 
 @player.command("merge")
@@ -60,7 +61,9 @@ def player_merge(led: Ledger, source: str, into: str, reason: str) -> None:
     listed with a warning: void the one entered twice."""
     with led.writing() as commands:
         twins = commands.merge_players(source, into, reason)
-    click.echo(f"Merged {source!r} into {into!r}.")
+    click.echo(
+        led.t.gettext("Merged {source} into {into}.").format(source=repr(source), into=repr(into))
+    )
     if not twins:
         return
     many = len(twins) != 1
@@ -85,7 +88,7 @@ def player_unmerge(led: Ledger, name: str, reason: str) -> None:
     """Undo a merge: PLAYER's games are replayed as their own again."""
     with led.writing() as commands:
         commands.unmerge_player(name, reason)
-    click.echo(f"Unmerged {name!r}.")
+    click.echo(led.t.gettext("Unmerged {name}.").format(name=repr(name)))
 
 
 @player.command("duplicates")
@@ -95,7 +98,8 @@ def player_duplicates(led: Ledger, fmt: str) -> None:
     """Likely duplicate players, with the evidence: similar names (typos,
     swapped first and last names, initials) of players never in the same game."""
     rows = likely_duplicates(*queries.identity_evidence(led.conn))
-    click.echo(render(rows, fmt, "Likely duplicates", kind=DuplicatePair))
+    t = led.t
+    click.echo(render(rows, fmt, t.gettext("Likely duplicates"), kind=DuplicatePair, t=t))
 
 
 @player.command("list")
@@ -117,4 +121,6 @@ def player_list(led: Ledger, fmt: str, wide: bool) -> None:
             for p in players
         ]  # fmt: skip
     spare = ("id", "registered_at")
-    click.echo(render(players, fmt, "Players", kind=queries.PlayerInfo, spare=spare, wide=wide))
+    t = led.t
+    click.echo(render(players, fmt, t.gettext("Players"), kind=queries.PlayerInfo, spare=spare,
+                      wide=wide, t=t))  # fmt: skip

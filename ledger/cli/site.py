@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from ledger.cli.context import Ledger, pass_ledger
+from ledger.cli.context import Ledger, lang_option, pass_ledger
 from ledger.cli.params import DATE
 
 
@@ -21,15 +21,13 @@ def site() -> None:
 @click.argument("out_dir", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--ladder", "ladders", multiple=True, metavar="NAME",
               help="A ladder to include (repeat; default: every ladder).")  # fmt: skip
-@click.option("--lang", type=click.Choice(["en", "fr"]), default="en", show_default=True,
-              help="Language of the pages and grades.")  # fmt: skip
+@lang_option
 @click.option("--title", default=None, help="The site's title (default: Ladders / Classements).")
 @click.option("--as-of", default=None, type=DATE,
               help="Publish the rankings as they stood at the end of DATE.")  # fmt: skip
 @pass_ledger
 def site_build(
-    led: Ledger, out_dir: Path, ladders: tuple[str, ...], lang: str, title: str | None,
-    as_of: date | None,
+    led: Ledger, out_dir: Path, ladders: tuple[str, ...], title: str | None, as_of: date | None,
 ) -> None:  # fmt: skip
     """Build the site into OUT_DIR (created if needed), or bring it up to
     date: only pages whose content changed are rewritten. Open
@@ -38,7 +36,7 @@ def site_build(
     from projections.site.build import build_site
 
     with ProgressBar("writing pages", threshold=500) as progress:
-        report = build_site(led.conn, out_dir, list(ladders) or None, lang, title, as_of,
+        report = build_site(led.conn, out_dir, list(ladders) or None, led.lang, title, as_of,
                             progress if progress.shown else None)  # fmt: skip
     click.echo(
         f"Site in {report.out_dir}: {report.pages} pages, {report.pages_written} written "

@@ -10,7 +10,7 @@ from typing import Any
 import click
 import msgspec
 
-from ledger.cli.context import Ledger, family_needed, pass_ledger
+from ledger.cli.context import Ledger, family_needed, lang_option, pass_ledger
 from ledger.cli.params import DATE
 from ledger.families.registry import family_class
 from ledger.kernel.errors import Invalid
@@ -98,7 +98,7 @@ def _number(value: Any) -> str:
               help="Seconds; past it the best split found is shown, said as such.")  # fmt: skip
 @click.option("--date", "on", default=None, type=DATE,
               help="xlsx: the date written in the result sheet's rows.")  # fmt: skip
-@click.option("--lang", default="en", show_default=True, help="Language of the grades.")
+@lang_option
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "xlsx"]),
               default="table", show_default=True)  # fmt: skip
 @click.option("--output", "-o", type=click.Path(path_type=Path), default=None,
@@ -107,7 +107,7 @@ def _number(value: Any) -> str:
 def teams(
     led: Ledger, ladder_name: str, players: tuple[str, ...], sheet: Path | None, camps: int,
     sizes: str | None, together: tuple[str, ...], apart: tuple[str, ...], as_of: date | None,
-    alternatives: int, time_limit: float, on: date | None, lang: str, fmt: str,
+    alternatives: int, time_limit: float, on: date | None, fmt: str,
     output: Path | None,
 ) -> None:  # fmt: skip
     """Split PLAYERs (and --from a sheet) into --camps fair camps.
@@ -134,7 +134,7 @@ def teams(
         except ValueError:
             raise Invalid(f"--sizes takes whole numbers like 4,4,3, got {sizes!r}") from None
     with family_needed(f"ladder {ladder_name!r}"):
-        entered = roster(led.conn, ladder_name, names, as_of, lang)
+        entered = roster(led.conn, ladder_name, names, as_of, led.lang)
     result = balance(
         entered.entrants, camps, entered.strength, sizes=size_list,
         together=[split_group(t, "together") for t in together],

@@ -23,7 +23,6 @@ from projections.views.facts import KeptFacts
 from projections.views.facts import read as read_facts
 
 
-
 def _n(value: float | None) -> str:
     """``build.num``'s text of a number (4 decimals, no trailing zeros)."""
     return "" if value is None else f"{value:.4f}".rstrip("0").rstrip(".")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ledger.kernel.translation import LANGS, NC_, N_, Translator
+from ledger.kernel.translation import LANGS, N_, NC_, Translator
 
 __all__ = ["LANGS", "WORDS", "label", "words"]
 
@@ -24,7 +24,9 @@ WORDS: dict[str, str] = {
     "games": N_("Games"),
     "last_result": N_("Last result"),
     "chain_head": N_("Published hash-chain head"),
-    "verify_hint": N_("Anyone holding a copy of the ledger can check that it still holds exactly what this site was built from:"),
+    "verify_hint": N_(
+        "Anyone holding a copy of the ledger can check that it still holds exactly what this site was built from:"
+    ),
     "events_chained": N_("events chained"),
     "standings": N_("Standings"),
     "position": N_("#"),
@@ -79,12 +81,16 @@ WORDS: dict[str, str] = {
     "why": N_("Why"),
     "what": N_("What"),
     "source": N_("Source"),
-    'explain_hint': N_("Each game below shows the ratings before and after it and the K, P and S it was rated with; every intermediate value of a game's computation: "),
+    "explain_hint": N_(
+        "Each game below shows the ratings before and after it and the K, P and S it was rated with; every intermediate value of a game's computation: "
+    ),
     "legend_game": N_("rated game"),
     "legend_corrected": N_("corrected game"),
     "legend_other": N_("adjustment or season close"),
     "legend_event": N_("event"),
-    "chart_desc": N_("{n} entries from {first} ({r0}) to {last} ({r1}); lowest {lo}, highest {hi}."),
+    "chart_desc": N_(
+        "{n} entries from {first} ({r0}) to {last} ({r1}); lowest {lo}, highest {hi}."
+    ),
     "as_of": N_("As of {day}"),
     "corrected": N_("corrected"),
     "voided": N_("voided"),
@@ -102,13 +108,13 @@ WORDS: dict[str, str] = {
     "event_close": N_("event close"),
     "rating_axis": N_("Rating"),
     "date_axis": N_("Date"),
-    'totals': N_("Each player's total change"),
-    'built_from': N_("Built from the ledger's views."),
+    "totals": N_("Each player's total change"),
+    "built_from": N_("Built from the ledger's views."),
     "months": N_("Games outside events, by month"),
     "month": N_("Month"),
     "month_games": N_("Games outside events, {month}"),
-    'all_players': N_("Every game's players"),
-    'all_audit': N_("Every game's audit trail"),
+    "all_players": N_("Every game's players"),
+    "all_audit": N_("Every game's audit trail"),
 }
 
 #: The stored codes a page shows, by context: marked here for extraction
