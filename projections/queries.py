@@ -22,6 +22,7 @@ import msgspec
 from ledger.kernel import suggest
 from ledger.kernel.errors import NotFound
 from ledger.kernel.identity import short
+from ledger.kernel.translation import N_
 from projections import ranking
 from projections.db import Database, Row
 from projections.ranking import ranks
@@ -42,6 +43,15 @@ from projections.views import history as packed_history
 
 if TYPE_CHECKING:
     from projections.views.facts import KeptFacts
+
+
+#: An explained game's notes (English, as stored in the explanation; shown
+#: through the catalogs: ``t.gettext(note)``).
+VOIDED_NOTE = N_("voided: this game changes no rating")
+PER_EVENT_NOTE = N_(
+    "rated from the ratings before the event; the event's changes are summed and applied "
+    "when it closes"
+)
 
 
 class StandingRow(msgspec.Struct):
@@ -354,7 +364,7 @@ def explanation(
         params=ruleset["params"], result=facts["result"], players=[],
     )  # fmt: skip
     if status == "voided":
-        base.note = "voided: this game changes no rating"
+        base.note = VOIDED_NOTE
         return base
     states = [
         [PlayerState(rating=rows[p].before, games=rows[p].games_before) for p in side]
@@ -385,10 +395,7 @@ def explanation(
                 )
             )  # fmt: skip
     if family.per_event and facts.get("event"):
-        base.note = (
-            "rated from the ratings before the event; the event's changes are "
-            "summed and applied when it closes"
-        )
+        base.note = PER_EVENT_NOTE
     return base
 
 

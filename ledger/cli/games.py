@@ -267,7 +267,7 @@ def rating_changes(led: Ledger, game: str) -> list[str]:
         x = queries.explain(led.conn, game)
     except LedgerError:  # a ladder that cannot be replayed: its warning says why
         return []
-    per_event = bool(x.event) and x.note.startswith("rated from the ratings before the event")
+    per_event = bool(x.event) and x.note == queries.PER_EVENT_NOTE
     if per_event:
         line = led.t.gettext("  {player}: {change} at the end of {event} (rated from {before})")
         return [line.format(player=p.player, change=f"{p.change:+g}", event=x.event,

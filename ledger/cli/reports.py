@@ -43,25 +43,41 @@ def explain(led: Ledger, game: str, fmt: str) -> None:
     if fmt != "table":
         click.echo(render(x, fmt))
         return
-    where = f", {x.event} round {x.round}" if x.event else ""
-    click.echo(f"Game {x.game} in {x.ladder}: {x.date}{where} [{x.status}]")
+    t = led.t
+    where = (
+        ", " + t.gettext("{event} round {round}").format(event=x.event, round=x.round)
+        if x.event else ""
+    )  # fmt: skip
+    click.echo(t.gettext("Game {game} in {ladder}: {date}{where} [{status}]").format(
+        game=x.game, ladder=x.ladder, date=x.date, where=where,
+        status=t.pgettext("status", x.status)))  # fmt: skip
     params = not_defaults(x.family, x.params)
-    click.echo(f"Family: {x.family}" + (f" ({', '.join(params)})" if params else ""))
-    # Units and objectives are each player's explained values, below.
-    result = [f"{k} {value_text(v)}" for k, v in x.result.items() if k not in LISTED_BELOW]
-    click.echo(f"Result: {', '.join(result)}")
+    click.echo(t.gettext("Family: {family}").format(family=x.family)
+               + (f" ({', '.join(params)})" if params else ""))  # fmt: skip
+    # Units and objectives are each player's explained values, below; a
+    # stored code (a result's ``a``, a margin) through its label.
+    result = [
+        f"{t.pgettext('result field', k)} "
+        f"{t.pgettext(k, v) if isinstance(v, str) else value_text(v)}"
+        for k, v in x.result.items()
+        if k not in LISTED_BELOW
+    ]
+    click.echo(t.gettext("Result: {result}").format(result=", ".join(result)))
+    per_event = bool(x.event) and x.note == queries.PER_EVENT_NOTE
     if x.note:
-        click.echo(f"Note: {x.note}")
-    per_event = bool(x.event) and x.note.startswith("rated from the ratings before the event")
+        click.echo(t.gettext("Note: {text}").format(text=t.gettext(x.note)))
     for p in x.players:
         if per_event:
-            click.echo(
-                f"\n{p.player} (side {p.side}): {p.change:+g} from this game, rated from "
-                f"{p.before:g} (the rating before the event);\n  the change applies at the "
-                f"event's end, with its other games ({p.after:g} counting those so far)"
-            )
+            click.echo("\n" + t.gettext(
+                "{player} (side {side}): {change} from this game, rated from {before} (the "
+                "rating before the event);\n  the change applies at the event's end, with its "
+                "other games ({after} counting those so far)"
+            ).format(player=p.player, side=p.side, change=f"{p.change:+g}",
+                     before=f"{p.before:g}", after=f"{p.after:g}"))  # fmt: skip
         else:
-            click.echo(f"\n{p.player} (side {p.side}): {p.before:g} -> {p.after:g} ({p.change:+g})")
+            click.echo("\n" + t.gettext("{player} (side {side}): {before} -> {after} ({change})")
+                       .format(player=p.player, side=p.side, before=f"{p.before:g}",
+                               after=f"{p.after:g}", change=f"{p.change:+g}"))  # fmt: skip
         for key, value in p.values.items():
             lines = explained(value)
             click.echo(f"  {key:<32} {lines[0]}")
@@ -108,7 +124,7 @@ def audit(led: Ledger, ladder_name: str | None, head: bool, fmt: str, output: Pa
         click.echo(link if fmt == "table" else render(HeadLine(seq, link), fmt))
         return
     rows = queries.audit(led.conn, ladder_name)
-    emit(rows, fmt, "Audit log", queries.AuditLine, output)
+    emit(rows, fmt, led.t.gettext("Audit log"), queries.AuditLine, output, t=led.t)
 
 
 class HeadLine(msgspec.Struct):
@@ -185,8 +201,9 @@ def diff(led: Ledger, ladder_name: str, start: str, end: str | None, fmt: str, w
     since = timetravel.parse_moment(start)
     until = timetravel.parse_moment(end) if end else None
     rows = timetravel.diff(led.app.recorder, ladder_name, since, until, led.conn)
-    title = f"{ladder_name}: changes"
-    click.echo(render(rows, fmt, title, kind=timetravel.DiffLine, wide=wide))
+    t = led.t
+    title = t.gettext("{ladder}: changes").format(ladder=ladder_name)
+    click.echo(render(rows, fmt, title, kind=timetravel.DiffLine, wide=wide, t=t))
     if fmt != "table":
         return
     name = queries.ladder_row(led.conn, ladder_name)["name"]
@@ -243,4 +260,6 @@ def whatif(
             f"hypothetical: {unrated.why} ({shown}). The ladder's games stand as recorded.",
             err=True,
         )
-    click.echo(render(report.lines, fmt, f"{ladder_name}: what if", kind=whatif_mod.WhatIfLine))
+    t = led.t
+    title = t.gettext("{ladder}: what if").format(ladder=ladder_name)
+    click.echo(render(report.lines, fmt, title, kind=whatif_mod.WhatIfLine, t=t))

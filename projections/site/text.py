@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ledger.kernel.translation import LANGS, N_, NC_, Translator
+from projections.queries import PER_EVENT_NOTE, VOIDED_NOTE
 
 __all__ = ["LANGS", "WORDS", "label", "words"]
 
@@ -94,11 +95,8 @@ WORDS: dict[str, str] = {
     "as_of": N_("As of {day}"),
     "corrected": N_("corrected"),
     "voided": N_("voided"),
-    "voided_note": N_("voided: this game changes no rating"),
-    "per_event_note": N_(
-        "rated from the ratings before the event; the event's changes are summed and applied "
-        "when it closes"
-    ),
+    "voided_note": VOIDED_NOTE,
+    "per_event_note": PER_EVENT_NOTE,
     "sort_hint": N_("Column headings sort the table."),
     "games_of": N_("Games of {player}"),
     "player_in": N_("{player} in {ladder}"),
