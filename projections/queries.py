@@ -22,7 +22,7 @@ import msgspec
 from ledger.kernel import suggest
 from ledger.kernel.errors import NotFound
 from ledger.kernel.identity import short
-from ledger.kernel.translation import N_
+from ledger.kernel.translation import N_, Message
 from projections import ranking
 from projections.db import Database, Row
 from projections.ranking import ranks
@@ -154,9 +154,9 @@ def game_row(conn: Database, ref: str) -> Row:
     if not rows or not ref:
         hint = suggest.hint(
             suggest.close_ids(ref, _ids_near(conn, prefix)),
-            "game ids are shown by 'history' and 'audit'",
+            N_("game ids are shown by 'history' and 'audit'"),
         )
-        raise NotFound(f"unknown game {ref!r}{hint}")
+        raise NotFound(Message("unknown game {ref}{hint}", ref=repr(ref), hint=hint))
     if len(rows) > 1:
         raise NotFound(f"game id {ref!r} is ambiguous: give more characters")
     return rows[0]

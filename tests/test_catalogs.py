@@ -75,7 +75,8 @@ def test_placeholders_survive_translation(lang: str) -> None:
     wrong = [
         (m.id, m.string)
         for m in _po(lang)
-        if m.id and sorted(names.findall(m.id if isinstance(m.id, str) else m.id[0]))
+        if m.id
+        and sorted(names.findall(m.id if isinstance(m.id, str) else m.id[0]))
         != sorted(names.findall(m.string if isinstance(m.string, str) else m.string[0]))
     ]
     assert wrong == []

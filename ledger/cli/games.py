@@ -12,6 +12,7 @@ from ledger.cli.bounded import ORDER, BoundedNumber, bounded_help
 from ledger.cli.context import (
     Ledger,
     format_option,
+    lang_option,
     pass_ledger,
 )
 from ledger.cli.family_help import result_fields_epilog
@@ -105,6 +106,7 @@ def split_sides(sides: tuple[str, ...]) -> list[list[str]]:
 @click.option("--again", is_flag=True,
               help="Record a game voided or corrected since as a game again.")  # fmt: skip
 @allow_future_option
+@lang_option
 @pass_ledger
 def record(
     led: Ledger, ladder_name: str, add_players: bool, again: bool, allow_future: bool,
@@ -176,6 +178,7 @@ def record(
 )
 @allow_future_option
 @format_option
+@lang_option
 @pass_ledger
 def import_(
     led: Ledger, file: Path, dry_run: bool, ladder_name: str | None, sheet: str | None,
@@ -296,6 +299,7 @@ def new_players(names: list[str], t: Translator) -> str:
 @click.option("--reason", required=True, help="Why the record was wrong.")
 @click.option("--add-players", is_flag=True, help="Register players not yet known.")
 @allow_future_option
+@lang_option
 @pass_ledger
 def correct(
     led: Ledger, game: str, reason: str, add_players: bool, allow_future: bool, **opts: Any
@@ -327,6 +331,7 @@ def correct(
 @click.command()
 @click.argument("ref", metavar="ID")
 @click.option("--reason", required=True, help="Why it does not count (kept in the audit log).")
+@lang_option
 @pass_ledger
 def void(led: Ledger, ref: str, reason: str) -> None:
     """Void a game, a rating adjustment or a season close by its ID (or an
@@ -351,6 +356,7 @@ def season() -> None:
 @click.option("--from", "start", required=True, type=DATE, help="First day of the season.")
 @click.option("--to", "end", required=True, type=DATE, help="Last day of the season.")
 @allow_future_option
+@lang_option
 @pass_ledger
 def season_close(
     led: Ledger, ladder_name: str, label: str, start: date, end: date, allow_future: bool
@@ -387,6 +393,7 @@ def season_close(
 @click.option(
     "--reason", required=True, help="Why the close does not count (kept in the audit log)."
 )
+@lang_option
 @pass_ledger
 def season_void(led: Ledger, ladder_name: str, label: str, reason: str) -> None:
     """Void the close of season LABEL of LADDER: its decay no longer counts
@@ -410,6 +417,7 @@ def season_void(led: Ledger, ladder_name: str, label: str, reason: str) -> None:
 )  # fmt: skip
 @click.option("--date", "on", required=True, type=DATE, help="Effective date.")
 @click.option("--reason", required=True, help="Why (kept in history and audit).")
+@lang_option
 @pass_ledger
 def adjust(
     led: Ledger, ladder_name: str, player_name: str, to: float | None, shift: float | None,

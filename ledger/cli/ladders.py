@@ -14,6 +14,7 @@ from ledger.cli.context import (
     Ledger,
     family_needed,
     format_option,
+    lang_option,
     pass_ledger,
     wide_option,
 )
@@ -38,6 +39,7 @@ def ladder() -> None:
     help=f"Rating family: {', '.join(sorted(BUILT_IN))}, or package.module:Class.",
 )  # fmt: skip
 @click.option("--set", "sets", multiple=True, type=SETTING, help="A family parameter.")
+@lang_option
 @pass_ledger
 def ladder_open(led: Ledger, name: str, family: str, sets: tuple[tuple[str, Any], ...]) -> None:
     """Open ladder NAME with a rating family and its parameters."""
@@ -56,6 +58,7 @@ def ladder_open(led: Ledger, name: str, family: str, sets: tuple[tuple[str, Any]
 @click.option("--family", default=None, help="Switch to another family (its defaults + --set).")
 @click.option("--effective", required=True, type=DATE, help="First day the rules apply.")
 @click.option("--reason", required=True, help="Why the rules change (kept in the audit log).")
+@lang_option
 @pass_ledger
 def ladder_rules(
     led: Ledger,
@@ -79,6 +82,7 @@ def ladder_rules(
 @click.argument("name")
 @click.option("--effective", required=True, type=DATE, help="The date the rule change took effect.")
 @click.option("--reason", required=True, help="Why it no longer counts (kept in the audit log).")
+@lang_option
 @pass_ledger
 def ladder_void_rules(led: Ledger, name: str, effective: date, reason: str) -> None:
     """Void the rule change of NAME that takes effect on a date: the rules
@@ -96,6 +100,7 @@ def ladder_void_rules(led: Ledger, name: str, effective: date, reason: str) -> N
 @ladder.command("list")
 @format_option
 @wide_option
+@lang_option
 @pass_ledger
 def ladder_list(led: Ledger, fmt: str, wide: bool) -> None:
     """List the ladders: family, players, games, rule changes and the
@@ -133,6 +138,7 @@ class LadderLine(msgspec.Struct):
 @ladder.command("show")
 @click.argument("name")
 @format_option
+@lang_option
 @pass_ledger
 def ladder_show(led: Ledger, name: str, fmt: str) -> None:
     """Show NAME's family, the parameters in force and its rule history

@@ -7,6 +7,7 @@ import click
 from ledger.cli.context import (
     Ledger,
     format_option,
+    lang_option,
     pass_ledger,
     wide_option,
 )
@@ -22,6 +23,7 @@ def player() -> None:
 
 @player.command("add")
 @click.argument("names", nargs=-1, required=True)
+@lang_option
 @pass_ledger
 def player_add(led: Ledger, names: tuple[str, ...]) -> None:
     """Register one or more players (a name close to a known one, a likely
@@ -40,6 +42,7 @@ def player_add(led: Ledger, names: tuple[str, ...]) -> None:
 @click.argument("old")
 @click.argument("new")
 @click.option("--reason", default=None, help="Why (kept in the audit log).")
+@lang_option
 @pass_ledger
 def player_rename(led: Ledger, old: str, new: str, reason: str | None) -> None:
     """Rename player OLD to NEW (history keeps following them)."""
@@ -52,6 +55,7 @@ def player_rename(led: Ledger, old: str, new: str, reason: str | None) -> None:
 @click.argument("source", metavar="FROM")
 @click.argument("into", metavar="INTO")
 @click.option("--reason", required=True, help="Why they are the same person.")
+@lang_option
 @pass_ledger
 def player_merge(led: Ledger, source: str, into: str, reason: str) -> None:
     """Merge FROM into INTO: every game of FROM is replayed as INTO's.
@@ -83,6 +87,7 @@ def player_merge(led: Ledger, source: str, into: str, reason: str) -> None:
 @player.command("unmerge")
 @click.argument("name", metavar="PLAYER")
 @click.option("--reason", required=True, help="Why the merge was wrong.")
+@lang_option
 @pass_ledger
 def player_unmerge(led: Ledger, name: str, reason: str) -> None:
     """Undo a merge: PLAYER's games are replayed as their own again."""
@@ -93,6 +98,7 @@ def player_unmerge(led: Ledger, name: str, reason: str) -> None:
 
 @player.command("duplicates")
 @format_option
+@lang_option
 @pass_ledger
 def player_duplicates(led: Ledger, fmt: str) -> None:
     """Likely duplicate players, with the evidence: similar names (typos,
@@ -105,6 +111,7 @@ def player_duplicates(led: Ledger, fmt: str) -> None:
 @player.command("list")
 @format_option
 @wide_option
+@lang_option
 @pass_ledger
 def player_list(led: Ledger, fmt: str, wide: bool) -> None:
     """List registered players (a merged player with the name of the one

@@ -17,6 +17,7 @@ from ledger.cli.context import (
     export_options,
     family_needed,
     format_option,
+    lang_option,
     pass_ledger,
     plural,
     wide_option,
@@ -35,6 +36,7 @@ from projections.rule_changes import not_defaults, value_text
 @click.command()
 @click.argument("game")
 @format_option
+@lang_option
 @pass_ledger
 def explain(led: Ledger, game: str, fmt: str) -> None:
     """Every input and intermediate value of GAME's rating computation."""
@@ -114,6 +116,7 @@ def explained(value: Any) -> list[str]:
 @click.argument("ladder_name", metavar="[LADDER]", required=False)
 @click.option("--head", is_flag=True, help="Print only the hash-chain head (to publish).")
 @export_options
+@lang_option
 @pass_ledger
 def audit(led: Ledger, ladder_name: str | None, head: bool, fmt: str, output: Path | None) -> None:
     """The event log: sequence, recorded at, by, kind, summary, reason."""
@@ -141,6 +144,7 @@ class HeadLine(msgspec.Struct):
     help="A head published earlier: it must be a link of this ledger's chain.",
 )
 @format_option
+@lang_option
 @pass_ledger
 def verify(led: Ledger, published: str | None, fmt: str) -> None:
     """Check the event log against its hash chain and the views against a
@@ -189,6 +193,7 @@ def verify(led: Ledger, published: str | None, fmt: str) -> None:
 )
 @format_option
 @wide_option
+@lang_option
 @pass_ledger
 def diff(led: Ledger, ladder_name: str, start: str, end: str | None, fmt: str, wide: bool) -> None:
     """Every player whose rating in LADDER changed between two moments of the
@@ -234,6 +239,7 @@ def diff(led: Ledger, ladder_name: str, start: str, end: str | None, fmt: str, w
     help="Apply the rules from this date only (default: the whole history).",
 )
 @format_option
+@lang_option
 @pass_ledger
 def whatif(
     led: Ledger,

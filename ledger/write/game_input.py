@@ -24,6 +24,7 @@ from ledger.kernel.errors import Invalid, NotFound
 from ledger.kernel.identity import name_key, player_id
 from ledger.kernel.matching import NameIndex
 from ledger.kernel.names import clean_name
+from ledger.kernel.translation import N_
 from ledger.write.application import LedgerApplication
 from ledger.write.state import LadderState
 
@@ -143,7 +144,7 @@ class PlayerBook:
             name = clean_name(name, field)
             if not self.add_players:
                 hint = self.app.player_hint(
-                    name, "add them with 'ledger player add', or pass --add-players"
+                    name, N_("add them with 'ledger player add', or pass --add-players")
                 )
                 raise FieldError(field, f"{field}: unknown player {name!r}{hint}") from None
             self.new.setdefault(key, name)
