@@ -254,11 +254,9 @@ def import_line(file: Path, report: ImportReport, dry_run: bool, t: Translator) 
         if dry_run
         else t.gettext("added {games}, skipped {skipped} already recorded")
     )
-    return (
-        f"{file}: {rows}: "
-        + did.format(games=games, skipped=report.skipped)
-        + (new_players(report.new_players, t))
-    )
+    return t.gettext("{file}: {rows}: {did}").format(
+        file=file, rows=rows, did=did.format(games=games, skipped=report.skipped)
+    ) + new_players(report.new_players, t)
 
 
 def rating_changes(led: Ledger, game: str) -> list[str]:

@@ -126,7 +126,7 @@ def audit(led: Ledger, ladder_name: str | None, head: bool, fmt: str, output: Pa
         seq, link = ledger_chain.head(led.conn)
         click.echo(link if fmt == "table" else render(HeadLine(seq, link), fmt))
         return
-    rows = queries.audit(led.conn, ladder_name)
+    rows = queries.audit(led.conn, ladder_name, led.t)
     emit(rows, fmt, led.t.gettext("Audit log"), queries.AuditLine, output, t=led.t)
 
 

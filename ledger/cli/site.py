@@ -38,16 +38,24 @@ def site_build(
     with ProgressBar("writing pages", threshold=500) as progress:
         report = build_site(led.conn, out_dir, list(ladders) or None, led.lang, title, as_of,
                             progress if progress.shown else None)  # fmt: skip
+    t = led.t
     click.echo(
-        f"Site in {report.out_dir}: {report.pages} pages, {report.pages_written} written "
-        f"({report.pages - report.pages_written} unchanged); {report.files} downloads and "
-        f"assets, {report.files_written} written; {report.removed} stale files removed."
-    )
-    click.echo(f"Open {(out_dir / 'index.html').resolve().as_uri()}")
+        t.gettext(
+            "Site in {out}: {pages} pages, {written} written ({unchanged} unchanged); {files} "
+            "downloads and assets, {files_written} written; {removed} stale files removed."
+        ).format(
+            out=report.out_dir, pages=report.pages, written=report.pages_written,
+            unchanged=report.pages - report.pages_written, files=report.files,
+            files_written=report.files_written, removed=report.removed,
+        )
+    )  # fmt: skip
+    click.echo(t.gettext("Open {uri}").format(uri=(out_dir / "index.html").resolve().as_uri()))
     for skipped in report.skipped:
         click.echo(
-            f"Warning: skipped ladder {skipped.ladder!r} (its pages of an earlier build are "
-            f"left as they were): {skipped.reason}",
+            t.gettext(
+                "Warning: skipped ladder {ladder} (its pages of an earlier build are left as "
+                "they were): {reason}"
+            ).format(ladder=repr(skipped.ladder), reason=skipped.reason),
             err=True,
         )
 

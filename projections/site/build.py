@@ -435,7 +435,7 @@ class SiteBuilder:
         upto = queries.cut_pos(self.conn, n, self.cut)
         context = GameContext(self.t, self.sections, ladder.rules, ladder.name, self.ids, self.names,
                               self.label, self.who)  # fmt: skip
-        later = later_lines(self.conn, n, self.who)
+        later = later_lines(self.conn, n, self.who, self.tr)
         spans = games.pages(self.conn, n, self.cut)
         # This half's pages: a stretch of the ladder's games, read alone.
         shared = games.share(spans, half, halves)

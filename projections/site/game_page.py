@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from projections import queries
 from projections.site.audit import Line
 from projections.site.explain import LadderRules
 from projections.site.games import Game
@@ -46,6 +47,7 @@ class GameContext:
         self.ladder_html = escape_text(ladder)
         self.ids, self.names, self.label, self.who = ids, names, label, who
         self.voided = f" ({t['voided']})"
+        self.vs = sections.tr.gettext(" vs ")  # an audit line's sides
         #: player number -> (id, name, escaped name, page, CSV cell)
         self.players: dict[int, tuple[str, str, str, str, str]] = {}
         #: a repeated number (K, S) -> its text in a table (``_n``)
@@ -111,7 +113,7 @@ class GameContext:
             tr = self.sections.tr
             held = (
                 " ".join(label(tr, k, v) for k, v in result.items() if v is not None),
-                " ".join(f"{k}={v}" for k, v in result.items() if v is not None),
+                queries.summary_result(result, tr),
                 self.sections.result(result),
             )
             if key is not None and len(self.results) < 10_000:
@@ -230,15 +232,17 @@ class GamePage:
         else:
             on, where_event, where_round = day, event, round_
         if first is kept and duel:
-            players_text = f"{who.get(a, str(a))} vs {who.get(b, str(b))}"
+            players_text = f"{who.get(a, str(a))}{c.vs}{who.get(b, str(b))}"
         else:
-            players_text = " vs ".join(
+            players_text = c.vs.join(
                 " & ".join(who.get(p, str(p)) for p in side) for side in first.sides
             )
         if first is not kept:
-            summary_result = " ".join(f"{k}={v}" for k, v in first.result.items() if v is not None)
+            summary_result = queries.summary_result(first.result, sections.tr)
         where = f" {where_event} r{where_round}" if where_event else ""
-        what = f"game {short_id}: {on}{where}: {players_text} ({summary_result})"
+        what = queries.summary_line(
+            short_id, "", f"{on}{where}: {players_text} ({summary_result})", sections.tr
+        )
         source = (
             f"{g.file}:{g.source_row}" if g.file is not None and g.source_row is not None else None
         )
