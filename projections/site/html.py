@@ -221,7 +221,7 @@ class GameSections:
             when = self.t["from_start"] if effective == "0001-01-01" else effective
             held = self._families[(family, effective)] = (
                 f'{_e(family)} (<a href="../index.html#rules-caption">{_e(self.t["rules"])}'
-                f"</a>: {_e(when)})"
+                f"</a>{_e(self.t['colon'])}{_e(when)})"
             )
         return held
 

@@ -17,6 +17,9 @@ from projections.queries import PER_EVENT_NOTE, VOIDED_NOTE
 __all__ = ["LANGS", "WORDS", "label", "words"]
 
 WORDS: dict[str, str] = {
+    # What follows a label before its value ("Rating: 1500"; French
+    # typography puts a space before the colon).
+    "colon": N_(": "),
     "ladders": N_("Ladders"),
     "ladder": N_("Ladder"),
     "family": N_("Family"),
