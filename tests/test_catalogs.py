@@ -113,3 +113,24 @@ def test_an_installed_package_ships_the_catalogs() -> None:
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert '"ledger" = ["locale/*/LC_MESSAGES/*.po", "locale/*/LC_MESSAGES/*.mo"]' in text
     assert (LOCALE_DIR / "fr" / "LC_MESSAGES" / "ledger.mo").is_file()
+
+
+def test_every_column_of_a_table_for_people_has_its_label() -> None:
+    """A table's columns are Struct fields, looked up by name at run time:
+    each must be among the marked ``formats.COLUMNS`` (else it would be
+    printed in English, unseen by the extraction)."""
+    from ledger.cli.ladders import LadderLine
+    from ledger.kernel.matching import DuplicatePair
+    from projections import export, plain, queries, timetravel, whatif
+    from projections.formats import COLUMNS
+
+    shown = [
+        queries.StandingRow, queries.HistoryLine, export.PlayerHistoryLine, queries.AuditLine,
+        queries.PlayerInfo, LadderLine, DuplicatePair, timetravel.DiffLine, whatif.WhatIfLine,
+    ]  # fmt: skip
+    fields = {f for kind in shown for f in kind.__struct_fields__}
+    fields |= {*plain.RANKING_COLUMNS, *plain.HISTORY_COLUMNS}
+    missing = sorted(f for f in fields if f.replace("_", " ") not in COLUMNS)
+    assert missing == []
+    french = translator("fr")
+    assert all(french.pgettext("column", c) for c in COLUMNS)
