@@ -21,7 +21,7 @@ from ledger.cli.progress import ProgressBar
 from ledger.kernel import bounds
 from ledger.kernel.errors import LedgerError
 from ledger.kernel.identity import short
-from ledger.kernel.translation import Translator
+from ledger.kernel.translation import Translator, in_language
 from ledger.write.commands import GameChanges
 from ledger.write.game_input import GameInput, parse_number
 from projections.formats import render
@@ -141,7 +141,7 @@ def record(
     for line in rating_changes(led, recorded.short):
         click.echo(line)
     for warning in recorded.warnings:
-        click.echo(t.gettext("warning: {text}").format(text=warning))
+        click.echo(t.gettext("warning: {text}").format(text=in_language(warning, t)))
     for note in replayed_closes(led.conn, recorded.game):
         click.echo(t.gettext("note: {text}").format(text=note))
 
@@ -241,7 +241,7 @@ def import_(
     t = led.t
     click.echo(import_line(file, report, dry_run, t) + ".")
     for warning in report.warnings:
-        click.echo(t.gettext("warning: {text}").format(text=warning))
+        click.echo(t.gettext("warning: {text}").format(text=in_language(warning, t)))
 
 
 def import_line(file: Path, report: ImportReport, dry_run: bool, t: Translator) -> str:

@@ -12,6 +12,7 @@ from ledger.cli.context import (
     wide_option,
 )
 from ledger.kernel.matching import DuplicatePair, likely_duplicates
+from ledger.kernel.translation import in_language
 from projections import queries
 from projections.formats import render
 
@@ -35,7 +36,7 @@ def player_add(led: Ledger, names: tuple[str, ...]) -> None:
     click.echo(t.ngettext("Added {n} player.", "Added {n} players.", len(names)).format(
         n=len(names)))  # fmt: skip
     for warning in warnings:
-        click.echo(t.gettext("warning: {text}").format(text=warning))
+        click.echo(t.gettext("warning: {text}").format(text=in_language(warning, t)))
 
 
 @player.command("rename")
