@@ -192,15 +192,23 @@ def render(
     import msgspec
 
     if fmt == "json":
-        return msgspec.json.format(msgspec.json.encode(rows), indent=2).decode()
+        return msgspec.json.format(msgspec.json.encode(rows, enc_hook=_text), indent=2).decode()
     items = [rows] if isinstance(rows, msgspec.Struct) else list(rows)
-    plain = msgspec.to_builtins(items)
+    plain = msgspec.to_builtins(items, enc_hook=_text)
     columns = list(plain[0]) if plain else list(kind.__struct_fields__ if kind else ())
     if fmt == "csv":
         return csv_text(columns, ([r[c] for c in columns] for r in plain), _exact)
     rows_shown = [[shown(r[c]) for c in columns] for r in plain]
     lines = table_lines(columns, rows_shown, title, spare, wide, t)
     return "".join(lines).removesuffix("\n")
+
+
+def _text(value: Any) -> str:
+    """A ``str`` subclass (a ``Message`` among a report's warnings) as its
+    plain text, for msgspec, which encodes exact types only."""
+    if isinstance(value, str):
+        return str(value)
+    raise NotImplementedError(type(value))
 
 
 def shown(value: Any) -> str:

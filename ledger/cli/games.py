@@ -21,7 +21,7 @@ from ledger.cli.progress import ProgressBar
 from ledger.kernel import bounds
 from ledger.kernel.errors import LedgerError
 from ledger.kernel.identity import short
-from ledger.kernel.translation import Translator, in_language
+from ledger.kernel.translation import Message, Translator, in_language
 from ledger.write.commands import GameChanges
 from ledger.write.game_input import GameInput, parse_number
 from projections.formats import render
@@ -143,7 +143,7 @@ def record(
     for warning in recorded.warnings:
         click.echo(t.gettext("warning: {text}").format(text=in_language(warning, t)))
     for note in replayed_closes(led.conn, recorded.game):
-        click.echo(t.gettext("note: {text}").format(text=note))
+        click.echo(t.gettext("note: {text}").format(text=in_language(note, t)))
 
 
 @click.command("import")
@@ -234,7 +234,7 @@ def import_(
         report.warnings += preview_warnings(led.app.recorder, plan.events, plan.label)
     elif report.added:  # an import that added nothing replayed no close
         notes = replayed_closes_of_import(led.conn, plan.label)
-        report.warnings += [f"{plan.label}: {note}" for note in notes]
+        report.warnings += [Message("{file}: {note}", file=plan.label, note=n) for n in notes]
     if fmt != "table":
         click.echo(render(report, fmt))
         return
@@ -323,7 +323,7 @@ def correct(
     t = led.t
     click.echo(t.gettext("Corrected game {game}.").format(game=short_id))
     for note in replayed_closes(led.conn, short_id):
-        click.echo(t.gettext("note: {text}").format(text=note))
+        click.echo(t.gettext("note: {text}").format(text=in_language(note, t)))
 
 
 @click.command()

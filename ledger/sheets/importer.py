@@ -574,7 +574,12 @@ def name_warnings(
     name key -> the sheet row naming them) whose names are close to known
     ones (``game_input.close_to_known``)."""
     return [
-        f"{label}: row {first_row[key]}: {typo_warning(new[key], close)}"
+        Message(
+            "{file}: row {row}: {text}",
+            file=label,
+            row=first_row[key],
+            text=typo_warning(new[key], close),
+        )
         for key, close in close_to_known(app, new).items()
     ]
 
