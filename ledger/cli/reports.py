@@ -19,7 +19,6 @@ from ledger.cli.context import (
     format_option,
     lang_option,
     pass_ledger,
-    plural,
     wide_option,
 )
 from ledger.cli.params import DATE, SETTING, as_dict
@@ -163,14 +162,20 @@ def verify(led: Ledger, published: str | None, fmt: str) -> None:
     if fmt != "table":
         click.echo(render(report, fmt))
     else:
-        click.echo(f"Events chained: {report.events}\nHead: {report.head}")
-        click.echo(f"Views checksum: {report.views_checksum}")
+        t = led.t
+        click.echo(t.gettext("Events chained: {n}").format(n=report.events))
+        click.echo(t.gettext("Head: {hash}").format(hash=report.head))
+        click.echo(t.gettext("Views checksum: {hash}").format(hash=report.views_checksum))
         for problem in report.problems:
-            click.echo(f"PROBLEM: {problem}")
+            click.echo(t.gettext("PROBLEM: {text}").format(text=problem))
         for warning in report.warnings:
-            click.echo(f"WARNING: {warning}")
-        click.echo("OK: the event log matches its chain and the views match a rebuild."
-                   if report.ok else f"{plural(len(report.problems), 'problem')} found.")  # fmt: skip
+            click.echo(t.gettext("WARNING: {text}").format(text=warning))
+        n = len(report.problems)
+        click.echo(
+            t.gettext("OK: the event log matches its chain and the views match a rebuild.")
+            if report.ok
+            else t.ngettext("{n} problem found.", "{n} problems found.", n).format(n=n)
+        )
     if not report.ok:
         sys.exit(1)
 
