@@ -71,18 +71,26 @@ def player_merge(led: Ledger, source: str, into: str, reason: str) -> None:
     )
     if not twins:
         return
-    many = len(twins) != 1
+    t, n = led.t, len(twins)
     click.echo(
-        f"warning: after this merge, {len(twins)} game{'s' if many else ''} entered once under "
-        f"each name stand{'' if many else 's'} twice (the same ladder, date, event, round, "
-        "table and players: the duplicate 'record' refuses):"
+        t.ngettext(
+            "warning: after this merge, {n} game entered once under each name stands twice "
+            "(the same ladder, date, event, round, table and players: the duplicate 'record' "
+            "refuses):",
+            "warning: after this merge, {n} games entered once under each name stand twice "
+            "(the same ladder, date, event, round, table and players: the duplicate 'record' "
+            "refuses):",
+            n,
+        ).format(n=n)
     )
+    differ = t.gettext(" (the results differ: check which is right)")
     for twin in twins:
-        differs = "" if twin.same_result else " (the results differ: check which is right)"
+        differs = "" if twin.same_result else differ
         click.echo(f"  {twin.twin} {twin.twin_game}\n    = {twin.kept} {twin.kept_game}{differs}")
     click.echo(
-        f"Void the one entered twice, e.g. ledger void {twins[0].twin} --reason 'entered twice'"
-    )
+        t.gettext("Void the one entered twice, e.g. ledger void {id} --reason 'entered twice'")
+        .format(id=twins[0].twin)
+    )  # fmt: skip
 
 
 @player.command("unmerge")
