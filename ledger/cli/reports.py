@@ -23,6 +23,7 @@ from ledger.cli.context import (
 )
 from ledger.cli.params import DATE, SETTING, as_dict
 from ledger.kernel.errors import Invalid
+from ledger.kernel.translation import Message
 from projections import queries
 from projections.formats import render
 from projections.rule_changes import not_defaults, value_text
@@ -218,18 +219,20 @@ def diff(led: Ledger, ladder_name: str, start: str, end: str | None, fmt: str, w
         return
     name = queries.ladder_row(led.conn, ladder_name)["name"]
     between = [
-        f"rules from {c.effective}: {', '.join(c.changed) or 'no parameter changed'}"
+        t.gettext("rules from {day}: {what}").format(
+            day=c.effective, what=", ".join(c.changed) or t.gettext("no parameter changed")
+        )
         + (f" ({c.reason})" if c.reason else "")
         for c in rule_history(led.app.events.get(ladder_id(name)))
         if since.isoformat() < c.recorded_at and (until is None or c.recorded_at <= until.isoformat())
     ]  # fmt: skip
     between += timetravel.ladder_events(led.conn, ladder_name, since, until)
     if between:
-        click.echo("Recorded in between, for the whole ladder:")
+        click.echo(t.gettext("Recorded in between, for the whole ladder:"))
         for line in between:
             click.echo(f"  {line}")
     elif not rows:
-        click.echo("No rating changed between these moments.")
+        click.echo(t.gettext("No rating changed between these moments."))
 
 
 @click.command()
@@ -257,20 +260,29 @@ def whatif(
     """Replay LADDER under other rules, recording nothing, and show the
     ranking side by side with today's (rank and rating moves)."""
     if not sets and not family:
-        raise Invalid("nothing to try: give --set KEY=VALUE or --family")
+        raise Invalid(Message("nothing to try: give --set KEY=VALUE or --family"))
     from projections import whatif as whatif_mod
 
     report = whatif_mod.whatif_report(led.conn, ladder_name, as_dict(sets), family, start)
-    rules = f"the {family} family" if family else "these rules"
+    t = led.t
+    rules = (
+        t.gettext("the {family} family").format(family=family) if family
+        else t.gettext("these rules")
+    )  # fmt: skip
     for unrated in report.unrated:
         more = unrated.count - len(unrated.games)
-        shown = ", ".join(unrated.games) + (f" and {more} more" if more else "")
+        shown = ", ".join(unrated.games)
+        if more:
+            shown = t.gettext("{names} and {more} more").format(names=shown, more=more)
         click.echo(
-            f"Note: {unrated.count} game{'s' if unrated.count != 1 else ''} cannot be rated "
-            f"under {rules} and {'are' if unrated.count != 1 else 'is'} left out of this "
-            f"hypothetical: {unrated.why} ({shown}). The ladder's games stand as recorded.",
+            t.ngettext(
+                "Note: {n} game cannot be rated under {rules} and is left out of this "
+                "hypothetical: {why} ({games}). The ladder's games stand as recorded.",
+                "Note: {n} games cannot be rated under {rules} and are left out of this "
+                "hypothetical: {why} ({games}). The ladder's games stand as recorded.",
+                unrated.count,
+            ).format(n=unrated.count, rules=rules, why=unrated.why, games=shown),
             err=True,
         )
-    t = led.t
     title = t.gettext("{ladder}: what if").format(ladder=ladder_name)
     click.echo(render(report.lines, fmt, title, kind=whatif_mod.WhatIfLine, t=t))
