@@ -15,6 +15,7 @@ from operator import itemgetter
 from typing import Any, NamedTuple
 
 from ledger.kernel.identity import short
+from ledger.kernel.translation import Translator, translator
 from projections.formats import shown, shown_numbers, shown_texts
 from projections.ranking import outcome, ranks
 from projections.reads import (
@@ -99,8 +100,9 @@ def _grader(conn: Any, ladder: int, lang: str) -> Any:
     return lambda rating, games: bound.grade(PlayerState(rating=rating, games=games), lang)
 
 
-def history(conn: Any, ladder: str, player: str) -> PlainTable:
-    """``player``'s history in ``ladder``, in effective order."""
+def history(conn: Any, ladder: str, player: str, t: Translator | None = None) -> PlainTable:
+    """``player``'s history in ``ladder``, in effective order (its title in
+    ``t``'s language)."""
     subject = history_subject(conn, ladder, player)
     lines = player_history(conn, subject.ladder, subject.player)
     cells = []
@@ -122,4 +124,4 @@ def history(conn: Any, ladder: str, player: str) -> PlainTable:
                 shown(row.note),
             )
         )
-    return PlainTable(subject.title, HISTORY_COLUMNS, cells)
+    return PlainTable(subject.titled(t or translator()), HISTORY_COLUMNS, cells)

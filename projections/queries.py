@@ -22,6 +22,7 @@ import msgspec
 from ledger.kernel import suggest
 from ledger.kernel.errors import NotFound
 from ledger.kernel.identity import short
+from ledger.kernel.translation import N_, Message, Translator, translator
 from projections import ranking
 from projections.db import Database, Row
 from projections.ranking import ranks
@@ -42,6 +43,15 @@ from projections.views import history as packed_history
 
 if TYPE_CHECKING:
     from projections.views.facts import KeptFacts
+
+
+#: An explained game's notes (English, as stored in the explanation; shown
+#: through the catalogs: ``t.gettext(note)``).
+VOIDED_NOTE = N_("voided: this game changes no rating")
+PER_EVENT_NOTE = N_(
+    "rated from the ratings before the event; the event's changes are summed and applied "
+    "when it closes"
+)
 
 
 class StandingRow(msgspec.Struct):
@@ -144,9 +154,9 @@ def game_row(conn: Database, ref: str) -> Row:
     if not rows or not ref:
         hint = suggest.hint(
             suggest.close_ids(ref, _ids_near(conn, prefix)),
-            "game ids are shown by 'history' and 'audit'",
+            N_("game ids are shown by 'history' and 'audit'"),
         )
-        raise NotFound(f"unknown game {ref!r}{hint}")
+        raise NotFound(Message("unknown game {ref}{hint}", ref=repr(ref), hint=hint))
     if len(rows) > 1:
         raise NotFound(f"game id {ref!r} is ambiguous: give more characters")
     return rows[0]
@@ -354,7 +364,7 @@ def explanation(
         params=ruleset["params"], result=facts["result"], players=[],
     )  # fmt: skip
     if status == "voided":
-        base.note = "voided: this game changes no rating"
+        base.note = VOIDED_NOTE
         return base
     states = [
         [PlayerState(rating=rows[p].before, games=rows[p].games_before) for p in side]
@@ -385,24 +395,28 @@ def explanation(
                 )
             )  # fmt: skip
     if family.per_event and facts.get("event"):
-        base.note = (
-            "rated from the ratings before the event; the event's changes are "
-            "summed and applied when it closes"
-        )
+        base.note = PER_EVENT_NOTE
     return base
 
 
-def audit(conn: Database, ladder: str | None = None) -> list[AuditLine]:
-    """The event log in recording order (sequence = position in the store)."""
+def audit(
+    conn: Database, ladder: str | None = None, t: Translator | None = None
+) -> list[AuditLine]:
+    """The event log in recording order (sequence = position in the store);
+    games' summaries in ``t``'s language."""
     if ladder is None:
-        return audit_lines(conn)
-    return audit_lines(conn, "a.ladder=?", (ladder_row(conn, ladder)["n"],))
+        return audit_lines(conn, t=t)
+    return audit_lines(conn, "a.ladder=?", (ladder_row(conn, ladder)["n"],), t)
 
 
-def audit_lines(conn: Database, where: str = "", params: tuple[Any, ...] = ()) -> list[AuditLine]:
+def audit_lines(
+    conn: Database, where: str = "", params: tuple[Any, ...] = (), t: Translator | None = None
+) -> list[AuditLine]:
     """Audit lines (``where``: a condition on the audit row ``a``), each
     game event's summary written from the game's facts then and the
-    players' names now. A game's first record is audited on its own row."""
+    players' names now (in ``t``'s language). A game's first record is
+    audited on its own row."""
+    t = t or translator()
     who = {n: name for n, (_, name) in numbers(conn).items()}
     rows = conn.execute(
         "SELECT a.seq, a.recorded_at, a.recorded_by, a.kind, l.name AS ladder, a.subject, "
@@ -426,7 +440,7 @@ def audit_lines(conn: Database, where: str = "", params: tuple[Any, ...] = ()) -
             by=r["recorded_by"],
             kind=r["kind"],
             ladder=r["ladder"],
-            summary=r["summary"] if r["summary"] is not None else game_summary(r, who),
+            summary=r["summary"] if r["summary"] is not None else game_summary(r, who, t),
             reason=r["reason"],
             source=r["source"],
         )
@@ -434,28 +448,49 @@ def audit_lines(conn: Database, where: str = "", params: tuple[Any, ...] = ()) -
     ]
 
 
-def game_summary(row: Row, who: Mapping[int, str]) -> str:
+def game_summary(row: Row, who: Mapping[int, str], t: Translator | None = None) -> str:
     """An audit line of a game event: the game's facts as that event left
-    them (kept with the line once they changed), with today's names."""
+    them (kept with the line once they changed), with today's names, in
+    ``t``'s language."""
     from projections.views import facts as kept_facts
 
+    t = t or translator()
     game = short(row["game"])
     if row["kind"] == "game voided":
-        return f"game {game} voided"
+        return t.gettext("game {game} voided").format(game=game)
     if row["facts"] is not None:
         facts = kept_facts.read(row["facts"])
         on, event, round_ = facts.date, facts.event, facts.round
     else:
         facts = kept_facts.read(row["game_facts"])
         on, event, round_ = row["game_key"][:10], row["game_event"], row["game_round"]
-    sides = " vs ".join(" & ".join(who.get(p, str(p)) for p in side) for side in facts.sides)
+    vs = t.gettext(" vs ")
+    sides = vs.join(" & ".join(who.get(p, str(p)) for p in side) for side in facts.sides)
     where = f" {event} r{round_}" if event else ""
-    result = " ".join(f"{k}={v}" for k, v in facts.result.items() if v is not None)
-    described = f"{on}{where}: {sides} ({result})"
+    described = f"{on}{where}: {sides} ({summary_result(facts.result, t)})"
     if row["kind"] == "game corrected":
-        return f"game {game} corrected: {described}"
-    again = " (recorded again after a void)" if row["seq"] != row["subject"] else ""
-    return f"game {game}{again}: {described}"
+        return t.gettext("game {game} corrected: {described}").format(
+            game=game, described=described
+        )
+    again = t.gettext(" (recorded again after a void)") if row["seq"] != row["subject"] else ""
+    return summary_line(game, again, described, t)
+
+
+def summary_result(result: Mapping[str, Any], t: Translator) -> str:
+    """A game's result in an audit line: ``result=a margin=decisive``, each
+    field and stored code through its label in ``t``'s language."""
+    return " ".join(
+        f"{t.pgettext('result field', k)}={t.pgettext(k, v) if type(v) is str else v}"
+        for k, v in result.items()
+        if v is not None
+    )
+
+
+def summary_line(game: str, again: str, described: str, t: Translator) -> str:
+    """A game's recording in an audit line: ``game 1a2b3c4d: 2025-01-05: ...``."""
+    return t.gettext("game {game}{again}: {described}").format(
+        game=game, again=again, described=described
+    )
 
 
 def ladders(conn: Database) -> list[LadderInfo]:

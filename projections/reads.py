@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 from ledger.kernel import suggest
 from ledger.kernel.errors import LedgerError, NotFound
 from ledger.kernel.identity import name_key
+from ledger.kernel.translation import N_, Message, Translator, translator
 from projections.views import history
 from projections.views.history import Row
 
@@ -40,8 +41,8 @@ def ladder_row(conn: Any, name: str) -> Any:
     row = conn.execute("SELECT * FROM view_ladders WHERE key=?", (name_key(name),)).fetchone()
     if row is None:
         known = [r[0] for r in conn.execute("SELECT name FROM view_ladders").fetchall()]
-        hint = suggest.hint(suggest.close_names(name, known), "see 'ledger ladder list'")
-        raise NotFound(f"unknown ladder {name!r}{hint}")
+        hint = suggest.hint(suggest.close_names(name, known), N_("see 'ledger ladder list'"))
+        raise NotFound(Message("unknown ladder {name}{hint}", name=repr(name), hint=hint))
     return row
 
 
@@ -62,8 +63,8 @@ def player_by_name(conn: Any, name: str, follow_merge: bool = True) -> str:
     ).fetchone()
     if row is None:
         hint = suggest.hint(suggest.close_names(name, _names_like(conn, name)),
-                            "see 'ledger player list'")  # fmt: skip
-        raise NotFound(f"unknown player {name!r}{hint}")
+                            N_("see 'ledger player list'"))  # fmt: skip
+        raise NotFound(Message("unknown player {name}{hint}", name=repr(name), hint=hint))
     if follow_merge and row["merged_into"]:
         return final_player(conn, row["merged_into"])
     return row["id"]
@@ -113,7 +114,13 @@ class HistorySubject(NamedTuple):
     @property
     def title(self) -> str:
         """The history's title: "Ann in Club"."""
-        return f"{self.player_name} in {self.ladder_name}"
+        return self.titled(translator())
+
+    def titled(self, t: Translator) -> str:
+        """The history's title in ``t``'s language."""
+        return t.gettext("{player} in {ladder}").format(
+            player=self.player_name, ladder=self.ladder_name
+        )
 
 
 def history_subject(conn: Any, ladder: str, player: str) -> HistorySubject:

@@ -52,6 +52,7 @@ from ledger.families.base import FamilyError
 from ledger.families.registry import family_class
 from ledger.kernel import chain
 from ledger.kernel.errors import Invalid
+from ledger.kernel.translation import translator
 from projections import queries
 from projections.db import Database
 from projections.site import charts, games, html, parallel, tables
@@ -60,7 +61,7 @@ from projections.site.explain import LadderRules, final, rules_doc
 from projections.site.game_page import GameContext, GamePage
 from projections.site.html import Cell, DataTable
 from projections.site.player import PlayerRows
-from projections.site.text import LANGS, WORDS
+from projections.site.text import words
 from projections.site.writer import BuildReport, CsvCells, SiteWriter, SkippedLadder
 from projections.views import facts as kept_facts
 from projections.views import ladder_number
@@ -179,8 +180,7 @@ class SiteBuilder:
         as_of: date | None,
         progress: Progress | None = None,
     ) -> None:
-        if lang not in LANGS:
-            raise Invalid(f"--lang must be one of {', '.join(LANGS)}, got {lang!r}")
+        self.tr = translator(lang)  # refuses a language it has no catalog of
         self.conn = conn
         #: Told (pages written, pages to write) as event, month and player
         #: pages are written; a helper process's pages count as the
@@ -188,7 +188,7 @@ class SiteBuilder:
         self.progress = progress
         self.pages_done = self.pages_total = 0
         self.step = 1  # pages a page written counts for (2 with a helper process)
-        self.t = WORDS[lang]
+        self.t = words(self.tr)
         self.lang = lang
         self.as_of = as_of
         self.cut = as_of.isoformat() + "\x7f" if as_of else tables.ALL
@@ -214,7 +214,7 @@ class SiteBuilder:
         }
         self.env = _environment()
         self.table = functools.partial(html.data_table, none=self.t["none"])
-        self.sections = html.GameSections(self.t)
+        self.sections = html.GameSections(self.t, self.tr)
         self.env.globals["data_table"] = self.table
         self.env.globals["history_bands"] = html.history_bands
         self.templates = {
@@ -435,7 +435,7 @@ class SiteBuilder:
         upto = queries.cut_pos(self.conn, n, self.cut)
         context = GameContext(self.t, self.sections, ladder.rules, ladder.name, self.ids, self.names,
                               self.label, self.who)  # fmt: skip
-        later = later_lines(self.conn, n, self.who)
+        later = later_lines(self.conn, n, self.who, self.tr)
         spans = games.pages(self.conn, n, self.cut)
         # This half's pages: a stretch of the ladder's games, read alone.
         shared = games.share(spans, half, halves)
