@@ -46,7 +46,7 @@ COMPARED: dict[str, str] = {
     ),
     "view_history": "",  # packed: read through views.history (``_history_rows``)
     "view_standings": (
-        "SELECT l.id, p.id, s.rating, s.games, s.last_played, s.rated_since "
+        "SELECT l.id, p.id, s.rating, s.games, s.last_played, s.rated_since, s.state "
         "FROM view_standings s LEFT JOIN view_ladders l ON l.n = s.ladder "
         "LEFT JOIN view_players p ON p.n = s.player ORDER BY 1, 2"
     ),
