@@ -446,7 +446,8 @@ class Replay:
         elif data.get("by") is not None:
             state.rating = before + data["by"]
         if data.get("state"):  # values of the family's state set (``state_columns``)
-            state.extra = {**(state.extra or {}), **data["state"]}
+            assert self.family is not None
+            state.extra = self.family.adjust_state(state.extra, data["state"])
         if self.numbers is not None:
             self.changed.add(player)
             self.rows.append(

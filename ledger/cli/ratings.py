@@ -81,11 +81,12 @@ def _standings(
         from projections import plain
 
         table = plain.ranking(led.query_conn, ladder_name, lang)
-        if not table.cells:
-            click.echo(f"No one is rated in {table.title} yet: {HOW_TO_RATE}")
+        if table is not None:
+            if not table.cells:
+                click.echo(f"No one is rated in {table.title} yet: {HOW_TO_RATE}")
+                return
+            show_plain(table, RANKING_SPARE, wide)
             return
-        show_plain(table, RANKING_SPARE, wide)
-        return
     from projections import queries
 
     conn = led.conn

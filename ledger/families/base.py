@@ -577,6 +577,17 @@ class Family:
         (the default), or a conservative rating when the ladder asks."""
         return state.rating
 
+    #: The state values a rating adjustment may set (``ledger adjust
+    #: --state NAME=VALUE``); the others are the family's own bookkeeping.
+    settable_state: ClassVar[tuple[str, ...]] = ()
+
+    def adjust_state(
+        self, extra: dict[str, float] | None, values: Mapping[str, float]
+    ) -> dict[str, float]:
+        """A player's ``extra`` once an adjustment set ``values`` (names of
+        ``settable_state``); default: those values replaced."""
+        return {**(extra or self.initial_state() or {}), **values}
+
     def rate(
         self,
         game: Game,

@@ -334,6 +334,13 @@ def entry_rows(conn: Database, ladder: int, entry: int, players: Iterable[int]) 
     return found
 
 
+def state_before(conn: Database, ladder: int, player: int, pos: int) -> dict[str, float] | None:
+    """A player's family state (``Row.state``) just before place ``pos``
+    (None when they have no row before it)."""
+    rows = player_rows(conn, ladder, player, pos - 1)
+    return rows[-1].state if rows else None
+
+
 def ladders_of(conn: Database, player: int) -> list[int]:
     """The ladders a player has history in."""
     return [

@@ -542,6 +542,7 @@ TWO_SIDED_RESULTS: dict[str, Any] = {
         [Outcome("a", "marginal"), Outcome("b", "overwhelming"), Outcome("draw")]
     ),
     "adlg": st.sampled_from([Outcome("a"), Outcome("b"), Outcome("draw")]),
+    "glicko2": st.sampled_from([Outcome("a"), Outcome("b"), Outcome("draw")]),
     "bga": st.sampled_from([BgaResult([1, 2]), BgaResult([2, 1]), BgaResult([1, 1])]),
     "battletech": st.lists(st.integers(min_value=1, max_value=8000), min_size=4, max_size=4).map(
         lambda bv: BattleTechResult(bv=[float(v) for v in bv])
