@@ -108,6 +108,7 @@ def test_the_built_in_families_are_named_without_importing_them() -> None:
         "battletech",
         "bga",
         "glicko2",
+        "weng-lin",
     }
     for name, cls in registry.BUILT_IN.items():
         assert cls.name == name

@@ -187,4 +187,5 @@ def test_every_built_in_family_declares_the_version_of_its_maths() -> None:
         "battletech": 1,
         "bga": 1,
         "glicko2": 1,
+        "weng-lin": 1,
     }
