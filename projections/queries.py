@@ -44,21 +44,24 @@ if TYPE_CHECKING:
     from projections.views.facts import KeptFacts
 
 
-class StandingRow(msgspec.Struct, omit_defaults=True):
-    """A row of a ranking. ``deviation``, ``provisional`` and ``state`` are
-    given only by a family whose ratings know their uncertainty (its
-    ``Family.deviation``; ``state``: the values a person reads and may set,
-    ``Family.settable_state``)."""
-
+class StandingRow(msgspec.Struct):
     rank: int
     player: str
     rating: float
     grade: str | None
     games: int
     last_played: str | None
-    deviation: float | None = None
-    provisional: bool | None = None
-    state: dict[str, float] | None = None
+
+
+class UncertainStandingRow(StandingRow):
+    """A row of the ranking of a family whose ratings know their
+    uncertainty (``Family.deviation``): rating ± ``deviation``, whether the
+    rating is still ``provisional``, and the ``state`` values a person reads
+    and may set (``Family.settable_state``)."""
+
+    deviation: float
+    provisional: bool
+    state: dict[str, float]
 
 
 class HistoryLine(msgspec.Struct):
@@ -260,11 +263,13 @@ def standings(
         state = states[name]
         grade = family.grade(state, lang)
         deviation = family.deviation(state)
+        if deviation is None:
+            out.append(StandingRow(rank, name, rating, grade, games, last))
+            continue
         out.append(
-            StandingRow(
-                rank, name, rating, grade, games, last, deviation,
-                None if deviation is None else family.provisional(state),
-                {k: extra[k] for k in shown if k in extra} if extra and shown else None,
+            UncertainStandingRow(
+                rank, name, rating, grade, games, last, deviation, family.provisional(state),
+                {k: extra[k] for k in shown if k in extra} if extra else {},
             )
         )  # fmt: skip
     return out

@@ -100,7 +100,9 @@ def _standings(
     if not rows and fmt == "table" and output is None:
         click.echo(f"No one is rated in {title}.")
         return
-    emit(rows, fmt, title, queries.StandingRow, output, RANKING_SPARE, wide)
+    # A family whose ratings know their uncertainty adds columns (deviation...).
+    kind = type(rows[0]) if rows else queries.StandingRow
+    emit(rows, fmt, title, kind, output, RANKING_SPARE, wide)
 
 
 @click.command()
