@@ -4,7 +4,9 @@ explanation of every intermediate value."""
 
 from __future__ import annotations
 
+import csv
 import math
+from pathlib import Path
 
 import pytest
 
@@ -134,3 +136,29 @@ def test_ranking_shows_deviation_provisional_and_a_conservative_order(cli: Cli) 
     assert "deviation" in table and "provisional" in table
     csv = cli.ok("standings", "GC", "--format", "csv")
     assert csv.splitlines()[0].startswith("rank,player,rating,grade,games,last_played,deviation")
+
+
+def test_export_gives_each_change_the_state_after_it(cli: Cli, tmp_path: Path) -> None:
+    glickman_ladder(cli)
+    record(cli, "G2", "2025-01-05", "Hero", "P1400", result="a")
+    out = tmp_path / "out"
+    cli.ok("export", "G2", "--format", "csv", "--output", str(out))
+    with (out / "changes.csv").open(encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    hero = [r for r in rows if r["player"] == "Hero" and r["kind"] == "game"]
+    assert float(hero[0]["state_rd"]) == pytest.approx(standing(cli, "G2", "Hero")["deviation"])
+    assert "state_volatility" in rows[0]
+
+
+def test_standings_as_of_a_date_give_the_deviation_then(cli: Cli) -> None:
+    """Time travel reads each player's state from their history rows."""
+    glickman_ladder(cli)
+    record(cli, "G2", "2025-01-05", "Hero", "P1400", result="a")
+    then = standing(cli, "G2", "Hero")
+    record(cli, "G2", "2025-02-12", "Hero", "P1550", result="b")
+    rows = cli.json("standings", "G2", "--as-of", "2025-01-31")
+    assert isinstance(rows, list)
+    (past,) = [r for r in rows if r["player"] == "Hero"]
+    assert past["deviation"] == pytest.approx(then["deviation"])
+    assert past["state"] == then["state"]
+    assert standing(cli, "G2", "Hero")["deviation"] != then["deviation"]
