@@ -19,8 +19,11 @@ def band_site(tmp_path_factory: pytest.TempPathFactory) -> tuple[Cli, Path, Path
     browser = chromium()
     tmp = tmp_path_factory.mktemp("band")
     cli = Cli(str(tmp / "ledger.db"))
-    cli.ok("ladder", "open", "Glicko Club", "--family", "glicko2", "--set", "period=month")
-    cli.ok("player", "add", "Nova", "Opp1", "Opp2")
+    cli.ok("ladder", "open", "Glicko Club", "--family", "glicko2", "--set", "period=month",
+           "--set", "provisional_rd=150")  # fmt: skip
+    cli.ok("player", "add", "Nova", "Opp1", "Opp2", "Rare")
+    cli.ok("record", "Glicko Club", "--date", "2025-06-10", "--side", "Rare", "--side", "Opp1",
+           "--result", "draw")  # fmt: skip
     for month in range(1, 13):
         for day, opp, result in ((3, "Opp1", "a"), (17, "Opp2", "b" if month % 3 == 0 else "a")):
             cli.ok("record", "Glicko Club", "--date", f"2025-{month:02d}-{day:02d}",
@@ -58,10 +61,24 @@ def test_the_band_surrounds_the_rating_line(band_site: tuple[Cli, Path, Path]) -
     assert isinstance(rows, list) and all("deviation" in r for r in rows)
 
 
+def test_the_ranking_shows_deviation_and_provisional(band_site: tuple[Cli, Path, Path]) -> None:
+    cli, out, browser = band_site
+    html = run(
+        browser, out.parent, "--dump-dom", (out / slug("Glicko Club") / "index.html").as_uri()
+    )
+    rows = cli.json("standings", "Glicko Club")
+    assert isinstance(rows, list)
+    for r in rows:
+        cell = f"± {r['deviation']:.1f}" + (" (provisional)" if r["provisional"] else "")
+        assert cell in html, cell
+    assert any(r["provisional"] for r in rows) and not all(r["provisional"] for r in rows)
+
+
 def test_band_screenshot(band_site: tuple[Cli, Path, Path]) -> None:
     _, out, browser = band_site
-    png = out.parent / "band-desktop.png"
-    run(browser, out.parent, "--window-size=1280,1400", f"--screenshot={png}",
-        _player_page(out, "Nova").as_uri())  # fmt: skip
-    assert png.stat().st_size > 10_000
-    print(png)
+    for name, page in (("player", _player_page(out, "Nova")),
+                       ("ladder", out / slug("Glicko Club") / "index.html")):  # fmt: skip
+        png = out.parent / f"band-{name}-desktop.png"
+        run(browser, out.parent, "--window-size=1280,1400", f"--screenshot={png}", page.as_uri())
+        assert png.stat().st_size > 10_000
+        print(png)
