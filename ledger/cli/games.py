@@ -392,8 +392,8 @@ def season_void(led: Ledger, ladder_name: str, label: str, reason: str) -> None:
 )  # fmt: skip
 @click.option(
     "--state", "values", multiple=True, type=STATE_VALUE, metavar="NAME=VALUE",
-    help="Set a value of the family's state beyond the rating (a rating deviation, a "
-    "volatility: the names the ladder's family gives; repeatable).",
+    help="Set a value of the family's state beyond the rating, by the name the ladder's "
+    "family gives it (its rules page lists them; repeatable).",
 )  # fmt: skip
 @click.option("--date", "on", required=True, type=DATE, help="Effective date.")
 @click.option("--reason", required=True, help="Why (kept in history and audit).")

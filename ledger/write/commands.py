@@ -500,7 +500,7 @@ class Commands:
     ) -> UUID:
         """Set (``to``) or shift (``shift``) a player's rating from a date;
         ``values``: values of the family's state beyond a rating to set
-        (``Family.settable_state``: a deviation, a volatility)."""
+        (``Family.settable_state``, by the names the family gives them)."""
         require_reason(reason)
         if to is not None and shift is not None:
             raise Invalid("give one of --to (set) or --shift, not both")
