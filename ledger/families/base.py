@@ -567,14 +567,34 @@ class Family:
         rating ± deviation (default: None, a rating without uncertainty)."""
         return None
 
-    def provisional(self, state: PlayerState) -> bool:
-        """True when the rating is still provisional (its deviation above
-        the ladder's threshold); default: never."""
+    def provisional_threshold(self) -> float | None:
+        """The deviation above which a rating is shown as provisional (a
+        ladder parameter); default: None, never provisional."""
+        return None
+
+    def conservative_rating(self, state: PlayerState) -> float | None:
+        """A rating the player is very likely above (rating − 2 RD, μ − 3σ),
+        or None (the default: a family without uncertainty)."""
+        return None
+
+    def ranks_conservatively(self) -> bool:
+        """True when the ladder ranks by ``conservative_rating`` (a ladder
+        parameter); default: False."""
         return False
 
+    def provisional(self, state: PlayerState) -> bool:
+        """True when the rating's deviation is above the ladder's threshold."""
+        threshold = self.provisional_threshold()
+        deviation = self.deviation(state)
+        return threshold is not None and deviation is not None and deviation > threshold
+
     def ranking_value(self, state: PlayerState) -> float:
-        """What a ranking orders players by (highest first): the rating
-        (the default), or a conservative rating when the ladder asks."""
+        """What a ranking orders players by (highest first): the rating, or
+        the conservative rating when the ladder ranks by it."""
+        if self.ranks_conservatively():
+            conservative = self.conservative_rating(state)
+            if conservative is not None:
+                return conservative
         return state.rating
 
     #: The state values a rating adjustment may set (``ledger adjust

@@ -215,13 +215,15 @@ class Glicko2Family(Family):
     def deviation(self, state: PlayerState) -> float:
         return self._values(state)["rd"]
 
-    def provisional(self, state: PlayerState) -> bool:
-        return self.deviation(state) > self.params.provisional_rd
+    def provisional_threshold(self) -> float:
+        return self.params.provisional_rd
 
-    def ranking_value(self, state: PlayerState) -> float:
-        if self.params.order == "conservative":
-            return state.rating - 2.0 * self.deviation(state)
-        return state.rating
+    def conservative_rating(self, state: PlayerState) -> float:
+        """Rating − 2 RD."""
+        return state.rating - 2.0 * self.deviation(state)
+
+    def ranks_conservatively(self) -> bool:
+        return self.params.order == "conservative"
 
     def adjust_state(
         self, extra: dict[str, float] | None, values: Mapping[str, float]

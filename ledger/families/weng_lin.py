@@ -168,13 +168,15 @@ class WengLinFamily(Family):
     def deviation(self, state: PlayerState) -> float:
         return self.sigma(state)
 
-    def provisional(self, state: PlayerState) -> bool:
-        return self.sigma(state) > self.params.provisional_sigma
+    def provisional_threshold(self) -> float:
+        return self.params.provisional_sigma
 
-    def ranking_value(self, state: PlayerState) -> float:
-        if self.params.order == "conservative":
-            return state.rating - 3.0 * self.sigma(state)
-        return state.rating
+    def conservative_rating(self, state: PlayerState) -> float:
+        """μ − 3σ (openskill's ordinal)."""
+        return state.rating - 3.0 * self.sigma(state)
+
+    def ranks_conservatively(self) -> bool:
+        return self.params.order == "conservative"
 
     # -- rating -------------------------------------------------------------
     def rate(
