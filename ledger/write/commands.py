@@ -503,9 +503,9 @@ class Commands:
         (``Family.settable_state``, by the names the family gives them)."""
         require_reason(reason)
         if to is not None and shift is not None:
-            raise Invalid("give one of --to (set) or --shift, not both")
+            raise Invalid("give exactly one of --to (set) or --shift")
         if to is None and shift is None and not values:
-            raise Invalid("give --to (set), --shift or --state NAME=VALUE")
+            raise Invalid("give exactly one of --to (set) or --shift, or --state NAME=VALUE")
         if to is not None:
             bounds.RATING.check(to, "--to")
         if shift is not None:
