@@ -36,7 +36,7 @@ if TYPE_CHECKING:
 HOW_TO_RATE = "record a game ('ledger record') or import a result sheet ('ledger import')."
 NOTHING_YET = "nothing yet (no game, rating adjustment or season penalty)."
 #: The ranking's columns a narrow terminal leaves out first (names wrap after).
-RANKING_SPARE = ("last_played",)
+RANKING_SPARE = ("state", "last_played")
 #: The history's columns a narrow terminal leaves out first, least read first:
 #: the Elo terms (``explain`` gives them), where the game sat, then who it was.
 HISTORY_SPARE = (
