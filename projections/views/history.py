@@ -38,6 +38,12 @@ if TYPE_CHECKING:
 #: Rows per chunk: appending a game rewrites at most this many of a player's
 #: (some 3 KB: a chunk stays on one page of the database).
 CHUNK = 64
+#: A player's last chunk is continued (read, its rows decoded, written again
+#: with the rows that follow) only while it holds fewer rows than this; a
+#: fuller one is left as it is and their next rows start a chunk. So a
+#: correction or a game appended never decodes a chunk of more rows, and
+#: every chunk but a player's last holds at least this many.
+OPEN_BELOW = CHUNK // 2
 #: Rows a replay holds before writing every open chunk as it is (a ladder
 #: of 1M games and 10,000 players would hold its 2M rows: most careers are
 #: shorter than a chunk); a player's next rows then start a new chunk.
@@ -218,6 +224,47 @@ def columns(data: bytes) -> tuple[int, list[Any], dict[str, Any]]:
 
         extra = json.loads(data[at:])
     return count, out, extra
+
+
+def cut(data: bytes, pos: int) -> tuple[bytes, int] | None:
+    """A stored chunk without its rows after place ``pos``, cut in its packed
+    form (no row is built), and the place of its last row kept; None when
+    no row is kept."""
+    _, count = _HEAD.unpack_from(data)
+    at = _HEAD.size
+    parts = []
+    kept = count
+    last = 0
+    for column in range(11):
+        code = data[at : at + 1]
+        once = code.isupper()
+        size = array(code.lower().decode()).itemsize
+        width = size if once else size * count
+        values = data[at + 1 : at + 1 + width]
+        if column == 0:  # the places, ascending
+            places = array(code.lower().decode(), values)
+            kept = bisect_right(places, pos) if not once else (count if places[0] <= pos else 0)
+            if kept == 0:
+                return None
+            last = places[0] if once else places[kept - 1]
+        parts.append(code + (values if once else values[: size * kept]))
+        at += 1 + width
+    if kept == count:
+        return data, last
+    head = _HEAD.pack(_FORMAT, kept)
+    if at < len(data):
+        import json
+
+        extra = json.loads(data[at:])
+        for name in ("after", "games_after", "notes"):
+            if name in extra:
+                extra[name] = {i: v for i, v in extra[name].items() if int(i) < kept}
+        if "state" in extra:
+            extra["state"] = {name: v[:kept] for name, v in extra["state"].items()}
+        extra = {name: v for name, v in extra.items() if v}
+        if extra:
+            parts.append(json.dumps(extra, separators=(",", ":")).encode())
+    return head + b"".join(parts), last
 
 
 def decode(
@@ -465,8 +512,11 @@ class Rows:
     def forget_after(self, pos: int) -> None:
         """Forget the ladder's rows after place ``pos`` (before this replay
         adds any): chunks wholly after it dropped; a chunk straddling it cut
-        there and held open, to be continued by the rows that follow and
-        written once."""
+        there. A cut chunk holding fewer than ``OPEN_BELOW`` rows is held
+        open, to be continued by the rows that follow and written once; a
+        fuller one is cut in its packed form (``cut``: no row built, which
+        was most of a correction near the end's cost) and written back, the
+        player's next rows starting a chunk of their own."""
         conn, ladder = self.conn, self.ladder
         straddling = conn.execute(
             "SELECT player, first, data FROM view_history_chunks WHERE ladder=? AND last>? "
@@ -477,17 +527,25 @@ class Rows:
             "DELETE FROM view_history_chunks WHERE ladder=? AND last>? AND first>?",
             (ladder, pos, pos),
         )
+        written = []
         for player, first, data in straddling:
-            kept: list[tuple[Any, ...]] = list(decode(data, ladder, player, 0, pos))
+            self._seen.add(player)
+            kept_part = cut(data, pos)
+            assert kept_part is not None, "a straddling chunk begins at or before pos"
+            packed, last = kept_part
+            if _HEAD.unpack_from(packed)[1] >= OPEN_BELOW:
+                written.append((ladder, player, first, last, packed))
+                continue
+            kept: list[tuple[Any, ...]] = list(decode(packed, ladder, player))
             self._open[player] = kept
             self._stored[player] = first
-            self._seen.add(player)
             self._held += len(kept)
+        self._rewrite(written)
 
     def _continued(self, player: int) -> list[tuple[Any, ...]]:
-        """A player's last stored chunk's rows, when it has room (to be
-        continued and it rewritten), else none; read once a replay (the
-        chunks this replay wrote are not read back)."""
+        """A player's last stored chunk's rows, when it holds fewer than
+        ``OPEN_BELOW`` (to be continued and it rewritten), else none; read
+        once a replay (the chunks this replay wrote are not read back)."""
         if self.fresh or player in self._seen:
             return []
         self._seen.add(player)
@@ -496,11 +554,9 @@ class Rows:
             "ORDER BY first DESC LIMIT 1",
             (self.ladder, player),
         ).fetchone()
-        if found is None:
+        if found is None or _HEAD.unpack_from(found[1])[1] >= OPEN_BELOW:
             return []
         rows = decode(found[1], self.ladder, player)
-        if len(rows) >= CHUNK:
-            return []
         self._stored[player] = found[0]
         self._held += len(rows)
         return list(rows)
@@ -513,14 +569,19 @@ class Rows:
         for player, first, rows in chunks:
             record = (ladder, player, rows[0][1], rows[-1][1], encode(rows))
             (new if first is None else rewritten).append(record)
-        if rewritten:
+        self._rewrite(rewritten)
+        if new:
+            self.conn.insert_rows("INSERT INTO view_history_chunks", new)
+
+    def _rewrite(self, chunks: list[tuple[int, int, int, int, bytes]]) -> None:
+        """Write stored chunks again (ladder, player, first place: which;
+        last place and data: what they now hold)."""
+        if chunks:
             self.conn.executemany(
                 "UPDATE view_history_chunks SET last=?, data=? WHERE ladder=? AND player=? "
                 "AND first=?",
-                [(last, data, lad, player, first) for lad, player, first, last, data in rewritten],
+                [(last, data, lad, player, first) for lad, player, first, last, data in chunks],
             )
-        if new:
-            self.conn.insert_rows("INSERT INTO view_history_chunks", new)
 
 
 _PLAYER = itemgetter(4)

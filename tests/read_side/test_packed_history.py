@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from projections import replay, verify, views
 from projections.db import Database
-from projections.views import history
+from projections.views import history, ladder_replay
 from tests.read_side.ledger_builder import Builder
 
 _numbers = st.floats(allow_nan=False, allow_infinity=False, width=64)
@@ -62,6 +62,24 @@ def test_a_chunk_reads_back_every_row_as_written(rows: list[tuple[Any, ...]]) ->
     for written, back in zip(rows, read, strict=True):
         assert same(tuple(back)[:16], written[:16]), (written, back)
         assert back.state == (written[16] if len(written) > 16 else None)
+
+
+@given(whole_rows(), st.integers(0, 10**6 + 40 * 1000))
+def test_a_chunk_cut_in_its_packed_form_reads_back_the_rows_kept(
+    rows: list[tuple[Any, ...]], pos: int
+) -> None:
+    kept = [row for row in rows if row[1] <= pos]
+    found = history.cut(history.encode(rows), pos)
+    if not kept:
+        assert found is None
+        return
+    assert found is not None
+    data, last = found
+    assert last == kept[-1][1]
+    read = history.decode(data, 3, 7)
+    assert len(read) == len(kept)
+    for written, back in zip(kept, read, strict=True):
+        assert same(tuple(back), written), (written, back)
 
 
 def test_rated_games_pack_small() -> None:
@@ -135,15 +153,68 @@ def test_appending_a_game_rewrites_only_the_last_chunk_of_a_long_career(
     assert verify.checksum(conn) == verify.checksum(views.in_memory(b.recorder))
 
 
-def test_a_correction_cuts_the_chunks_it_straddles() -> None:
+def test_a_game_after_a_chunk_half_full_starts_a_chunk_and_decodes_none(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    b, _ = club(history.CHUNK + history.OPEN_BELOW + 5)
+    conn = b.views()
+    before = chunks(conn, ann(conn))
+    b.game("Club", date(2025, 6, 1), "Ann", "Ben")
+    decoded: list[int] = []
+    decode = history.decode
+    monkeypatch.setattr(
+        history, "decode", lambda data, ladder, player, *a: decoded.append(player)
+        or decode(data, ladder, player, *a)
+    )  # fmt: skip
+    views.catch_up(conn, b.recorder)
+    monkeypatch.undo()
+    assert ann(conn) not in decoded
+    after = chunks(conn, ann(conn))
+    assert after[:2] == before
+    assert [len(history.decode(d, 0, 0)) for _, _, d in after[2:]] == [1]
+    assert verify.checksum(conn) == verify.checksum(views.in_memory(b.recorder))
+
+
+def test_a_correction_cuts_the_chunks_it_straddles(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Restarting from a checkpoint early in a chunk, the replay keeps that
+    chunk's rows before the checkpoint open and continues it."""
+    monkeypatch.setattr(ladder_replay, "CHECKPOINT_EVERY", 20)
     b, ids = club(2 * history.CHUNK + 10)
     conn = b.views()
-    b.correct(ids[history.CHUNK + 5], result={"result": "b"})  # inside Ann's second chunk
+    b.correct(ids[history.CHUNK + 25], result={"result": "b"})  # early in Ann's second chunk
     views.catch_up(conn, b.recorder)
     rows = history.player_rows(conn, club_n(conn), ann(conn))
     assert [r.pos for r in rows] == sorted(r.pos for r in rows)
     assert len(rows) == len(ids)
-    assert all(len(history.decode(d, 0, 0)) <= history.CHUNK for _, _, d in chunks(conn, ann(conn)))
+    sizes = [len(history.decode(d, 0, 0)) for _, _, d in chunks(conn, ann(conn))]
+    assert sizes == [history.CHUNK, history.CHUNK, 10]  # continued: no chunk more
+    fresh = views.in_memory(b.recorder)
+    assert verify.compare_views(conn, fresh) == []
+    assert verify.checksum(conn) == verify.checksum(fresh)
+
+
+def test_a_correction_late_in_a_chunk_cuts_it_packed_and_starts_another(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Restarting after more than half a chunk's rows, the replay cuts that
+    chunk in its packed form (none of its rows decoded) and the player's
+    next rows start a chunk of their own; the rows read are a rebuild's."""
+    monkeypatch.setattr(ladder_replay, "CHECKPOINT_EVERY", 20)
+    b, ids = club(2 * history.CHUNK + 10)
+    conn = b.views()
+    b.correct(ids[2 * history.CHUNK - 5], result={"result": "b"})  # late in Ann's 2nd chunk
+    decoded: list[int] = []
+    decode = history.decode
+    monkeypatch.setattr(
+        history, "decode", lambda data, ladder, player, *a: decoded.append(player)
+        or decode(data, ladder, player, *a)
+    )  # fmt: skip
+    views.catch_up(conn, b.recorder)
+    monkeypatch.undo()
+    assert ann(conn) not in decoded
+    sizes = [len(history.decode(d, 0, 0)) for _, _, d in chunks(conn, ann(conn))]
+    assert sizes[0] == history.CHUNK and history.OPEN_BELOW <= sizes[1] < history.CHUNK
+    assert sum(sizes) == len(ids) and len(sizes) == 3  # the rows after: a chunk of their own
     fresh = views.in_memory(b.recorder)
     assert verify.compare_views(conn, fresh) == []
     assert verify.checksum(conn) == verify.checksum(fresh)
