@@ -19,6 +19,7 @@ from ledger.kernel.translation import Translator, translator
 from projections.formats import shown, shown_numbers, shown_texts
 from projections.ranking import outcome, ranks
 from projections.reads import (
+    ANY_STATE,
     CURRENT_STANDINGS,
     history_subject,
     player_history,
@@ -44,10 +45,14 @@ class PlainTable(NamedTuple):
     cells: list[tuple[str, ...]]
 
 
-def ranking(conn: Any, ladder: str, lang: str = "en") -> PlainTable:
-    """``ladder``'s ranking today, best first (equal ratings share a rank)."""
+def ranking(conn: Any, ladder: str, lang: str = "en") -> PlainTable | None:
+    """``ladder``'s ranking today, best first (equal ratings share a rank);
+    None for a ladder whose family's ratings know their uncertainty (its
+    ranking needs the family: ``queries.standings``)."""
     row = replayed_ladder_row(conn, ladder)
     number = row["n"]
+    if conn.execute(ANY_STATE, (number,)).fetchone() is not None:
+        return None  # ratings with their uncertainty: ``queries.standings``
     rows = conn.tuples(CURRENT_STANDINGS, (number,))
     # Best first, equal ratings by name in code-point order (sorted here: a
     # PostgreSQL server would order names by its own collation): by name,

@@ -27,7 +27,7 @@ from projections import ranking
 from projections.db import Database, Row
 from projections.ranking import ranks
 from projections.reads import (
-    CURRENT_STANDINGS,
+    CURRENT_STANDINGS_WITH_STATE,
     LadderProblem,
     entry_details,
     final_player,
@@ -61,6 +61,17 @@ class StandingRow(msgspec.Struct):
     grade: str | None
     games: int
     last_played: str | None
+
+
+class UncertainStandingRow(StandingRow):
+    """A row of the ranking of a family whose ratings know their
+    uncertainty (``Family.deviation``): rating ± ``deviation``, whether the
+    rating is still ``provisional``, and the ``state`` values a person reads
+    and may set (``Family.settable_state``)."""
+
+    deviation: float
+    provisional: bool
+    state: dict[str, float]
 
 
 class HistoryLine(msgspec.Struct):
@@ -241,7 +252,8 @@ def standings(
     """The ranking: current, or as it stood at the end of ``as_of``."""
     lrow = replayed_ladder_row(conn, ladder)
     if as_of is None:
-        rows = conn.execute(CURRENT_STANDINGS, (lrow["n"],)).fetchall()
+        rows = conn.execute(CURRENT_STANDINGS_WITH_STATE, (lrow["n"],)).fetchall()
+        rows = [(*r[:4], msgspec.json.decode(r[4]) if r[4] else None) for r in rows]
         family = _family(ruleset_at(conn, lrow["n"]))
     else:
         cut = as_of.isoformat() + "\x7f"
@@ -249,32 +261,46 @@ def standings(
         family = _family(ruleset_at(conn, lrow["n"], cut))
     from ledger.families.base import PlayerState
 
-    ordered = sorted(rows, key=lambda r: (-r[1], r[0]))
+    # The family orders the ranking: by rating, or a conservative rating.
+    states = {r[0]: PlayerState(rating=r[1], games=r[2], extra=r[4]) for r in rows}
+    value = {name: family.ranking_value(state) for name, state in states.items()}
+    ordered = sorted(rows, key=lambda r: (-value[r[0]], r[0]))
+    shown = family.settable_state
     out = []
-    for rank, (name, rating, games, last) in zip(
-        ranks(r[1] for r in ordered), ordered, strict=True
+    for rank, (name, rating, games, last, extra) in zip(
+        ranks(value[r[0]] for r in ordered), ordered, strict=True
     ):
-        grade = family.grade(PlayerState(rating=rating, games=games), lang)
-        out.append(StandingRow(rank, name, rating, grade, games, last))
+        state = states[name]
+        grade = family.grade(state, lang)
+        deviation = family.deviation(state)
+        if deviation is None:
+            out.append(StandingRow(rank, name, rating, grade, games, last))
+            continue
+        out.append(
+            UncertainStandingRow(
+                rank, name, rating, grade, games, last, deviation, family.provisional(state),
+                {k: extra[k] for k in shown if k in extra} if extra else {},
+            )
+        )  # fmt: skip
     return out
 
 
 def _standings_at(conn: Database, ladder: int, upto: int) -> list[tuple[Any, ...]]:
-    """(name, rating, games, last played) of every player rated up to place
-    ``upto`` of a ladder, from their last history row there."""
-    state: dict[int, tuple[float, int]] = {}
+    """(name, rating, games, last played, family state) of every player
+    rated up to place ``upto`` of a ladder, from their last history row there."""
+    state: dict[int, tuple[float, int, dict[str, float] | None]] = {}
     last_game: dict[int, int] = {}
     for rows in packed_history.last_rows(conn, ladder, upto):
         last = rows[-1]
-        state[last.player] = (last.after, last.games_after)
+        state[last.player] = (last.after, last.games_after, last.state)
         game = next((r for r in reversed(rows) if r.kind == "game"), None)
         if game is not None:
             last_game[last.player] = game.entry
     played = entry_details(conn, last_game.values())
     who = numbers(conn)
     return [
-        (who[p][1], after, games, played[last_game[p]].date if p in last_game else None)
-        for p, (after, games) in state.items()
+        (who[p][1], after, games, played[last_game[p]].date if p in last_game else None, extra)
+        for p, (after, games, extra) in state.items()
     ]
 
 
@@ -334,9 +360,14 @@ def explain(conn: Database, ref: str) -> Explanation:
         for r in packed_history.entry_rows(conn, game["ladder"], game["n"], numbered)
         if r.kind == "game"
     }
+    before = {  # a family's state before the game: the player's row before it
+        p: packed_history.state_before(conn, game["ladder"], n, rows[p].pos)
+        for n, p in numbered.items()
+        if p in rows and rows[p].state is not None
+    }
     return explanation(
         lrow["name"], game["id"], short(game["id"]), game["status"], facts, ruleset, family,
-        sides, rows, names(conn),
+        sides, rows, names(conn), before,
     )  # fmt: skip
 
 
@@ -351,11 +382,13 @@ def explanation(
     sides: tuple[tuple[str, ...], ...],
     rows: Mapping[str, Any],
     names: Mapping[str, str],
+    extra: Mapping[str, dict[str, float] | None] | None = None,
 ) -> Explanation:
     """A game's explanation from its stored facts, the ruleset in force, the
     players it counts for (``sides``, merges followed) and their history rows
-    (by player id): the family rates it again with ``explain=True`` from the
-    states those rows record."""
+    (by player id) and, for a family whose state holds more than a rating,
+    their state before it (``extra``): the family rates it again with
+    ``explain=True`` from the states those rows record."""
     from ledger.families.base import Game, PlayerState
 
     base = Explanation(
@@ -367,7 +400,14 @@ def explanation(
         base.note = VOIDED_NOTE
         return base
     states = [
-        [PlayerState(rating=rows[p].before, games=rows[p].games_before) for p in side]
+        [
+            PlayerState(
+                rating=rows[p].before,
+                games=rows[p].games_before,
+                extra=(extra or {}).get(p) or family.initial_state(),
+            )
+            for p in side
+        ]
         for side in sides
     ]
     changes = family.rate(

@@ -28,6 +28,15 @@ CURRENT_STANDINGS = (
     "SELECT p.name, s.rating, s.games, s.last_played FROM view_standings s "
     "JOIN view_players p ON p.n = s.player WHERE s.ladder=?"
 )
+#: The same with each player's family state (JSON, or NULL for a family
+#: whose state is a rating).
+CURRENT_STANDINGS_WITH_STATE = (
+    "SELECT p.name, s.rating, s.games, s.last_played, s.state FROM view_standings s "
+    "JOIN view_players p ON p.n = s.player WHERE s.ladder=?"
+)
+#: Whether any player of a ladder has a family state (a ranking that shows
+#: uncertainty).
+ANY_STATE = "SELECT 1 FROM view_standings WHERE ladder=? AND state IS NOT NULL LIMIT 1"
 
 
 class LadderProblem(LedgerError):

@@ -16,7 +16,7 @@ from ledger.cli.context import (
     pass_ledger,
 )
 from ledger.cli.family_help import result_fields_epilog
-from ledger.cli.params import ATTRIBUTE, DATE, SETTING, as_dict
+from ledger.cli.params import ATTRIBUTE, DATE, SETTING, STATE_VALUE, as_dict
 from ledger.cli.progress import ProgressBar
 from ledger.kernel import bounds
 from ledger.kernel.errors import LedgerError
@@ -413,16 +413,24 @@ def season_void(led: Ledger, ladder_name: str, label: str, reason: str) -> None:
     "--shift", "shift", type=BoundedNumber(bounds.SHIFT), default=None,
     help=bounded_help("Shift the rating by this amount (+ or -).", bounds.SHIFT),
 )  # fmt: skip
+@click.option(
+    "--state", "values", multiple=True, type=STATE_VALUE, metavar="NAME=VALUE",
+    help="Set a value of the family's state beyond the rating, by the name the ladder's "
+    "family gives it (its rules page lists them; repeatable).",
+)  # fmt: skip
 @click.option("--date", "on", required=True, type=DATE, help="Effective date.")
 @click.option("--reason", required=True, help="Why (kept in history and audit).")
 @lang_option
 @pass_ledger
 def adjust(
     led: Ledger, ladder_name: str, player_name: str, to: float | None, shift: float | None,
-    on: date, reason: str,
+    values: tuple[tuple[str, float], ...], on: date, reason: str,
 ) -> None:  # fmt: skip
-    """Set (--to) or shift (--shift) PLAYER's rating in LADDER from a date."""
+    """Set (--to) or shift (--shift) PLAYER's rating in LADDER from a date,
+    and/or values of its family's state (--state)."""
     with led.writing() as commands:
-        aid = commands.adjust(ladder_name, player_name, on, reason, to=to, shift=shift)
+        aid = commands.adjust(
+            ladder_name, player_name, on, reason, to=to, shift=shift, values=dict(values)
+        )
     click.echo(led.t.gettext("Adjusted {player} in {ladder} (adjustment {id}).").format(
         player=repr(player_name), ladder=repr(ladder_name), id=short(aid)))  # fmt: skip

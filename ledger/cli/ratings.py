@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 HOW_TO_RATE = N_("record a game ('ledger record') or import a result sheet ('ledger import').")
 NOTHING_YET = N_("nothing yet (no game, rating adjustment or season penalty).")
 #: The ranking's columns a narrow terminal leaves out first (names wrap after).
-RANKING_SPARE = ("last_played",)
+RANKING_SPARE = ("state", "last_played")
 #: The history's columns a narrow terminal leaves out first, least read first:
 #: the Elo terms (``explain`` gives them), where the game sat, then who it was.
 HISTORY_SPARE = (
@@ -83,15 +83,16 @@ def _standings(
         from projections import plain
 
         table = plain.ranking(led.query_conn, ladder_name, lang)
-        if not table.cells:
-            click.echo(
-                t.gettext("No one is rated in {ladder} yet: {how}").format(
-                    ladder=table.title, how=t.gettext(HOW_TO_RATE)
+        if table is not None:
+            if not table.cells:
+                click.echo(
+                    t.gettext("No one is rated in {ladder} yet: {how}").format(
+                        ladder=table.title, how=t.gettext(HOW_TO_RATE)
+                    )
                 )
-            )
+                return
+            show_plain(table, RANKING_SPARE, wide, t)
             return
-        show_plain(table, RANKING_SPARE, wide, t)
-        return
     from projections import queries
 
     conn = led.conn
@@ -108,7 +109,9 @@ def _standings(
     if not rows and fmt == "table" and output is None:
         click.echo(t.gettext("No one is rated in {ladder}.").format(ladder=title))
         return
-    emit(rows, fmt, title, queries.StandingRow, output, RANKING_SPARE, wide, t)
+    # A family whose ratings know their uncertainty adds columns (deviation...).
+    kind = type(rows[0]) if rows else queries.StandingRow
+    emit(rows, fmt, title, kind, output, RANKING_SPARE, wide, t)
 
 
 @click.command()

@@ -45,12 +45,17 @@ class PlayerState(msgspec.Struct):
     ``games`` counts rated games played before (AdlG counts rounds, which is
     one per game). ``rated_since`` is the date of the entry that first gave
     the player a rating; ``last_played`` the date of their last rated game.
+    ``extra`` holds the rest of the player's state for a family whose state
+    is more than a rating (``Family.state_columns`` names its values); None
+    for the others. A family never changes it in place: ``Change.state``
+    gives the new values.
     """
 
     rating: float
     games: int = 0
     last_played: date | None = None
     rated_since: date | None = None
+    extra: dict[str, float] | None = None
 
 
 class Game(msgspec.Struct, frozen=True):
@@ -81,6 +86,8 @@ class Change(msgspec.Struct):
     every input and intermediate value, in the order a person would check them.
     ``rated`` is False when the game does not count for this player (it is
     not added to their games played); ``note`` says why, in their history.
+    ``state`` is the player's ``PlayerState.extra`` after the game, for a
+    family with ``state_columns`` (None: unchanged).
     """
 
     delta: float
@@ -90,6 +97,7 @@ class Change(msgspec.Struct):
     detail: dict[str, Any] | None = None
     rated: bool = True
     note: str = ""
+    state: dict[str, float] | None = None
 
 
 class Outcome(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -542,6 +550,63 @@ class Family:
 
     def initial_rating(self) -> float:
         return self.params.initial  # type: ignore[attr-defined]
+
+    # -- state beyond a rating (uncertainty) --------------------------------
+    #: The names of the values a player's state holds besides the rating
+    #: (``PlayerState.extra``), in the order they are shown; () for a family
+    #: whose state is its rating. The replay carries them, the history keeps
+    #: them per row, exports and ``explain`` show them under these names.
+    state_columns: ClassVar[tuple[str, ...]] = ()
+
+    def initial_state(self) -> dict[str, float] | None:
+        """A new player's ``PlayerState.extra`` (default: None, no state)."""
+        return None
+
+    def deviation(self, state: PlayerState) -> float | None:
+        """How uncertain a rating is, on the rating's own scale, shown as
+        rating ± deviation (default: None, a rating without uncertainty)."""
+        return None
+
+    def provisional_threshold(self) -> float | None:
+        """The deviation above which a rating is shown as provisional (a
+        ladder parameter); default: None, never provisional."""
+        return None
+
+    def conservative_rating(self, state: PlayerState) -> float | None:
+        """A rating the player is very likely above (rating − 2 RD, μ − 3σ),
+        or None (the default: a family without uncertainty)."""
+        return None
+
+    def ranks_conservatively(self) -> bool:
+        """True when the ladder ranks by ``conservative_rating`` (a ladder
+        parameter); default: False."""
+        return False
+
+    def provisional(self, state: PlayerState) -> bool:
+        """True when the rating's deviation is above the ladder's threshold."""
+        threshold = self.provisional_threshold()
+        deviation = self.deviation(state)
+        return threshold is not None and deviation is not None and deviation > threshold
+
+    def ranking_value(self, state: PlayerState) -> float:
+        """What a ranking orders players by (highest first): the rating, or
+        the conservative rating when the ladder ranks by it."""
+        if self.ranks_conservatively():
+            conservative = self.conservative_rating(state)
+            if conservative is not None:
+                return conservative
+        return state.rating
+
+    #: The state values a rating adjustment may set (``ledger adjust
+    #: --state NAME=VALUE``); the others are the family's own bookkeeping.
+    settable_state: ClassVar[tuple[str, ...]] = ()
+
+    def adjust_state(
+        self, extra: dict[str, float] | None, values: Mapping[str, float]
+    ) -> dict[str, float]:
+        """A player's ``extra`` once an adjustment set ``values`` (names of
+        ``settable_state``); default: those values replaced."""
+        return {**(extra or self.initial_state() or {}), **values}
 
     def rate(
         self,

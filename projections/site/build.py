@@ -338,6 +338,13 @@ class SiteBuilder:
             del columns[3]
             rows = [row[:3] + row[4:] for row in rows]
             optional = (3, 4)
+        if any(isinstance(r, queries.UncertainStandingRow) for r in standing_rows):
+            # Ratings that know their uncertainty: ± deviation beside the
+            # rating, and the provisional ones marked.
+            columns.insert(3, (t["deviation"], True))
+            for row, r in zip(rows, standing_rows, strict=True):
+                row.insert(3, _deviation_cell(r, t))
+            optional = tuple(i + 1 for i in optional)
         standings = _table("standings", t["standings"], columns, rows, "standings", optional)
         rule_rows, previous = [], {}
         for r in info.rules:
@@ -561,6 +568,15 @@ class SiteBuilder:
             rating=ratings[-1], grade=grade,
         )  # fmt: skip
         self._page_done()
+
+
+def _deviation_cell(row: Any, t: dict[str, str]) -> Cell:
+    """A ranking's ± deviation cell, "provisional" beside it when it is."""
+    deviation = getattr(row, "deviation", None)
+    if deviation is None:
+        return Cell("")
+    mark = f" ({t['provisional']})" if row.provisional else ""
+    return Cell(f"± {deviation:.1f}{mark}", None, deviation)
 
 
 def _result(s: float | None, t: dict[str, str]) -> str:

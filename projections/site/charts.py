@@ -71,6 +71,9 @@ class Chart(msgspec.Struct):
     x_label: str
     y_label: str
     line: str = ""
+    #: The rating ± its deviation as a polygon (a family whose ratings know
+    #: their uncertainty), or "".
+    uncertainty: str = ""
     points: list[Point] = []
     bands: list[Band] = []
     bars: list[Bar] = []
@@ -125,17 +128,23 @@ def _date_ticks(first: date, last: date) -> list[date]:
 def rating_history(
     title: str,
     description: str,
-    entries: list[tuple[date, float, str, str]],
+    entries: list[tuple[date, float, str, str, float | None]],
     events: list[tuple[str, date, date]],
     x_label: str,
     y_label: str,
 ) -> Chart:
     """Rating against date: one point per entry ``(date, rating after, kind,
-    tooltip)`` joined by a line, and a band per event ``(name, first, last)``."""
+    tooltip, deviation)`` joined by a line, a band per event ``(name, first,
+    last)``, and the rating ± its deviation as a shaded band where entries
+    give one (None: a rating without uncertainty)."""
     first = min(e[0] for e in entries)
     last = max(e[0] for e in entries)
     days = max((last - first).days, 1)
-    low, high, y_values = _y_axis(min(e[1] for e in entries), max(e[1] for e in entries))
+    spread = [(e[0], e[1], e[4]) for e in entries if e[4] is not None]
+    low, high, y_values = _y_axis(
+        min([e[1] for e in entries] + [r - d for _, r, d in spread]),
+        max([e[1] for e in entries] + [r + d for _, r, d in spread]),
+    )
     plot_w = WIDTH - LEFT - RIGHT
     plot_h = HEIGHT - TOP - BOTTOM
 
@@ -148,15 +157,18 @@ def rating_history(
         return round(TOP + plot_h * (high - value) / (high - low), 1)
 
     if first == last:
-        points = [Point(x_of(on), y_of(r), kind, label) for on, r, kind, label in entries]
+        points = [Point(x_of(on), y_of(r), kind, label) for on, r, kind, label, _ in entries]
     else:  # x_of and y_of inlined: a player page has a point per game
         start, span = first.toordinal(), high - low
         points = [
             Point(round(LEFT + plot_w * (on.toordinal() - start) / days, 1),
                   round(TOP + plot_h * (high - r) / span, 1), kind, label)
-            for on, r, kind, label in entries
+            for on, r, kind, label, _ in entries
         ]  # fmt: skip
     line = " ".join(f"{p.x},{p.y}" for p in points)
+    # Upper edge left to right, lower edge back: one polygon.
+    edge = [(on, r + d) for on, r, d in spread] + [(on, r - d) for on, r, d in reversed(spread)]
+    uncertainty = " ".join(f"{x_of(on)},{y_of(v)}" for on, v in edge) if spread else ""
     # Rounded again: a difference of two rounded floats prints as 4.200000000000003.
     bands = [Band(round(x_of(a) - 2, 1), round(max(x_of(b) - x_of(a), 0) + 4, 1), name)
              for name, a, b in events]  # fmt: skip
@@ -169,7 +181,8 @@ def rating_history(
         title=title, description=description, width=WIDTH, height=HEIGHT, left=LEFT,
         right=RIGHT, top=TOP, bottom=BOTTOM, x_ticks=_anchored(x_ticks),
         y_ticks=[Tick(y_of(v), _number(v)) for v in y_values],
-        x_label=x_label, y_label=y_label, line=line, points=points, bands=bands,
+        x_label=x_label, y_label=y_label, line=line, uncertainty=uncertainty, points=points,
+        bands=bands,
     )  # fmt: skip
 
 

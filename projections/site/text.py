@@ -92,6 +92,9 @@ WORDS: dict[str, str] = {
     "legend_corrected": N_("corrected game"),
     "legend_other": N_("adjustment or season close"),
     "legend_event": N_("event"),
+    "legend_uncertainty": N_("rating ± deviation"),
+    "deviation": N_("±"),
+    "provisional": N_("provisional"),
     "chart_desc": N_(
         "{n} entries from {first} ({r0}) to {last} ({r1}); lowest {lo}, highest {hi}."
     ),

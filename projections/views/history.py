@@ -95,18 +95,23 @@ class Row(NamedTuple):
     games_before: int
     games_after: int
     note: str
+    #: The family's state after the row (``PlayerState.extra``), for a
+    #: family whose players' state holds more than a rating; else None.
+    state: dict[str, float] | None = None
 
 
 def whole_row(row: tuple[Any, ...]) -> tuple[Any, ...]:
     """A history row as the replay makes it (``replay.HistoryRow``) in its
     whole shape, ``Row``'s fields: a short one (a player's rated game:
     ladder, pos, seat, entry, player, s, p, k, before, change, games before)
-    expanded."""
-    if len(row) == 16:
+    expanded, a whole one without a state given none."""
+    if len(row) == 17:
         return row
+    if len(row) == 16:
+        return (*row, None)
     ladder, pos, seat, entry, player, s, p, k, before, change, games = row
     return (ladder, pos, seat, entry, player, "game", seat, s, p, k, before, change,
-            before + change, games, games + 1, "")  # fmt: skip
+            before + change, games, games + 1, "", None)  # fmt: skip
 
 
 # -- the packed form ----------------------------------------------------------
@@ -136,11 +141,11 @@ def _float_column(values: Sequence[float | None]) -> bytes:
     return b"d" + array("d", values).tobytes()
 
 
-def encode(rows: Sequence[tuple[Any, ...]], state: dict[str, list[float]] | None = None) -> bytes:
+def encode(rows: Sequence[tuple[Any, ...]]) -> bytes:
     """A chunk of one player's rows (``replay.HistoryRow``: short or whole),
-    in effective order; ``state``: a family's extra state columns (a value
-    a row)."""
-    if not state and set(map(len, rows)) == {11}:
+    in effective order. A family's state (``Row.state``) is kept as a column
+    of values per name (None where a row has no such value)."""
+    if set(map(len, rows)) == {11}:
         # Rated games alone (most chunks): kind, side, after, games after
         # and note are those ``whole_row`` gives.
         _, pos, seat, entry, _, s, p, k, before, change, games = zip(*rows, strict=True)
@@ -153,7 +158,8 @@ def encode(rows: Sequence[tuple[Any, ...]], state: dict[str, list[float]] | None
         ))  # fmt: skip
     rows = [whole_row(row) for row in rows]
     (_, pos, seat, entry, _, kind, side, s, p, k, before, change, after, games, games_after,
-     note) = zip(*rows, strict=True)  # fmt: skip
+     note, states) = zip(*rows, strict=True)  # fmt: skip
+    state = _state_columns(states)
     codes = [_KIND_CODE[x] for x in kind]
     extra: dict[str, Any] = {}
     exact = {
@@ -187,6 +193,14 @@ def encode(rows: Sequence[tuple[Any, ...]], state: dict[str, list[float]] | None
 
         parts.append(json.dumps(extra, separators=(",", ":")).encode())
     return b"".join(parts)
+
+
+def _state_columns(states: Sequence[dict[str, float] | None]) -> dict[str, list[Any]] | None:
+    """Rows' family states as a column a name (None where a row has none)."""
+    names = sorted({name for values in states if values for name in values})
+    if not names:
+        return None
+    return {name: [values.get(name) if values else None for values in states] for name in names}
 
 
 def columns(data: bytes) -> tuple[int, list[Any], dict[str, Any]]:
@@ -277,8 +291,15 @@ def decode(
     for i, value in extra.get("notes", {}).items():
         notes[int(i)] = value
     kinds = [KINDS[code] for code in codes]
+    states: list[dict[str, float] | None] = [None] * count
+    kept = extra.get("state")
+    if kept:
+        states = [
+            {name: values[i] for name, values in kept.items() if values[i] is not None} or None
+            for i in range(count)
+        ]
     fields = (pos, seat, entry, [player] * count, kinds, side, _maybe(s), _maybe(p), _maybe(k),
-              before, change, after, games, games_after, notes)  # fmt: skip
+              before, change, after, games, games_after, notes, states)  # fmt: skip
     rows = list(map(Row._make, zip([ladder] * count, *fields, strict=True)))
     return rows if (start, end) == (0, count) else rows[start:end]
 
@@ -360,6 +381,13 @@ def entry_rows(conn: Database, ladder: int, entry: int, players: Iterable[int]) 
     found = [r for p in set(players) for r in player_rows(conn, ladder, p) if r.entry == entry]
     found.sort(key=_place)
     return found
+
+
+def state_before(conn: Database, ladder: int, player: int, pos: int) -> dict[str, float] | None:
+    """A player's family state (``Row.state``) just before place ``pos``
+    (None when they have no row before it)."""
+    rows = player_rows(conn, ladder, player, pos - 1)
+    return rows[-1].state if rows else None
 
 
 def ladders_of(conn: Database, player: int) -> list[int]:
