@@ -334,6 +334,12 @@ class EloFamily(Family):
         player's own rating against the opposing side's mean)."""
         return gain_capped(own, opponent, self.elo.gain_cap, self.elo.gain_cap_strict)
 
+    def first_player_expected(self) -> float | None:
+        """P of the first side between equal ratings: the home advantage
+        alone (None when the ladder gives none)."""
+        home = self.elo.home_advantage
+        return self.expected(home, 0.0)[1] if home else None
+
     def rate(
         self,
         game: Game,
