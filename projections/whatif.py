@@ -73,28 +73,14 @@ def whatif_report(
     overrides: dict[str, Any],
     family: str | None = None,
     start: date | None = None,
-) -> list[WhatIfLine]:
+) -> WhatIf:
     """Replay ``ladder`` with ``overrides`` (from ``start`` on, or for its
     whole history) and compare with today's standings. Games the other
     rules cannot rate (a result another family's columns wrote) are left
     out of the hypothetical and listed; the real games are never in
     question."""
-    lid = queries.replayed_ladder_row(conn, ladder)["n"]
-    entries = list(ladder_entries(conn, lid, None))
-    if start is None:
-        changed = [_override(e, overrides, family) if e.kind == "ruleset" else e for e in entries]
-    else:
-        rulesets = [e for e in entries if e.kind == "ruleset" and e.date <= start.isoformat()]
-        base = _override(rulesets[-1], overrides, family)
-        marker = Entry(
-            sort_key(start, "ruleset", "whatif"), "ruleset", 0, "whatif", start.isoformat(),
-            base.data,
-        )  # fmt: skip
-        changed = sorted([*entries, marker], key=lambda e: e.key)
-    merges = resolve_merges(
-        dict(conn.execute("SELECT id, merged_into FROM view_players WHERE merged_into IS NOT NULL"))
-    )
-    replay, unrated = _replay_rating_what_it_can(ladder, changed, merges, family)
+    tried = replay_under(conn, ladder, overrides, family, start)
+    replay = tried.replay
     names = queries.names(conn)
     now = {r.player: (r.rank, r.rating) for r in queries.standings(conn, ladder)}
     ranked = sorted(replay.states.items(), key=lambda kv: (-kv[1].rating, names.get(kv[0], kv[0])))
@@ -117,12 +103,80 @@ def whatif_report(
                 rating_move=None if vn is None or vw is None else vw - vn,
             )
         )
-    return WhatIf(lines, unrated)
+    return WhatIf(lines, tried.unrated)
+
+
+class LadderHistory(msgspec.Struct, frozen=True):
+    """What a replay under other rules starts from: a ladder's name,
+    entries in effective order and merged players (read once, replayed
+    many times by ``ledger tune``)."""
+
+    ladder: str
+    entries: list[Entry]
+    merges: dict[str, str]
+
+
+class Tried(msgspec.Struct):
+    """A ladder replayed under the rules tried: the ``Replay`` (its states;
+    its history rows when asked for), the entries it applied (games it
+    could not rate left out) and those games."""
+
+    replay: Replay
+    entries: list[Entry]
+    unrated: list[Unrated]
+
+
+class _Itself(dict[str, str]):
+    """Player numbers for a replay that keeps its rows in memory: each
+    player is their own number."""
+
+    def __missing__(self, player: str) -> str:
+        return player
+
+
+def history_of(conn: Database, ladder: str) -> LadderHistory:
+    """``ladder``'s entries and merged players, as a replay under other
+    rules reads them (the ladder named as it was opened)."""
+    row = queries.replayed_ladder_row(conn, ladder)
+    merges = resolve_merges(
+        dict(conn.execute("SELECT id, merged_into FROM view_players WHERE merged_into IS NOT NULL"))
+    )
+    return LadderHistory(row["name"], list(ladder_entries(conn, row["n"], None)), merges)
+
+
+def replay_under(
+    conn: Database | LadderHistory,
+    ladder: str,
+    overrides: dict[str, Any],
+    family: str | None = None,
+    start: date | None = None,
+    rows: bool = False,
+) -> Tried:
+    """``ladder`` replayed in memory with ``overrides`` on its rules (or
+    ``family`` with its defaults and ``overrides``), from ``start`` on or
+    for its whole history; with neither, under the rules in force. With
+    ``rows``, the replay keeps every history row (``Replay.rows``, players
+    by id). Records nothing."""
+    base = conn if isinstance(conn, LadderHistory) else history_of(conn, ladder)
+    entries = base.entries
+    if not overrides and family is None:
+        changed = entries
+    elif start is None:
+        changed = [_override(e, overrides, family) if e.kind == "ruleset" else e for e in entries]
+    else:
+        rulesets = [e for e in entries if e.kind == "ruleset" and e.date <= start.isoformat()]
+        ruleset = _override(rulesets[-1], overrides, family)
+        marker = Entry(
+            sort_key(start, "ruleset", "whatif"), "ruleset", 0, "whatif", start.isoformat(),
+            ruleset.data,
+        )  # fmt: skip
+        changed = sorted([*entries, marker], key=lambda e: e.key)
+    return _replay_rating_what_it_can(ladder, changed, base.merges, family, rows)
 
 
 def _replay_rating_what_it_can(
-    ladder: str, entries: list[Entry], merges: dict[str, str], family: str | None
-) -> tuple[Replay, list[Unrated]]:
+    ladder: str, entries: list[Entry], merges: dict[str, str], family: str | None, rows: bool
+) -> Tried:
     """The replay of ``entries``, leaving out the games the rules tried
     cannot rate: each failure leaves out every game that fails the same way
     (the family's maths fails on the result, not on who played: a result
@@ -133,7 +187,7 @@ def _replay_rating_what_it_can(
     skipped: set[str] = set()
     while True:
         kept = [e for e in entries if e.key not in skipped]
-        replay = Replay({}, None, merges, event_ends(kept))
+        replay = Replay({}, None, merges, event_ends(kept), _Itself() if rows else None)
         try:
             replay.run(kept)
         except EntryFailed as failed:  # the other rules cannot rate some entry
@@ -152,7 +206,7 @@ def _replay_rating_what_it_can(
             continue
         if left_out and not any(e.kind == "game" for e in kept):
             raise Invalid(_cannot_try(ladder, None, "", family, left_out))
-        return replay, list(left_out.values())
+        return Tried(replay, kept, list(left_out.values()))
 
 
 #: msgspec's words for a result column the family's ``Result`` does not have.

@@ -233,14 +233,20 @@ def whatif(
     from projections import whatif as whatif_mod
 
     report = whatif_mod.whatif_report(led.conn, ladder_name, as_dict(sets), family, start)
+    note_unrated(report.unrated, family)
+    click.echo(render(report.lines, fmt, f"{ladder_name}: what if", kind=whatif_mod.WhatIfLine))
+
+
+def note_unrated(unrated: list[Any], family: str | None) -> None:
+    """Say on standard error which games the rules tried cannot rate
+    (``whatif.Unrated``), left out of a hypothetical."""
     rules = f"the {family} family" if family else "these rules"
-    for unrated in report.unrated:
-        more = unrated.count - len(unrated.games)
-        shown = ", ".join(unrated.games) + (f" and {more} more" if more else "")
+    for one in unrated:
+        more = one.count - len(one.games)
+        shown = ", ".join(one.games) + (f" and {more} more" if more else "")
         click.echo(
-            f"Note: {unrated.count} game{'s' if unrated.count != 1 else ''} cannot be rated "
-            f"under {rules} and {'are' if unrated.count != 1 else 'is'} left out of this "
-            f"hypothetical: {unrated.why} ({shown}). The ladder's games stand as recorded.",
+            f"Note: {one.count} game{'s' if one.count != 1 else ''} cannot be rated "
+            f"under {rules} and {'are' if one.count != 1 else 'is'} left out of this "
+            f"hypothetical: {one.why} ({shown}). The ladder's games stand as recorded.",
             err=True,
         )
-    click.echo(render(report.lines, fmt, f"{ladder_name}: what if", kind=whatif_mod.WhatIfLine))
