@@ -4,13 +4,13 @@ in memory, recording nothing."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import date
 from typing import Any
 
 import msgspec
 
-from ledger.families.base import FamilyError
+from ledger.families.base import Family, FamilyError
 from ledger.families.registry import family_class, load_family
 from ledger.kernel.errors import Invalid
 from ledger.kernel.identity import short
@@ -131,6 +131,7 @@ class _Itself(dict[str, str]):
     player is their own number."""
 
     def __missing__(self, player: str) -> str:
+        self[player] = player  # the next look-up is a plain one
         return player
 
 
@@ -158,20 +159,65 @@ def replay_under(
     ``rows``, the replay keeps every history row (``Replay.rows``, players
     by id). Records nothing."""
     base = conn if isinstance(conn, LadderHistory) else history_of(conn, ladder)
-    entries = base.entries
-    if not overrides and family is None:
-        changed = entries
-    elif start is None:
-        changed = [_override(e, overrides, family) if e.kind == "ruleset" else e for e in entries]
-    else:
-        rulesets = [e for e in entries if e.kind == "ruleset" and e.date <= start.isoformat()]
-        ruleset = _override(rulesets[-1], overrides, family)
-        marker = Entry(
-            sort_key(start, "ruleset", "whatif"), "ruleset", 0, "whatif", start.isoformat(),
-            ruleset.data,
-        )  # fmt: skip
-        changed = sorted([*entries, marker], key=lambda e: e.key)
+    changed = rules_tried(base, overrides, family, start)
     return _replay_rating_what_it_can(ladder, changed, base.merges, family, rows)
+
+
+def rules_tried(
+    history: LadderHistory,
+    overrides: dict[str, Any],
+    family: str | None = None,
+    start: date | None = None,
+) -> list[Entry]:
+    """``history``'s entries with its rulesets changed as ``replay_under``
+    says (each checked by the family: Invalid names a bad parameter)."""
+    entries = history.entries
+    if not overrides and family is None:
+        return entries
+    if start is None:
+        return [_override(e, overrides, family) if e.kind == "ruleset" else e for e in entries]
+    rulesets = [e for e in entries if e.kind == "ruleset" and e.date <= start.isoformat()]
+    ruleset = _override(rulesets[-1], overrides, family)
+    marker = Entry(
+        sort_key(start, "ruleset", "whatif"), "ruleset", 0, "whatif", start.isoformat(),
+        ruleset.data,
+    )  # fmt: skip
+    return sorted([*entries, marker], key=lambda e: e.key)
+
+
+class _Scalar(Exception):
+    """A family whose maths serves plain numbers only (``with_values``)."""
+
+
+def replay_grid(history: LadderHistory, points: list[dict[str, Any]]) -> Tried | None:
+    """``history`` replayed once for every grid point (each a set of
+    overrides of the same parameters), its families bound to arrays of
+    the points' values (``Family.with_values``), keeping its history rows:
+    ratings and P come out as arrays, a column per point. None when a
+    family's maths cannot take arrays, or the rules cannot rate some game
+    (``replay_under``, one point at a time, says which)."""
+    import numpy as np  # here: ``ledger whatif`` starts without it
+
+    names = list(points[0])
+    rulesets = [e for e in history.entries if e.kind == "ruleset"]
+    for point in points:  # each point's values checked as numbers
+        for ruleset in rulesets:
+            _override(ruleset, point, None)
+    arrays = {name: np.array([p[name] for p in points], dtype=np.float64) for name in names}
+    entries = rules_tried(history, points[0], None)
+
+    def load(name: str, params: Mapping[str, Any]) -> Family:
+        family = load_family(name, params).with_values(arrays)
+        if family is None:
+            raise _Scalar(name)
+        return family
+
+    replay = Replay({}, None, history.merges, event_ends(entries), _Itself(), load=load)
+    try:
+        replay.run(entries)
+    except EntryFailed:  # an array where the maths wants a number, or a game it cannot rate
+        return None
+    return Tried(replay, entries, [])
 
 
 def _replay_rating_what_it_can(

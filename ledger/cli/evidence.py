@@ -112,8 +112,9 @@ def tune(
         {"point": g.point, "log_loss": g.log_loss, "brier": g.brier, "accuracy": g.accuracy}
         for g in best[:GRID_SHOWN]
     ]
-    click.echo(f"{report.ladder}: {len(report.grid)} grid points, {report.games} games "
-               f"scored{scored}")  # fmt: skip
+    how = "one replay for the whole grid" if report.at_once else "one replay per point"
+    click.echo(f"{report.ladder}: {len(report.grid)} grid points ({how}), {report.games} "
+               f"games scored{scored}")  # fmt: skip
     click.echo(render(_rows(shown), fmt, "Best points by log-loss"))
     if len(report.grid) > GRID_SHOWN:
         click.echo(f"({len(report.grid) - GRID_SHOWN} more: --format csv gives the whole grid)")

@@ -630,6 +630,20 @@ class Family:
             for j in range(i + 1, len(sides))
         ]
 
+    def with_values(self, values: Mapping[str, Any]) -> Family | None:
+        """This family with the parameters in ``values`` holding arrays of
+        values (numpy, one per grid point of ``ledger tune``), rating every
+        grid point in one replay: ratings, P and changes then come out as
+        arrays. The values are not checked here (each grid point's are,
+        as scalars, before).
+
+        None (the default) when the family's maths serves plain numbers
+        only: ``ledger tune`` then replays once per grid point. A family
+        opts in when its maths (the same code for scalars and arrays)
+        raises on anything an array cannot do (``if`` on a comparison),
+        never giving a silently different answer."""
+        return None
+
     def first_player_expected(self) -> float | None:
         """The first side's expected score between equal ratings in a game
         that is not neutral: the first-player (home) advantage alone, the

@@ -9,7 +9,7 @@ No family is named here: a family of one's own is scored the same way.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import date
 from typing import Any
 
@@ -42,18 +42,30 @@ class Predictions(msgspec.Struct):
     first_player: bool
 
 
-class _Side(msgspec.Struct):
-    states: list[PlayerState]
-    s: list[float]
-    p: list[float]
+class _Side(msgspec.Struct, gc=False):
+    """One side of a game as its history rows give it, player by player."""
+
+    ratings: list[Any]
+    games: list[int]
+    s: list[Any]
+    p: list[Any]
     rated: bool = True
 
+    def play(self) -> SidePlay:
+        """The side as a family's ``comparisons`` reads it."""
+        return SidePlay(
+            tuple(PlayerState(rating=r, games=g) for r, g in zip(self.ratings, self.games,
+                                                                 strict=True)),
+            sum(self.s) / len(self.s),
+            sum(self.p) / len(self.p),
+        )  # fmt: skip
 
-def _games(rows: Sequence[tuple[Any, ...]]) -> Iterator[tuple[int, dict[int, _Side]]]:
-    """Each rated game's entry position and its sides, from history rows
-    (``projections.replay.HistoryRow``: short rows for a duel, whole rows
-    otherwise; a game's rows are consecutive)."""
-    pos, sides = -1, {}
+
+def _games(rows: Sequence[tuple[Any, ...]]) -> Iterator[tuple[int, list[_Side]]]:
+    """Each rated game's entry position and its sides in order, from
+    history rows (``projections.replay.HistoryRow``: short rows for a
+    duel, whole rows otherwise; a game's rows are consecutive, by side)."""
+    pos, sides, current = -1, [], -1
     for row in rows:
         if len(row) == 11:  # short: a rated game, side = seat
             side, s, p, before, games, rated = row[2], row[5], row[6], row[8], row[10], True
@@ -65,14 +77,17 @@ def _games(rows: Sequence[tuple[Any, ...]]) -> Iterator[tuple[int, dict[int, _Si
         if row[1] != pos:
             if sides:
                 yield pos, sides
-            pos, sides = row[1], {}
-        one = sides.get(side)
-        if one is None:
-            one = sides[side] = _Side([], [], [])
-        one.states.append(PlayerState(rating=before, games=games))
+            pos, sides, current = row[1], [], -1
+        if side != current:
+            one = _Side([], [], [], [])
+            sides.append(one)
+            current = side
+        one.ratings.append(before)
+        one.games.append(games)
         one.s.append(s)
         one.p.append(p)
-        one.rated = one.rated and rated
+        if not rated:
+            one.rated = False
     if sides:
         yield pos, sides
 
@@ -82,12 +97,19 @@ def predictions(
     rows: Sequence[tuple[Any, ...]],
     start: date | None = None,
     end: date | None = None,
+    load: Callable[[str, Mapping[str, Any]], Family] = load_family,
+    width: int | None = None,
 ) -> Predictions:
     """The comparisons of every game dated from ``start`` to ``end``
     (inclusive; None: no bound) among ``rows``, the history rows of a
-    replay of ``entries`` (``Replay.pos`` numbers them from 1). A game the
+    replay of ``entries`` (``Replay.pos`` numbers them from 1), each
+    ruleset's family bound by ``load`` as the replay bound it. A game the
     family left unrated for some player (a BGA game someone quit) is not
-    scored."""
+    scored.
+
+    ``width``: the replay rated that many grid points at once
+    (``Family.with_values``), so ``p`` and ``first`` have a column per
+    point (a prediction the same for every point fills its row)."""
     low = start.isoformat() if start else ""
     high = end.isoformat() if end else "9999"
     p: list[float] = []
@@ -98,6 +120,8 @@ def predictions(
     any_first = False
     families: dict[bytes, Family] = {}
     family: Family | None = None
+    plain = False  # the family scores two sides with its own P (``Family.comparisons``)
+    advantage: Any = None
     at = 0  # entries before ``at`` have been walked for rule changes
     for pos, sides in _games(rows):
         while at < pos:  # the ruleset in force at this game
@@ -106,32 +130,51 @@ def predictions(
                 key = msgspec.json.encode([entry.data["family"], entry.data["params"]])
                 family = families.get(key)
                 if family is None:
-                    family = families[key] = load_family(entry.data["family"], entry.data["params"])
+                    family = families[key] = load(entry.data["family"], entry.data["params"])
+                plain = type(family).comparisons is Family.comparisons
+                advantage = family.first_player_expected()
             at += 1
         entry = entries[pos - 1]
-        if not low <= entry.date <= high or not all(side.rated for side in sides.values()):
+        if not low <= entry.date <= high or not all(side.rated for side in sides):
             continue
         assert family is not None
         play = entry.data
-        plays = [
-            SidePlay(tuple(side.states), sum(side.s) / len(side.s), sum(side.p) / len(side.p))
-            for _, side in sorted(sides.items())
-        ]
-        comparisons: list[Comparison] = family.comparisons(plays, play.neutral)
-        advantage = None if play.neutral or len(plays) != 2 else family.first_player_expected()
-        any_first = any_first or family.first_player_expected() is not None
+        two = len(sides) == 2
         where = f"event {play.event}" if play.event else f"game {entry.id}"
         games += 1
+        if plain and two and len(sides[0].p) == 1 and len(sides[1].p) == 1:
+            # A duel, most games: what ``Family.comparisons`` gives, no struct built.
+            a, b = sides
+            p.append(a.p[0])
+            outcome.append(family.outcome(a.s[0], b.s[0]))
+            first.append(COIN if play.neutral or advantage is None else advantage)
+            cluster.append(where)
+            any_first = any_first or (advantage is not None and not play.neutral)
+            continue
+        comparisons: list[Comparison] = family.comparisons([x.play() for x in sides], play.neutral)
+        favoured = advantage if two and not play.neutral else None
+        any_first = any_first or favoured is not None
         for c in comparisons:
             p.append(c.p)
             outcome.append(c.outcome)
-            first.append(advantage if advantage is not None and (c.a, c.b) == (0, 1) else COIN)
+            first.append(favoured if favoured is not None and (c.a, c.b) == (0, 1) else COIN)
             cluster.append(where)
     return Predictions(
-        p=np.asarray(p, dtype=np.float64),
+        p=_column(p, width),
         outcome=np.asarray(outcome, dtype=np.float64),
-        first=np.asarray(first, dtype=np.float64),
+        first=_column(first, width),
         cluster=cluster,
         games=games,
         first_player=any_first,
     )
+
+
+def _column(values: list[Any], width: int | None) -> NDArray[np.float64]:
+    """One value per comparison; with ``width``, a row of ``width`` values
+    each (a single number repeated along its row)."""
+    if width is None:
+        return np.asarray(values, dtype=np.float64)
+    out = np.empty((len(values), width), dtype=np.float64)
+    for i, value in enumerate(values):
+        out[i] = value
+    return out

@@ -21,9 +21,9 @@ from ledger.kernel.errors import Invalid
 from projections.db import Database
 from projections.evidence import bootstrap, metrics
 from projections.evidence.evaluate import scored_under, tried_label
-from projections.evidence.scoring import Predictions
+from projections.evidence.scoring import Predictions, predictions
 from projections.rule_changes import value_text
-from projections.whatif import history_of
+from projections.whatif import LadderHistory, history_of, replay_grid
 
 #: The most grid points one ``tune`` tries.
 MAX_POINTS = 2_000
@@ -57,7 +57,9 @@ class Tuning(msgspec.Struct):
     point with the lowest log-loss (the first in grid order on a tie);
     ``gain`` the rules in force's log-loss minus the best's (above 0: the
     best predicted better) with its bootstrap ``interval``; ``adopt`` the
-    command that would adopt the best point."""
+    command that would adopt the best point. ``at_once``: every grid point
+    was rated in one replay (the family's maths on arrays), else one
+    replay per point."""
 
     ladder: str
     train_until: date | None
@@ -70,6 +72,7 @@ class Tuning(msgspec.Struct):
     gain: float | None
     interval: bootstrap.Interval | None
     adopt: str
+    at_once: bool
 
 
 def _number(text: str, spec: str) -> float | int:
@@ -136,6 +139,34 @@ def _point(values: dict[str, Any], scored: Predictions) -> GridPoint:
                      m.comparisons)  # fmt: skip
 
 
+def _at_once(
+    history: LadderHistory, points: list[dict[str, Any]], low: date | None, end: date | None
+) -> list[Predictions] | None:
+    """Every grid point's predictions from one replay (``replay_grid``), or
+    None when the family's maths cannot take arrays."""
+    if len(points) < 2:
+        return None
+    tried = replay_grid(history, points)
+    if tried is None:
+        return None
+    loads = tried.replay.load
+    try:
+        scored = predictions(tried.entries, tried.replay.rows, low, end, loads, len(points))
+    except Exception:  # noqa: BLE001 - a family's scoring hook that wants numbers
+        return None
+    return [
+        Predictions(
+            scored.p[:, i],
+            scored.outcome,
+            scored.first[:, i],
+            scored.cluster,
+            scored.games,
+            scored.first_player,
+        )  # fmt: skip
+        for i in range(len(points))
+    ]
+
+
 def tune(
     conn: Database,
     ladder: str,
@@ -153,10 +184,11 @@ def tune(
     history = history_of(conn, ladder)
     low = max(d for d in (start, train_until) if d) if start or train_until else None
     in_force = scored_under(history, {}, None, low, end).predictions
-    results = []
-    for values in points:
-        scored = scored_under(history, values, None, low, end).predictions
-        results.append((_point(values, scored), scored))
+    at_once = _at_once(history, points, low, end)
+    each = at_once or [scored_under(history, v, None, low, end).predictions for v in points]
+    results = [
+        (_point(values, scored), scored) for values, scored in zip(points, each, strict=True)
+    ]
     ranked = [r for r in results if r[0].log_loss is not None]
     if not ranked:
         raise Invalid(
@@ -190,4 +222,5 @@ def tune(
         gain=gain,
         interval=interval,
         adopt=adopt_command(history.ladder, best.values, effective, reason),
+        at_once=at_once is not None,
     )

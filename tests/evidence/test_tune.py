@@ -134,3 +134,42 @@ def test_an_unknown_parameter_is_refused(cli: Cli) -> None:
     assert "unknown parameter 'kay' for family elo" in out
     out = cli.fails("tune", "Chess Club", "--vary", "k=10:20:5", "--train-until", "2030-01-01")
     assert "no game of 'Chess Club' to score from 2030-01-01" in out
+
+
+def _grid_against_separate(cli: Cli, ladder: str, varies: list[str]) -> dict:
+    args = [w for v in varies for w in ("--vary", v)]
+    report = cli.json("tune", ladder, *args)
+    for point in report["grid"]:
+        sets = [w for kv in point["point"].split() for w in ("--set", kv)]
+        alone = by_rules(cli.json("evaluate", ladder, *sets))[point["point"]]
+        assert point["log_loss"] == pytest.approx(alone["log_loss"], rel=1e-12), point["point"]
+        assert point["brier"] == pytest.approx(alone["brier"], rel=1e-12), point["point"]
+    return report
+
+
+def test_one_replay_for_the_grid_gives_what_a_replay_per_point_gives(cli: Cli) -> None:
+    """The elo maths on arrays (``Family.with_values``): every parameter a
+    grid may vary, the gain cap and the difference cap element by element."""
+    load(cli, "Chess Club")
+    report = _grid_against_separate(cli, "Chess Club", ["k=16:32:8", "difference_cap=100:300:200"])
+    assert report["at_once"] is True
+    report = _grid_against_separate(
+        cli, "Chess Club", ["gain_cap=20:60:40", "home_advantage=0:60:30"]
+    )
+    assert report["at_once"] is True
+    report = _grid_against_separate(
+        cli, "Chess Club", ["divisor=200:600:200", "initial=1000:2000:1000"]
+    )
+    assert report["at_once"] is True
+
+
+def test_maths_that_serves_numbers_only_falls_back_to_a_replay_per_point(cli: Cli) -> None:
+    """Integer ratings round every change (the rounding wants a number),
+    BGA and a family of one's own offer no arrays: one replay per point,
+    the same answers."""
+    load(cli, "Chess Club")
+    cli.ok("ladder", "rules", "Chess Club", "--set", "integer=true", "--set", "rounding=half-up",
+           "--effective", "2025-02-01", "--reason", "whole points")  # fmt: skip
+    assert _grid_against_separate(cli, "Chess Club", ["k=16:32:16"])["at_once"] is False
+    load(cli, "BGA Carcassonne")
+    assert _grid_against_separate(cli, "BGA Carcassonne", ["k=20:40:20"])["at_once"] is False
