@@ -167,6 +167,34 @@ def _at_once(
     ]
 
 
+class Grid(msgspec.Struct):
+    """Every grid point's measures and predictions, and whether one replay
+    rated them all (``at_once``) or one replay each."""
+
+    points: list[GridPoint]
+    predictions: list[Predictions]
+    at_once: bool
+
+
+def score_grid(
+    history: LadderHistory,
+    points: list[dict[str, Any]],
+    start: date | None = None,
+    end: date | None = None,
+) -> Grid:
+    """Each grid point's predictions of the games from ``start`` to ``end``
+    (the ladder replayed over its whole history under the rules in force
+    with the point's values): in one replay when the family's maths takes
+    arrays, else one replay per point."""
+    at_once = _at_once(history, points, start, end)
+    each = at_once or [scored_under(history, v, None, start, end).predictions for v in points]
+    return Grid(
+        [_point(values, scored) for values, scored in zip(points, each, strict=True)],
+        each,
+        at_once is not None,
+    )
+
+
 def tune(
     conn: Database,
     ladder: str,
@@ -184,11 +212,8 @@ def tune(
     history = history_of(conn, ladder)
     low = max(d for d in (start, train_until) if d) if start or train_until else None
     in_force = scored_under(history, {}, None, low, end).predictions
-    at_once = _at_once(history, points, low, end)
-    each = at_once or [scored_under(history, v, None, low, end).predictions for v in points]
-    results = [
-        (_point(values, scored), scored) for values, scored in zip(points, each, strict=True)
-    ]
+    scores = score_grid(history, points, low, end)
+    results = list(zip(scores.points, scores.predictions, strict=True))
     ranked = [r for r in results if r[0].log_loss is not None]
     if not ranked:
         raise Invalid(
@@ -222,5 +247,5 @@ def tune(
         gain=gain,
         interval=interval,
         adopt=adopt_command(history.ladder, best.values, effective, reason),
-        at_once=at_once is not None,
+        at_once=scores.at_once,
     )
