@@ -99,7 +99,7 @@ def scored_under(
 
 
 def evaluate(
-    conn: Database,
+    conn: Database | LadderHistory,
     ladder: str,
     start: date | None = None,
     end: date | None = None,
@@ -108,8 +108,9 @@ def evaluate(
 ) -> Evaluation:
     """Score the rules in force on the games from ``start`` to ``end``
     (and, given ``overrides`` or ``family``, those rules too), with the
-    baselines. Records nothing."""
-    history = history_of(conn, ladder)
+    baselines. ``conn``: the ledger's views, or the ladder's history
+    already read (``whatif.history_of``). Records nothing."""
+    history = conn if isinstance(conn, LadderHistory) else history_of(conn, ladder)
     scored = scored_under(history, {}, None, start, end).predictions
     lines = [line(IN_FORCE, scored, scored.p), line(ALWAYS_HALF, scored, [COIN] * scored.p.size)]
     if scored.first_player:

@@ -54,7 +54,7 @@ from ledger.kernel import chain
 from ledger.kernel.errors import Invalid
 from projections import queries
 from projections.db import Database
-from projections.site import charts, games, html, parallel, tables
+from projections.site import charts, evidence, games, html, parallel, tables
 from projections.site.audit import later_lines
 from projections.site.explain import LadderRules, final, rules_doc
 from projections.site.game_page import GameContext, GamePage
@@ -219,7 +219,7 @@ class SiteBuilder:
         self.env.globals["history_bands"] = html.history_bands
         self.templates = {
             name: self.env.get_template(f"{name}.html")
-            for name in ("index", "ladder", "player", "event")
+            for name in ("index", "ladder", "player", "event", "evidence")
         }
         self.writer = SiteWriter(out)
 
@@ -392,10 +392,46 @@ class SiteBuilder:
             rules=rules_table, seasons=seasons, events=events_table, months=months_table,
             chart=dist, n_games=n_games, rules_doc=rules_doc(info.family),
         )  # fmt: skip
+        self._evidence(name, lslug)
         return {
             "name": name, "href": f"{lslug}/index.html", "family": info.family,
             "players": n_players, "games": n_games, "last": last_date or "",
         }  # fmt: skip
+
+    def _evidence(self, name: str, lslug: str) -> None:
+        """The ladder's evidence page: its rules' predictions measured
+        beside the baselines, their calibration and the K curve."""
+        t = self.t
+        ev = evidence.ladder_evidence(self.conn, name, self.as_of)
+        measures = _table("measures", t["ev_measures"], [
+            (t["ev_rules"], False), (t["games"], True), (t["ev_comparisons"], True),
+            (t["ev_log_loss"], True), (t["ev_brier"], True), (t["ev_accuracy"], True),
+        ], [
+            [Cell(evidence.rules_label(line.rules, t)), num(line.games), num(line.comparisons),
+             num(line.log_loss), num(line.brier), num(line.accuracy)]
+            for line in ev.lines if line.comparisons
+        ], "evidence-measures", optional=(1, 2, 4))  # fmt: skip
+        calibration = _table("calibration", t["ev_calibration_table"], [
+            (t["ev_bin"], False), (t["ev_predicted"], True), (t["ev_observed"], True),
+            (t["ev_count"], True),
+        ], [
+            [Cell(f"{b.low:g} – {b.high:g}", None, b.low), num(b.predicted), num(b.observed),
+             num(b.count)]
+            for b in ev.calibration if b.count
+        ], "evidence-calibration", optional=(1,))  # fmt: skip
+        curve = _table("k-curve", t["ev_k_table"], [
+            ("K", True), (t["ev_log_loss"], True), (t["ev_brier"], True),
+            (t["ev_accuracy"], True),
+        ], [
+            [num(g.values[evidence.K]), num(g.log_loss), num(g.brier), num(g.accuracy)]
+            for g in ev.curve
+        ], "evidence-k-curve", optional=(2,))  # fmt: skip
+        self.download(f"{lslug}/", measures, calibration, curve)
+        self.render(
+            f"{lslug}/evidence.html", "evidence", "../", name=name, measures=measures,
+            calibration=calibration, curve=curve,
+            calibration_chart=evidence.calibration_chart(ev, t), k_chart=evidence.k_chart(ev, t),
+        )  # fmt: skip
 
     def _period(self, last_date: str | None, last_event: str | None) -> tuple[str, str]:
         """What the standings' change column covers: the ladder's last event,

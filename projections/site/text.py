@@ -82,4 +82,65 @@ _FR = {
     "all_audit": "Le journal d'audit de chaque partie",
 }  # fmt: skip
 
+# The evidence page (issue 27), kept together so the words can move as one.
+_EN_EVIDENCE = {
+    "ev_title": "{ladder}: how well the rules predicted",
+    "ev_link": "How well the rules predicted the games",
+    "ev_intro": "Before each game the rules gave each side an expected score; after it, the "
+    "side did better (1), the same (½) or worse (0). The lower the log-loss and the Brier "
+    "score, the better the predictions: rules worth keeping beat both baselines.",
+    "ev_measures": "Predictions against outcomes", "ev_rules": "Rules",
+    "ev_comparisons": "Comparisons", "ev_log_loss": "Log-loss", "ev_brier": "Brier score",
+    "ev_accuracy": "Accuracy (decisive games)",
+    "ev_in_force": "Rules in force", "ev_always_half": "Always ½",
+    "ev_first_player": "First-player advantage alone",
+    "ev_calibration": "Calibration", "ev_predicted": "Predicted probability",
+    "ev_calibration_table": "Calibration, bin by bin", "ev_k_table": "Each K of the sweep",
+    "ev_observed": "Observed outcome", "ev_bin": "Predictions from", "ev_count": "Comparisons",
+    "ev_calibration_desc": "{n} comparisons in {bins} bins of predicted probability; a well "
+    "calibrated rule lies on the diagonal.",
+    "ev_dot": "{low} to {high}: predicted {p}, observed {o}, {n} comparisons",
+    "ev_k_curve": "Log-loss by K", "ev_k_point": "K = {k}: log-loss {loss}",
+    "ev_k_desc": "Log-loss with K from {first} to {last}, each replayed over the whole "
+    "history: lowest at K = {best} ({loss}); K in force: {now}.",
+    "ev_k_now": "K in force", "ev_k_best": "Lowest log-loss",
+    "ev_no_k": "These rules have no K to vary.",
+    "ev_none": "No rated game to score yet.",
+    "ev_try": "To score other rules on a copy of the ledger:",
+    "ev_measures_hint": "Log-loss: binomial deviance, predictions clipped to [0.01, 0.99]. "
+    "A game of more than two sides counts each pair of sides.",
+}  # fmt: skip
+
+_FR_EVIDENCE = {
+    "ev_title": "{ladder} : les règles ont-elles bien prédit ?",
+    "ev_link": "Les règles ont-elles bien prédit les parties ?",
+    "ev_intro": "Avant chaque partie, les règles donnent à chaque camp un score attendu ; "
+    "après, le camp a fait mieux (1), autant (½) ou moins bien (0). Plus la perte "
+    "logarithmique et le score de Brier sont bas, meilleures sont les prédictions : des "
+    "règles qui valent d'être gardées font mieux que les deux références.",
+    "ev_measures": "Prédictions et résultats", "ev_rules": "Règles",
+    "ev_comparisons": "Comparaisons", "ev_log_loss": "Perte logarithmique",
+    "ev_brier": "Score de Brier", "ev_accuracy": "Justesse (parties décisives)",
+    "ev_in_force": "Règles en vigueur", "ev_always_half": "Toujours ½",
+    "ev_first_player": "Avantage du premier joueur seul",
+    "ev_calibration": "Calibration", "ev_predicted": "Probabilité prédite",
+    "ev_calibration_table": "Calibration, tranche par tranche",
+    "ev_k_table": "Chaque K essayé",
+    "ev_observed": "Résultat observé", "ev_bin": "Prédictions de", "ev_count": "Comparaisons",
+    "ev_calibration_desc": "{n} comparaisons en {bins} tranches de probabilité prédite ; des "
+    "règles bien calibrées suivent la diagonale.",
+    "ev_dot": "{low} à {high} : prédit {p}, observé {o}, {n} comparaisons",
+    "ev_k_curve": "Perte logarithmique selon K", "ev_k_point": "K = {k} : perte {loss}",
+    "ev_k_desc": "Perte logarithmique pour K de {first} à {last}, chaque valeur rejouée sur "
+    "tout l'historique : la plus basse à K = {best} ({loss}) ; K en vigueur : {now}.",
+    "ev_k_now": "K en vigueur", "ev_k_best": "Perte la plus basse",
+    "ev_no_k": "Ces règles n'ont pas de K à faire varier.",
+    "ev_none": "Aucune partie classée à évaluer pour l'instant.",
+    "ev_try": "Pour évaluer d'autres règles sur une copie du registre :",
+    "ev_measures_hint": "Perte logarithmique : déviance binomiale, prédictions bornées à "
+    "[0,01 ; 0,99]. Une partie à plus de deux camps compte chaque paire de camps.",
+}  # fmt: skip
+_EN.update(_EN_EVIDENCE)
+_FR.update(_FR_EVIDENCE)
+
 WORDS = {"en": _EN, "fr": _FR}
