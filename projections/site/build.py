@@ -231,10 +231,10 @@ class SiteBuilder:
         self.writer.write(rel, page)
 
     def _pages_to_write(self, lid: str) -> int:
-        """A ladder's event, month and player pages."""
+        """A ladder's event, month and player pages, and its evidence page."""
         number = ladder_number(self.conn, lid)
         spans = games.pages(self.conn, -1 if number is None else number, self.cut)
-        return len(spans) + tables.counts(self.conn, lid, self.cut)[0]
+        return len(spans) + tables.counts(self.conn, lid, self.cut)[0] + 1
 
     def _page_done(self) -> None:
         if self.progress is not None:
@@ -432,6 +432,8 @@ class SiteBuilder:
             calibration=calibration, curve=curve,
             calibration_chart=evidence.calibration_chart(ev, t), k_chart=evidence.k_chart(ev, t),
         )  # fmt: skip
+        self.step = 1  # written by this process alone
+        self._page_done()
 
     def _period(self, last_date: str | None, last_event: str | None) -> tuple[str, str]:
         """What the standings' change column covers: the ladder's last event,
