@@ -6,6 +6,7 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 import click
+import msgspec
 
 from ledger.cli.context import Ledger, family_needed, format_option, pass_ledger
 from ledger.cli.params import DATE, SETTING, VARY, as_dict
@@ -48,7 +49,7 @@ def evaluate(
     whatif' does, recording nothing) and scored on the same games. A game
     of more than two sides counts each pair of sides. --format json gives
     everything; csv the measures."""
-    from projections.evidence.evaluate import CalibrationRow, Line, evaluate
+    from projections.evidence.evaluate import Line, evaluate
 
     conn = led.conn
     if as_known_at is not None:
@@ -64,11 +65,24 @@ def evaluate(
     title = f"{report.ladder}: predictions{_window(start, end)}"
     title += f" as known at {as_known_at}" if as_known_at else ""
     click.echo(render(report.lines, fmt, title, kind=Line))
-    if fmt == "table":
+    if fmt == "table":  # the bins that hold a prediction; json gives all ten
         for rules in dict.fromkeys(row.rules for row in report.calibration):
-            rows = [r for r in report.calibration if r.rules == rules]
+            rows = [
+                Bin(f"{r.low:g}-{r.high:g}", r.predicted, r.observed, r.count)
+                for r in report.calibration
+                if r.rules == rules and r.count
+            ]
             click.echo("")
-            click.echo(render(rows, fmt, f"Calibration: {rules}", kind=CalibrationRow))
+            click.echo(render(rows, fmt, f"Calibration: {rules}", kind=Bin))
+
+
+class Bin(msgspec.Struct):
+    """A calibration bin as a table for people shows it."""
+
+    predicted_from: str
+    mean_predicted: float | None
+    observed: float | None
+    count: int
 
 
 @click.command()
@@ -108,14 +122,11 @@ def tune(
         return
     scored = _window(train_until or start, end)
     best = sorted(report.grid, key=lambda g: (g.log_loss is None, g.log_loss or 0.0))
-    shown = [
-        {"point": g.point, "log_loss": g.log_loss, "brier": g.brier, "accuracy": g.accuracy}
-        for g in best[:GRID_SHOWN]
-    ]
+    shown = [BestPoint(g.point, g.log_loss, g.brier, g.accuracy) for g in best[:GRID_SHOWN]]
     how = "one replay for the whole grid" if report.at_once else "one replay per point"
     click.echo(f"{report.ladder}: {len(report.grid)} grid points ({how}), {report.games} "
                f"games scored{scored}")  # fmt: skip
-    click.echo(render(_rows(shown), fmt, "Best points by log-loss"))
+    click.echo(render(shown, fmt, "Best points by log-loss"))
     if len(report.grid) > GRID_SHOWN:
         click.echo(f"({len(report.grid) - GRID_SHOWN} more: --format csv gives the whole grid)")
     click.echo(f"\nRules in force: log-loss {_num(report.in_force)}")
@@ -128,6 +139,11 @@ def tune(
         )
         if i.low <= 0:
             click.echo("The interval includes no gain: the evidence does not favour a change.")
+    edges = [v.name for v in varies if len(v.values) > 1
+             and report.best.values[v.name] in (v.values[0], v.values[-1])]  # fmt: skip
+    if edges:
+        click.echo(f"The best point is at the edge of the grid ({', '.join(edges)}): "
+                   "a wider --vary may find better.")  # fmt: skip
     click.echo(f"To adopt it:\n  {report.adopt}")
 
 
@@ -135,13 +151,10 @@ def _num(value: float | None) -> str:
     return "-" if value is None else f"{value:.4f}"
 
 
-def _rows(rows: list[dict[str, Any]]) -> list[Any]:
-    import msgspec
+class BestPoint(msgspec.Struct):
+    """A grid point as the table of the best shows it."""
 
-    class BestPoint(msgspec.Struct):
-        point: str
-        log_loss: float | None
-        brier: float | None
-        accuracy: float | None
-
-    return [BestPoint(**r) for r in rows]
+    point: str
+    log_loss: float | None
+    brier: float | None
+    accuracy: float | None
