@@ -335,12 +335,15 @@ class EloFamily(Family):
         player's own rating against the opposing side's mean)."""
         return gain_capped(own, opponent, self.elo.gain_cap, self.elo.gain_cap_strict)
 
-    def with_values(self, values: Mapping[str, Any]) -> EloFamily:
+    def with_values(self, values: Mapping[str, Any]) -> EloFamily | None:
         """The same maths on arrays of parameter values: ``expected_score``,
         ``gain_capped`` and ``rating_change`` take arrays as they take
         numbers; a K schedule by rating, a rounding, P rounded to places or
         a season close raise on them (an array in an ``if``), and ``ledger
-        tune`` then replays once per grid point."""
+        tune`` then replays once per grid point. None for a subclass that
+        overrides the maths (as ``fast_rater``)."""
+        if self.fast_rater() is None:  # a subclass's own maths: numbers only
+            return None
         clone = copy.copy(self)
         clone.params = msgspec.structs.replace(self.params, **values)
         clone._elo = clone.to_elo(clone.params)
