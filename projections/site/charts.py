@@ -106,14 +106,19 @@ def _number(value: float) -> str:
     return f"{value:g}"
 
 
-def _y_axis(low: float, high: float) -> tuple[float, float, list[float]]:
-    if high - low < 10:
-        low, high = low - 5, high + 5
-    step = nice_step(high - low)
+def _y_axis(
+    low: float, high: float, pad: float = 5, target: int = 5
+) -> tuple[float, float, list[float]]:
+    """A y axis from ``low`` to ``high`` in round steps (about ``target``
+    of them), widened by ``pad`` each way when the values are closer than
+    twice that (ratings: 5 points; a log-loss moves in its third decimal)."""
+    if high - low < 2 * pad:
+        low, high = low - pad, high + pad
+    step = nice_step(high - low, target)
     start = math.floor(low / step) * step
     end = math.ceil(high / step) * step
     n = round((end - start) / step)
-    return start, end, [start + i * step for i in range(n + 1)]
+    return start, end, [round(start + i * step, 12) for i in range(n + 1)]
 
 
 def _date_ticks(first: date, last: date) -> list[date]:
@@ -279,9 +284,8 @@ def curve(
     ``now`` or ``best``)."""
     xs = [x for x, _, _, _ in points]
     low_x, high_x = min(xs), max(xs)
-    low, high, y_values = _fine_axis(
-        min(y for _, y, _, _ in points), max(y for _, y, _, _ in points)
-    )
+    ys = [y for _, y, _, _ in points]
+    low, high, y_values = _y_axis(min(ys), max(ys), pad=0.001, target=4)
     plot_w = WIDTH - LEFT - RIGHT
     plot_h = HEIGHT - TOP - BOTTOM
 
@@ -307,14 +311,3 @@ def curve(
         y_ticks=[Tick(y_of(v), f"{v:.4g}") for v in y_values], x_label=x_label,
         y_label=y_label, line=" ".join(f"{d.x},{d.y}" for d in dots), dots=dots,
     )  # fmt: skip
-
-
-def _fine_axis(low: float, high: float) -> tuple[float, float, list[float]]:
-    """A y axis over small values (a log-loss moves in its third decimal)."""
-    if high - low < 1e-6:
-        low, high = low - 0.001, high + 0.001
-    step = nice_step(high - low, 4)
-    start = math.floor(low / step) * step
-    end = math.ceil(high / step) * step
-    n = round((end - start) / step)
-    return start, end, [round(start + i * step, 12) for i in range(n + 1)]
