@@ -185,3 +185,27 @@ def test_bad_input_is_refused_naming_what_is_wrong(cli: Cli) -> None:
     assert "unknown parameter 'kk'" in cli.fails("evaluate", "Chess Club", "--set", "kk=3")
     assert "unknown ladder 'Chess Clob'" in cli.fails("evaluate", "Chess Clob")
     assert cli.event_count() == before
+
+
+def test_a_multiplayer_family_of_ones_own_counts_pairs_by_the_default_curve(cli: Cli) -> None:
+    """No family code for pairs: the default ``pairwise_expected`` (the Elo
+    curve on side means, divisor 400) scores every pair of a game."""
+    cli.ok("ladder", "open", "Meeples", "--family", "tests.evidence.placing_family:Placing")
+    cli.ok("player", "add", "Ann", "Bob", "Cid")
+    for day, places in ((1, "1,2,3"), (2, "3,1,2")):
+        cli.ok("record", "Meeples", "--date", f"2025-05-0{day}", "--side", "Ann", "--side",
+               "Bob", "--side", "Cid", "--field", f"places={places}")  # fmt: skip
+    # Game 1 at 1500 each: three pairs at ½, Ann > Bob > Cid. Then Ann +20, Bob 0, Cid -20.
+    losses = [deviance(0.5, 1)] * 3
+
+    def elo(a: float, b: float) -> float:
+        return 1 / (1 + 10 ** ((b - a) / 400))
+
+    # Game 2, places 3,1,2: Ann < Bob, Ann < Cid, Bob > Cid.
+    losses += [deviance(elo(1520, 1500), 0), deviance(elo(1520, 1480), 0),
+               deviance(elo(1500, 1480), 1)]  # fmt: skip
+    ours = by_rules(cli.json("evaluate", "Meeples"))["rules in force"]
+    assert (ours["games"], ours["comparisons"]) == (2, 6)
+    assert ours["log_loss"] == pytest.approx(sum(losses) / 6, abs=1e-12)
+    tuned = cli.json("tune", "Meeples", "--vary", "k=20:60:20")
+    assert tuned["at_once"] is False and len(tuned["grid"]) == 3
