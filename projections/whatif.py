@@ -117,17 +117,21 @@ class LadderHistory(msgspec.Struct, frozen=True):
 
 
 class Tried(msgspec.Struct):
-    """A ladder replayed under the rules tried: the ``Replay`` (its states;
-    its history rows when asked for), the entries it applied (games it
-    could not rate left out) and those games."""
+    """A ladder replayed under the rules tried: the ``Replay`` (its
+    states), the entries it applied (games it could not rate left out) and
+    those games."""
 
     replay: Replay
     entries: list[Entry]
     unrated: list[Unrated]
 
 
+#: Hands a replay's history rows on, a chunk at a time (``Replay.run``'s ``write``).
+RowSink = Callable[[list[tuple[Any, ...]]], None]
+
+
 class _Itself(dict[str, str]):
-    """Player numbers for a replay that keeps its rows in memory: each
+    """Player numbers for a replay whose rows go to a ``RowSink``: each
     player is their own number."""
 
     def __missing__(self, player: str) -> str:
@@ -151,16 +155,16 @@ def replay_under(
     overrides: dict[str, Any],
     family: str | None = None,
     start: date | None = None,
-    rows: bool = False,
+    sink: Callable[[list[Entry]], RowSink] | None = None,
 ) -> Tried:
     """``ladder`` replayed in memory with ``overrides`` on its rules (or
     ``family`` with its defaults and ``overrides``), from ``start`` on or
     for its whole history; with neither, under the rules in force. With
-    ``rows``, the replay keeps every history row (``Replay.rows``, players
-    by id). Records nothing."""
+    ``sink``, each attempt at the replay (``sink(its entries)``) is handed
+    its history rows, players by id, as they come. Records nothing."""
     base = conn if isinstance(conn, LadderHistory) else history_of(conn, ladder)
     changed = rules_tried(base, overrides, family, start)
-    return _replay_rating_what_it_can(ladder, changed, base.merges, family, rows)
+    return _replay_rating_what_it_can(ladder, changed, base.merges, family, sink)
 
 
 def rules_tried(
@@ -189,12 +193,17 @@ class _Scalar(Exception):
     """A family whose maths serves plain numbers only (``with_values``)."""
 
 
-def replay_grid(history: LadderHistory, points: list[dict[str, Any]]) -> Tried | None:
+def replay_grid(
+    history: LadderHistory,
+    points: list[dict[str, Any]],
+    sink: Callable[[list[Entry], Callable[[str, Mapping[str, Any]], Family]], RowSink],
+) -> Tried | None:
     """``history`` replayed once for every grid point (each a set of
     overrides of the same parameters), its families bound to arrays of
-    the points' values (``Family.with_values``), keeping its history rows:
-    ratings and P come out as arrays, a column per point. None when a
-    family's maths cannot take arrays, or the rules cannot rate some game
+    the points' values (``Family.with_values``), its history rows handed
+    to ``sink(entries, how a family is bound)``: ratings and P come out as
+    arrays, a column per point. None when a family's maths (or the sink)
+    cannot take arrays, or the rules cannot rate some game
     (``replay_under``, one point at a time, says which)."""
     import numpy as np  # here: ``ledger whatif`` starts without it
 
@@ -214,15 +223,16 @@ def replay_grid(history: LadderHistory, points: list[dict[str, Any]]) -> Tried |
 
     replay = Replay({}, None, history.merges, event_ends(entries), _Itself(), load=load)
     try:
-        replay.run(entries)
-    except EntryFailed:  # an array where the maths wants a number, or a game it cannot rate
+        replay.run(entries, write=sink(entries, load))
+    except Exception:  # noqa: BLE001 - an array where the maths wants a number, a game it cannot rate
         return None
     return Tried(replay, entries, [])
 
 
 def _replay_rating_what_it_can(
-    ladder: str, entries: list[Entry], merges: dict[str, str], family: str | None, rows: bool
-) -> Tried:
+    ladder: str, entries: list[Entry], merges: dict[str, str], family: str | None,
+    sink: Callable[[list[Entry]], RowSink] | None,
+) -> Tried:  # fmt: skip
     """The replay of ``entries``, leaving out the games the rules tried
     cannot rate: each failure leaves out every game that fails the same way
     (the family's maths fails on the result, not on who played: a result
@@ -233,9 +243,10 @@ def _replay_rating_what_it_can(
     skipped: set[str] = set()
     while True:
         kept = [e for e in entries if e.key not in skipped]
-        replay = Replay({}, None, merges, event_ends(kept), _Itself() if rows else None)
+        numbers = None if sink is None else _Itself()
+        replay = Replay({}, None, merges, event_ends(kept), numbers)
         try:
-            replay.run(kept)
+            replay.run(kept, write=None if sink is None else sink(kept))
         except EntryFailed as failed:  # the other rules cannot rate some entry
             entry, cause = failed.entry, failed.cause
             if entry.kind != "game" or len(left_out) >= UNRATED_KINDS:

@@ -11,8 +11,9 @@ import msgspec
 
 from projections.db import Database
 from projections.evidence import metrics
-from projections.evidence.scoring import COIN, Predictions, predictions
-from projections.whatif import LadderHistory, Unrated, history_of, replay_under
+from projections.evidence.scoring import COIN, Predictions, Scorer
+from projections.replay import Entry
+from projections.whatif import LadderHistory, RowSink, Unrated, history_of, replay_under
 
 #: The names of the lines an evaluation reports.
 IN_FORCE = "rules in force"
@@ -94,8 +95,14 @@ def scored_under(
     """The predictions of the games from ``start`` to ``end`` made by the
     ladder's rules with ``overrides`` (none: the rules in force), replayed
     over its whole history."""
-    tried = replay_under(history, history.ladder, overrides, family, rows=True)
-    return Scored(predictions(tried.entries, tried.replay.rows, start, end), tried.unrated)
+    scorers: list[Scorer] = []
+
+    def sink(entries: list[Entry]) -> RowSink:
+        scorers.append(Scorer(entries, start, end))  # one per attempt: the last one stands
+        return scorers[-1].feed
+
+    tried = replay_under(history, history.ladder, overrides, family, sink=sink)
+    return Scored(scorers[-1].result(), tried.unrated)
 
 
 def evaluate(

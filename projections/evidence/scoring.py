@@ -92,16 +92,10 @@ def _games(rows: Sequence[tuple[Any, ...]]) -> Iterator[tuple[int, list[_Side]]]
         yield pos, sides
 
 
-def predictions(
-    entries: Sequence[Entry],
-    rows: Sequence[tuple[Any, ...]],
-    start: date | None = None,
-    end: date | None = None,
-    load: Callable[[str, Mapping[str, Any]], Family] = load_family,
-    width: int | None = None,
-) -> Predictions:
-    """The comparisons of every game dated from ``start`` to ``end``
-    (inclusive; None: no bound) among ``rows``, the history rows of a
+class Scorer:
+    """Turns a replay's history rows into predictions as they come
+    (``Replay.run``'s ``write``): the comparisons of every game dated from
+    ``start`` to ``end`` (inclusive; None: no bound), the rows those of a
     replay of ``entries`` (``Replay.pos`` numbers them from 1), each
     ruleset's family bound by ``load`` as the replay bound it. A game the
     family left unrated for some player (a BGA game someone quit) is not
@@ -110,63 +104,94 @@ def predictions(
     ``width``: the replay rated that many grid points at once
     (``Family.with_values``), so ``p`` and ``first`` have a column per
     point (a prediction the same for every point fills its row)."""
-    low = start.isoformat() if start else ""
-    high = end.isoformat() if end else "9999"
-    p: list[float] = []
-    outcome: list[float] = []
-    first: list[float] = []
-    cluster: list[str] = []
-    games = 0
-    any_first = False
-    families: dict[bytes, Family] = {}
-    family: Family | None = None
-    plain = False  # the family scores two sides with its own P (``Family.comparisons``)
-    advantage: Any = None
-    at = 0  # entries before ``at`` have been walked for rule changes
-    for pos, sides in _games(rows):
-        while at < pos:  # the ruleset in force at this game
-            entry = entries[at]
+
+    def __init__(
+        self,
+        entries: Sequence[Entry],
+        start: date | None = None,
+        end: date | None = None,
+        load: Callable[[str, Mapping[str, Any]], Family] = load_family,
+        width: int | None = None,
+    ) -> None:
+        self.entries = entries
+        self.low = start.isoformat() if start else ""
+        self.high = end.isoformat() if end else "9999"
+        self.load = load
+        self.width = width
+        self.p: list[Any] = []
+        self.outcome: list[float] = []
+        self.first: list[Any] = []
+        self.cluster: list[str] = []
+        self.games = 0
+        self.any_first = False
+        self._families: dict[bytes, Family] = {}
+        self._family: Family | None = None
+        # The family scores two sides with its own P (``Family.comparisons``).
+        self._plain = False
+        self._advantage: Any = None
+        self._at = 0  # entries before ``_at`` have been walked for rule changes
+
+    def _walk_to(self, pos: int) -> None:
+        """Bind the ruleset in force at the entry at ``pos``."""
+        entries = self.entries
+        while self._at < pos:
+            entry = entries[self._at]
             if entry.kind == "ruleset":
                 key = msgspec.json.encode([entry.data["family"], entry.data["params"]])
-                family = families.get(key)
+                family = self._families.get(key)
                 if family is None:
-                    family = families[key] = load(entry.data["family"], entry.data["params"])
-                plain = type(family).comparisons is Family.comparisons
-                advantage = family.first_player_expected()
-            at += 1
-        entry = entries[pos - 1]
-        if not low <= entry.date <= high or not all(side.rated for side in sides):
-            continue
-        assert family is not None
-        play = entry.data
-        two = len(sides) == 2
-        where = f"event {play.event}" if play.event else f"game {entry.id}"
-        games += 1
-        if plain and two and len(sides[0].p) == 1 and len(sides[1].p) == 1:
-            # A duel, most games: what ``Family.comparisons`` gives, no struct built.
-            a, b = sides
-            p.append(a.p[0])
-            outcome.append(family.outcome(a.s[0], b.s[0]))
-            first.append(COIN if play.neutral or advantage is None else advantage)
-            cluster.append(where)
-            any_first = any_first or (advantage is not None and not play.neutral)
-            continue
-        comparisons: list[Comparison] = family.comparisons([x.play() for x in sides], play.neutral)
-        favoured = advantage if two and not play.neutral else None
-        any_first = any_first or favoured is not None
-        for c in comparisons:
-            p.append(c.p)
-            outcome.append(c.outcome)
-            first.append(favoured if favoured is not None and (c.a, c.b) == (0, 1) else COIN)
-            cluster.append(where)
-    return Predictions(
-        p=_column(p, width),
-        outcome=np.asarray(outcome, dtype=np.float64),
-        first=_column(first, width),
-        cluster=cluster,
-        games=games,
-        first_player=any_first,
-    )
+                    family = self._families[key] = self.load(
+                        entry.data["family"], entry.data["params"]
+                    )
+                self._family = family
+                self._plain = type(family).comparisons is Family.comparisons
+                self._advantage = family.first_player_expected()
+            self._at += 1
+
+    def feed(self, rows: Sequence[tuple[Any, ...]]) -> None:
+        """Score the games of the next rows (whole entries)."""
+        p, outcome, first, cluster = self.p, self.outcome, self.first, self.cluster
+        low, high = self.low, self.high
+        for pos, sides in _games(rows):
+            self._walk_to(pos)
+            entry = self.entries[pos - 1]
+            if not low <= entry.date <= high or not all(side.rated for side in sides):
+                continue
+            family, advantage = self._family, self._advantage
+            assert family is not None
+            play = entry.data
+            two = len(sides) == 2
+            where = f"event {play.event}" if play.event else f"game {entry.id}"
+            self.games += 1
+            if self._plain and two and len(sides[0].p) == 1 and len(sides[1].p) == 1:
+                # A duel, most games: what ``Family.comparisons`` gives, no struct built.
+                a, b = sides
+                p.append(a.p[0])
+                outcome.append(family.outcome(a.s[0], b.s[0]))
+                first.append(COIN if play.neutral or advantage is None else advantage)
+                cluster.append(where)
+                self.any_first = self.any_first or (advantage is not None and not play.neutral)
+                continue
+            plays = [x.play() for x in sides]
+            comparisons: list[Comparison] = family.comparisons(plays, play.neutral)
+            favoured = advantage if two and not play.neutral else None
+            self.any_first = self.any_first or favoured is not None
+            for c in comparisons:
+                p.append(c.p)
+                outcome.append(c.outcome)
+                first.append(favoured if favoured is not None and (c.a, c.b) == (0, 1) else COIN)
+                cluster.append(where)
+
+    def result(self) -> Predictions:
+        """The predictions of every game fed."""
+        return Predictions(
+            p=_column(self.p, self.width),
+            outcome=np.asarray(self.outcome, dtype=np.float64),
+            first=_column(self.first, self.width),
+            cluster=self.cluster,
+            games=self.games,
+            first_player=self.any_first,
+        )
 
 
 def _column(values: list[Any], width: int | None) -> NDArray[np.float64]:

@@ -12,18 +12,21 @@ from __future__ import annotations
 import itertools
 import re
 import shlex
+from collections.abc import Callable, Mapping
 from datetime import date
 from typing import Any
 
 import msgspec
 
+from ledger.families.base import Family
 from ledger.kernel.errors import Invalid
 from projections.db import Database
 from projections.evidence import bootstrap, metrics
 from projections.evidence.evaluate import scored_under, tried_label
-from projections.evidence.scoring import Predictions, predictions
+from projections.evidence.scoring import Predictions, Scorer
+from projections.replay import Entry
 from projections.rule_changes import value_text
-from projections.whatif import LadderHistory, history_of, replay_grid
+from projections.whatif import LadderHistory, RowSink, history_of, replay_grid
 
 #: The most grid points one ``tune`` tries.
 MAX_POINTS = 2_000
@@ -146,14 +149,15 @@ def _at_once(
     None when the family's maths cannot take arrays."""
     if len(points) < 2:
         return None
-    tried = replay_grid(history, points)
-    if tried is None:
+    scorers: list[Scorer] = []
+
+    def sink(entries: list[Entry], load: Callable[[str, Mapping[str, Any]], Family]) -> RowSink:
+        scorers.append(Scorer(entries, low, end, load, len(points)))
+        return scorers[-1].feed
+
+    if replay_grid(history, points, sink) is None:
         return None
-    loads = tried.replay.load
-    try:
-        scored = predictions(tried.entries, tried.replay.rows, low, end, loads, len(points))
-    except Exception:  # noqa: BLE001 - a family's scoring hook that wants numbers
-        return None
+    scored = scorers[-1].result()
     return [
         Predictions(
             scored.p[:, i],
