@@ -138,7 +138,7 @@ def tune(
             f"{i.resamples} resamples of the events, seed {i.seed})"
         )
         if i.low <= 0:
-            click.echo("The interval includes no gain: the evidence does not favour a change.")
+            click.echo("The interval reaches 0: the evidence does not favour a change.")
     edges = [v.name for v in varies if len(v.values) > 1
              and report.best.values[v.name] in (v.values[0], v.values[-1])]  # fmt: skip
     if edges:
