@@ -298,6 +298,11 @@ class SiteBuilder:
         # other player page), one on a second core: the halves share nothing
         # but the output folder, where they write different files.
         pages = LadderPages(name, lid, lslug, rules, period)
+        # The evidence page's replays in a helper of their own, beside the pages.
+        evidence_helper = parallel.start(
+            self.conn, lambda conn: evidence.ladder_evidence(conn, name, self.as_of),
+            rows=2 * n_games,
+        )  # fmt: skip
         helper = parallel.start(
             self.conn, lambda conn: self._half_in(conn, pages, 1), rows=2 * n_games
         )
@@ -392,17 +397,20 @@ class SiteBuilder:
             rules=rules_table, seasons=seasons, events=events_table, months=months_table,
             chart=dist, n_games=n_games, rules_doc=rules_doc(info.family),
         )  # fmt: skip
-        self._evidence(name, lslug)
+        self._evidence(
+            name, lslug,
+            evidence.ladder_evidence(self.conn, name, self.as_of) if evidence_helper is None
+            else evidence_helper.join(),
+        )  # fmt: skip
         return {
             "name": name, "href": f"{lslug}/index.html", "family": info.family,
             "players": n_players, "games": n_games, "last": last_date or "",
         }  # fmt: skip
 
-    def _evidence(self, name: str, lslug: str) -> None:
+    def _evidence(self, name: str, lslug: str, ev: evidence.LadderEvidence) -> None:
         """The ladder's evidence page: its rules' predictions measured
         beside the baselines, their calibration and the K curve."""
         t = self.t
-        ev = evidence.ladder_evidence(self.conn, name, self.as_of)
         measures = _table("measures", t["ev_measures"], [
             (t["ev_rules"], False), (t["games"], True), (t["ev_comparisons"], True),
             (t["ev_log_loss"], True), (t["ev_brier"], True), (t["ev_accuracy"], True),
