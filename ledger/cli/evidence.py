@@ -64,6 +64,9 @@ def evaluate(
         return
     title = f"{report.ladder}: predictions{_window(start, end)}"
     title += f" as known at {as_known_at}" if as_known_at else ""
+    if fmt == "table" and not report.lines[0].comparisons:
+        click.echo(f"No rated game to score in {title}.")
+        return
     click.echo(render(report.lines, fmt, title, kind=Line))
     if fmt == "table":  # the bins that hold a prediction; json gives all ten
         for rules in dict.fromkeys(row.rules for row in report.calibration):

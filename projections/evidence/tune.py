@@ -220,11 +220,11 @@ def tune(
     results = list(zip(scores.points, scores.predictions, strict=True))
     ranked = [r for r in results if r[0].log_loss is not None]
     if not ranked:
+        window = (f" from {low}" if low else "") + (f" to {end}" if end else "")
         raise Invalid(
-            f"no game of {ladder!r} to score"
-            + (f" from {low}" if low else "")
-            + (f" to {end}" if end else "")
-            + ": move --train-until, --from or --to",
+            f"no game of {ladder!r} to score{window}: move --train-until, --from or --to"
+            if window
+            else f"no rated game of {ladder!r} to score yet"
         )
     best, best_scored = min(ranked, key=lambda r: r[0].log_loss)  # first of equals
     in_force_loss = metrics.log_loss(in_force.p, in_force.outcome)

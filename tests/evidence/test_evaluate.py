@@ -209,3 +209,11 @@ def test_a_multiplayer_family_of_ones_own_counts_pairs_by_the_default_curve(cli:
     assert ours["log_loss"] == pytest.approx(sum(losses) / 6, abs=1e-12)
     tuned = cli.json("tune", "Meeples", "--vary", "k=20:60:20")
     assert tuned["at_once"] is False and len(tuned["grid"]) == 3
+
+
+def test_a_ladder_with_no_game_says_so(cli: Cli) -> None:
+    cli.ok("ladder", "open", "Empty", "--family", "elo")
+    assert cli.ok("evaluate", "Empty") == "No rated game to score in Empty: predictions.\n"
+    assert "no rated game of 'Empty' to score yet" in cli.fails(
+        "tune", "Empty", "--vary", "k=8:16:8"
+    )
