@@ -132,7 +132,8 @@ class Replay:
     replay starts from the ladder's first entry, which is its first ruleset).
     With ``numbers`` (player id -> the views' player number) the replay
     keeps history rows of ``ladder``, numbering entries from ``pos``;
-    without, it only moves the states (``whatif``).
+    without, it only moves the states (``whatif``). ``load`` binds each
+    ruleset's family to its parameters.
     """
 
     def __init__(
@@ -144,8 +145,12 @@ class Replay:
         numbers: Mapping[str, int] | None = None,
         ladder: int = 0,
         pos: int = 0,
+        load: Callable[[str, Mapping[str, Any]], Family] = load_family,
     ) -> None:
         self.states = states
+        #: Binds a ruleset's family to its parameters (``ledger tune`` binds
+        #: one whose parameters hold every grid point's values at once).
+        self.load = load
         self.merges = merges or {}
         #: The key of each event's last game, for families rated per event.
         self.event_ends = event_ends or {}
@@ -284,7 +289,7 @@ class Replay:
         elif kind == "ruleset":
             for event in list(pending):  # a rule change closes open events
                 self._close_event(event, pending, entry.date)
-            self._use(load_family(entry.data["family"], entry.data["params"]))
+            self._use(self.load(entry.data["family"], entry.data["params"]))
         elif kind == "adjust":
             self._adjust(entry)
         elif kind == "season":

@@ -40,6 +40,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "verify": ("reports", "verify"),
     "diff": ("reports", "diff"),
     "whatif": ("reports", "whatif"),
+    "evaluate": ("evidence", "evaluate"),
+    "tune": ("evidence", "tune"),
     "template": ("template", "template"),
     "project": ("admin", "project"),
     "migrate": ("admin", "migrate"),

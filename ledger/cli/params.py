@@ -58,8 +58,25 @@ class KeyValueType(click.ParamType):
         return key.strip(), parse_param_value(text) if self.json_values else text
 
 
+class VaryType(click.ParamType):
+    """``NAME=START:STOP:STEP`` (``k=10:40:2``, STOP included) or ``NAME=VALUE``."""
+
+    name = "NAME=START:STOP:STEP"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from projections.evidence.tune import Vary, parse_vary  # lazily: numpy
+
+        if isinstance(value, Vary):
+            return value
+        try:
+            return parse_vary(str(value))
+        except Invalid as exc:
+            self.fail(str(exc).removeprefix(f"--vary {str(value)!r}: "), param, ctx)
+
+
 DATE = DateType()
 SETTING = KeyValueType()
+VARY = VaryType()
 ATTRIBUTE = KeyValueType("NAME=NUMBER", json_values=False)
 STATE_VALUE = KeyValueType("NAME=NUMBER", number=True)
 

@@ -23,7 +23,7 @@ from ledger.cli.context import (
 )
 from ledger.cli.params import DATE, SETTING, as_dict
 from ledger.kernel.errors import Invalid
-from ledger.kernel.translation import Message
+from ledger.kernel.translation import Message, Translator
 from projections import queries
 from projections.formats import render
 from projections.rule_changes import not_defaults, value_text
@@ -265,13 +265,21 @@ def whatif(
 
     report = whatif_mod.whatif_report(led.conn, ladder_name, as_dict(sets), family, start)
     t = led.t
+    note_unrated(report.unrated, family, t)
+    title = t.gettext("{ladder}: what if").format(ladder=ladder_name)
+    click.echo(render(report.lines, fmt, title, kind=whatif_mod.WhatIfLine, t=t))
+
+
+def note_unrated(unrated: list[Any], family: str | None, t: Translator) -> None:
+    """Say on standard error which games the rules tried cannot rate
+    (``whatif.Unrated``), left out of a hypothetical."""
     rules = (
         t.gettext("the {family} family").format(family=family) if family
         else t.gettext("these rules")
     )  # fmt: skip
-    for unrated in report.unrated:
-        more = unrated.count - len(unrated.games)
-        shown = ", ".join(unrated.games)
+    for one in unrated:
+        more = one.count - len(one.games)
+        shown = ", ".join(one.games)
         if more:
             shown = t.gettext("{names} and {more} more").format(names=shown, more=more)
         click.echo(
@@ -280,9 +288,7 @@ def whatif(
                 "hypothetical: {why} ({games}). The ladder's games stand as recorded.",
                 "Note: {n} games cannot be rated under {rules} and are left out of this "
                 "hypothetical: {why} ({games}). The ladder's games stand as recorded.",
-                unrated.count,
-            ).format(n=unrated.count, rules=rules, why=unrated.why, games=shown),
+                one.count,
+            ).format(n=one.count, rules=rules, why=one.why, games=shown),
             err=True,
         )
-    title = t.gettext("{ladder}: what if").format(ladder=ladder_name)
-    click.echo(render(report.lines, fmt, title, kind=whatif_mod.WhatIfLine, t=t))

@@ -149,6 +149,29 @@ class FastPath(NamedTuple):
     ) = None
 
 
+class SidePlay(msgspec.Struct, frozen=True):
+    """One side of a rated game as a replay played it: its players' states
+    just before the game, and the means of the actual score S and expected
+    score P the family gave its players (``Change.s``, ``Change.p``)."""
+
+    states: tuple[PlayerState, ...]
+    s: float
+    p: float
+
+
+class Comparison(msgspec.Struct, frozen=True):
+    """One prediction a game puts to the test (``ledger evaluate``): side
+    ``a`` against side ``b`` (numbered from 0 in recorded order), ``p`` the
+    probability the rules gave before the game that ``a`` does better than
+    ``b`` (a draw counting half), ``outcome`` what happened: 1 ``a`` did
+    better, ½ neither, 0 ``b`` did."""
+
+    a: int
+    b: int
+    p: float
+    outcome: float
+
+
 def played_in(state: PlayerState, season: Season) -> bool:
     """True when the player's last rated game falls inside the season.
 
@@ -628,6 +651,69 @@ class Family:
         takes. The built-in Elo families offer one; a subclass that
         overrides their maths gets none (tests compare both on random games).
         """
+        return None
+
+    # -- evidence (``ledger evaluate``, ``ledger tune``) ---------------------
+    def outcome(self, own: float, other: float) -> float:
+        """The observed outcome of a side whose actual score is ``own``
+        against one whose actual score is ``other``: 1 when it scored more,
+        ½ the same, 0 less (a margin of victory or a Battle Value score is
+        still a win)."""
+        return 1.0 if own > other else 0.5 if own == other else 0.0
+
+    def pairwise_expected(self, own: Sequence[PlayerState], other: Sequence[PlayerState]) -> float:
+        """The probability, before a game, that a side of ``own`` players
+        does better than a side of ``other`` (a draw counting half): what a
+        game of more than two sides is scored with, one pair at a time.
+
+        The default is the Elo curve on the side means, divisor 400, no
+        first-player advantage; a family whose expectation differs (a
+        clamp, another divisor, a rating deviation) overrides it."""
+        own_mean = sum(s.rating for s in own) / len(own)
+        other_mean = sum(s.rating for s in other) / len(other)
+        return 1.0 / (1.0 + 10.0 ** ((other_mean - own_mean) / 400.0))
+
+    def comparisons(self, sides: Sequence[SidePlay], neutral: bool) -> list[Comparison]:
+        """The predictions one rated game puts to the test.
+
+        Two sides: one comparison, the first side's P as the family gave it
+        in the replay (``Change.p``, first-player advantage included) against
+        the outcome read from both sides' S. More sides: every pair of
+        sides, with ``pairwise_expected``. A family whose P is not a
+        probability (BattleTech's expected Battle Value) overrides this."""
+        if len(sides) == 2:
+            a, b = sides
+            return [Comparison(0, 1, a.p, self.outcome(a.s, b.s))]
+        return [
+            Comparison(
+                i,
+                j,
+                self.pairwise_expected(sides[i].states, sides[j].states),
+                self.outcome(sides[i].s, sides[j].s),
+            )  # fmt: skip
+            for i in range(len(sides))
+            for j in range(i + 1, len(sides))
+        ]
+
+    def with_values(self, values: Mapping[str, Any]) -> Family | None:
+        """This family with the parameters in ``values`` holding arrays of
+        values (numpy, one per grid point of ``ledger tune``), rating every
+        grid point in one replay: ratings, P and changes then come out as
+        arrays. The values are not checked here (each grid point's are,
+        as scalars, before).
+
+        None (the default) when the family's maths serves plain numbers
+        only: ``ledger tune`` then replays once per grid point. A family
+        opts in when its maths (the same code for scalars and arrays)
+        raises on anything an array cannot do (``if`` on a comparison),
+        never giving a silently different answer."""
+        return None
+
+    def first_player_expected(self) -> float | None:
+        """The first side's expected score between equal ratings in a game
+        that is not neutral: the first-player (home) advantage alone, the
+        baseline ``ledger evaluate`` sets beside the rules. None (the
+        default) when the family gives the first player no advantage."""
         return None
 
     def close_season(

@@ -119,6 +119,45 @@ WORDS: dict[str, str] = {
     "month_games": N_("Games outside events, {month}"),
     "all_players": N_("Every game's players"),
     "all_audit": N_("Every game's audit trail"),
+    # The evidence page (ledger evaluate / tune on the site).
+    "ev_title": N_("{ladder}: how well the rules predicted"),
+    "ev_link": N_("How well the rules predicted the games"),
+    "ev_intro": N_(
+        "Before each game the rules gave each side an expected score; after it, the side did better (1), the same (½) or worse (0). The lower the log-loss and the Brier score, the better the predictions: rules worth keeping beat both baselines."
+    ),
+    "ev_measures": N_("Predictions against outcomes"),
+    "ev_rules": N_("Rules"),
+    "ev_comparisons": N_("Comparisons"),
+    "ev_log_loss": N_("Log-loss"),
+    "ev_brier": N_("Brier score"),
+    "ev_accuracy": N_("Accuracy (decisive games)"),
+    "ev_in_force": N_("Rules in force"),
+    "ev_always_half": N_("Always ½"),
+    "ev_first_player": N_("First-player advantage alone"),
+    "ev_calibration": N_("Calibration"),
+    "ev_predicted": N_("Predicted probability"),
+    "ev_calibration_table": N_("Calibration, bin by bin"),
+    "ev_k_table": N_("Each K of the sweep"),
+    "ev_observed": N_("Observed outcome"),
+    "ev_bin": N_("Predictions from"),
+    "ev_count": N_("Comparisons"),
+    "ev_calibration_desc": N_(
+        "{n} comparisons in {bins} bins of predicted probability; a well calibrated rule lies on the diagonal."
+    ),
+    "ev_dot": N_("{low} to {high}: predicted {p}, observed {o}, {n} comparisons"),
+    "ev_k_curve": N_("Log-loss by K"),
+    "ev_k_point": N_("K = {k}: log-loss {loss}"),
+    "ev_k_desc": N_(
+        "Log-loss with K from {first} to {last}, each replayed over the whole history: lowest at K = {best} ({loss}); K in force: {now}."
+    ),
+    "ev_k_now": N_("K in force"),
+    "ev_k_best": N_("Lowest log-loss"),
+    "ev_no_k": N_("These rules have no K to vary."),
+    "ev_none": N_("No rated game to score yet."),
+    "ev_try": N_("To score other rules on a copy of the ledger:"),
+    "ev_measures_hint": N_(
+        "Log-loss: binomial deviance, predictions clipped to [0.01, 0.99]. A game of more than two sides counts each pair of sides."
+    ),
 }
 
 #: The stored codes a page shows, by context: marked here for extraction
