@@ -10,7 +10,7 @@ vocabulary of the family: nothing else in the tree restates it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal
 
 import msgspec
@@ -82,6 +82,10 @@ class WengLinParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     ] = "rating"
 
 
+#: A two-sided result code as ranks (side A's, side B's).
+_TWO_SIDED = {"a": (1, 2), "b": (2, 1), "draw": (1, 1)}
+
+
 class Ranking(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """A game's result: one rank per side in recorded order (1 = best; tied
     sides share a rank)."""
@@ -106,7 +110,8 @@ class WengLinFamily(Family):
 
     @classmethod
     def result_columns(cls, params: Any = None) -> tuple[ResultColumn, ...]:
-        """``ranks``: one per side."""
+        """``ranks``: one per side; or, for two sides, ``result`` as the
+        other families of two sides record it (stored as its ranks)."""
         return (
             ResultColumn(
                 name="ranks",
@@ -114,10 +119,52 @@ class WengLinFamily(Family):
                 "1 = best; tied sides share a rank. E.g. 1,2 (side A won), 1,1 (a draw), "
                 "2,1,3 or 1,1,3.",
                 example="1,2",
-                required=True,
                 kind="integers",
             ),
+            ResultColumn(
+                name="result",
+                help="For a game of two sides, instead of ranks: a (side A won), b (side B "
+                "won) or draw; kept as its ranks (1,2, 2,1 or 1,1).",
+                choices=tuple(_TWO_SIDED),
+                kind="code",
+            ),
         )
+
+    def parse_result(self, raw: Mapping[str, Any], n_sides: int) -> Ranking:
+        """Ranks as given, or a two-sided ``result`` as its ranks (so a
+        ladder's history kept by another family of two sides replays here,
+        as ``whatif`` and ``evaluate --family weng-lin`` do)."""
+        given = {k: v for k, v in raw.items() if v is not None and v != ""}
+        code = given.pop("result", None)
+        if code is not None:
+            if "ranks" in given:
+                raise FamilyError("give ranks or result, not both", "result")
+            ranks = _TWO_SIDED.get(str(code).strip().lower())
+            if ranks is None:
+                raise FamilyError(f"result: {code!r} is not a, b or draw", "result")
+            if n_sides != 2:
+                raise FamilyError(
+                    f"result: a, b or draw is for a game of two sides, this one has {n_sides}: "
+                    "give ranks",
+                    "result",
+                )
+            given["ranks"] = list(ranks)
+        if "ranks" not in given:
+            raise FamilyError(
+                f"a {self.name} result needs ranks (or, for two sides, result a, b or draw)",
+                "ranks",
+            )
+        return super().parse_result(given, n_sides)
+
+    def load_result(self, stored: Any) -> Ranking:
+        """A stored result: its ranks, or a two-sided result of another
+        family (a, b or draw, any margin aside) as its ranks, so that a
+        ladder kept by another family replays under these rules."""
+        if isinstance(stored, Mapping) and "ranks" not in stored:
+            ranks = _TWO_SIDED.get(stored.get("result"))  # type: ignore[arg-type]
+            if ranks is not None:
+                return Ranking(list(ranks))
+        return super().load_result(stored)
 
     @classmethod
     def example_rows(cls, n_sides: int | None = None) -> list[dict[str, str]]:

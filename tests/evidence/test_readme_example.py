@@ -12,11 +12,11 @@ from tests.evidence.test_evaluate import load
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def example() -> list[tuple[list[str], str]]:
-    """The ``console`` block of "Evidence for rule changes": each command
-    (after ``$ ledger``) and the output shown under it."""
+def example(heading: str = "## Evidence for rule changes") -> list[tuple[list[str], str]]:
+    """The first ``console`` block under ``heading``: each command (after
+    ``$ ledger``) and the output shown under it."""
     text = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = text[text.index("## Evidence for rule changes") :]
+    section = text[text.index(heading) :]
     block = section[
         section.index("```console\n") + 11 : section.index("\n```", section.index("```console"))
     ]
@@ -40,3 +40,12 @@ def test_the_worked_example_prints_what_the_readme_shows(cli: Cli) -> None:
     tune_out = steps[2][1].rstrip("\n").splitlines()[-1].strip()
     assert shlex.split(tune_out)[1:] == steps[3][0]
     assert cli.json("ladder", "show", "Chess Club")["params"]["k"] == 40
+
+
+def test_the_families_side_by_side_print_what_the_readme_shows(cli: Cli) -> None:
+    """Issue 28: Elo, Glicko-2 and Weng-Lin scored on the chess club's history."""
+    load(cli, "Chess Club")
+    steps = example("### Elo, Glicko-2 and Weng-Lin side by side")
+    assert [s[0][-3] for s in steps] == ["elo", "glicko2", "weng-lin"]
+    for command, shown in steps:
+        assert cli.ok(*command) == shown, command

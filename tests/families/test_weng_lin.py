@@ -147,6 +147,49 @@ def test_a_table_of_three_with_a_tie_explained(cli: Cli) -> None:
     assert ann["provisional"] is True and ann["state"] == {"sigma": ann["deviation"]}
 
 
+def test_a_two_sided_result_is_kept_as_its_ranks(cli: Cli) -> None:
+    """``--result a`` on two sides is ranks 1,2; on three sides, or beside
+    ranks, it is refused and nothing is recorded."""
+    cli.ok("ladder", "open", "WL", "--family", "weng-lin")
+    cli.ok("player", "add", "Ann", "Ben", "Cat")
+    cli.ok("record", "WL", "--date", "2025-03-01", "--side", "Ann", "--side", "Ben",
+           "--result", "b")  # fmt: skip
+    model = PlackettLuce()
+    a, b = model.rating(), model.rating()
+    new = model.rate([[a], [b]], ranks=[2, 1])
+    assert history(cli, "WL", "Ben")[0]["after"] == pytest.approx(new[1][0].mu)
+    before = cli.event_count()
+    three = cli.fails("record", "WL", "--date", "2025-03-02", "--side", "Ann", "--side", "Ben",
+                      "--side", "Cat", "--result", "a")  # fmt: skip
+    assert "two sides" in three and "ranks" in three
+    both = cli.fails("record", "WL", "--date", "2025-03-02", "--side", "Ann", "--side", "Ben",
+                     "--result", "a", "--ranks", "1,2")  # fmt: skip
+    assert "not both" in both
+    assert cli.event_count() == before
+
+
+def test_an_elo_ladder_is_evaluated_under_weng_lin(cli: Cli) -> None:
+    """A ladder kept by elo (results a, b, draw) replays under weng-lin as
+    its ranks: ``evaluate --family weng-lin`` scores openskill's own
+    predictions."""
+    cli.ok("ladder", "open", "Club", "--family", "elo")
+    cli.ok("player", "add", "Ann", "Ben")
+    for day, result in (("01", "a"), ("02", "draw"), ("03", "a")):
+        cli.ok("record", "Club", "--date", f"2025-03-{day}", "--side", "Ann", "--side", "Ben",
+               "--result", result)  # fmt: skip
+    report = cli.json("evaluate", "Club", "--family", "weng-lin")
+    model = PlackettLuce()
+    ann, ben = model.rating(), model.rating()
+    squares = []
+    for ranks, outcome in (([1, 2], 1.0), ([1, 1], 0.5), ([1, 2], 1.0)):
+        squares.append((model.predict_win([[ann], [ben]])[0] - outcome) ** 2)
+        [[ann], [ben]] = model.rate([[ann], [ben]], ranks=ranks)
+    assert isinstance(report, dict), report
+    (tried,) = [line for line in report["lines"] if line["rules"] == "weng-lin"]
+    assert tried["games"] == 3 and tried["comparisons"] == 3
+    assert tried["brier"] == pytest.approx(sum(squares) / 3)
+
+
 def test_bad_ranks_are_refused_and_change_nothing(cli: Cli) -> None:
     cli.ok("ladder", "open", "WL", "--family", "weng-lin")
     cli.ok("player", "add", "Ann", "Ben")
