@@ -117,8 +117,8 @@ def whole_row(row: tuple[Any, ...]) -> tuple[Any, ...]:
 # -- the packed form ----------------------------------------------------------
 # A chunk: a format byte, the number of rows, then eleven columns, each a
 # type code (an ``array`` code, upper-case for a column of one value stored
-# once) and its values; then the rows that differ from the usual, as JSON
-# (rating after, games after, note, and any family state columns).
+# once) and its values; then any family state (``_state_block``); then the
+# rows that differ from the usual, as JSON (rating after, games after, note).
 _FORMAT = 1
 _HEAD = struct.Struct("<BI")
 _COLUMN = struct.Struct("<c")
@@ -179,8 +179,6 @@ def encode(rows: Sequence[tuple[Any, ...]]) -> bytes:
     notes = {i: n for i, n in enumerate(note) if n}
     if notes:
         extra["notes"] = notes
-    if state:
-        extra["state"] = state
     parts = [
         _HEAD.pack(_FORMAT, len(rows)),
         _int_column(pos), _int_column(seat), _int_column(entry), _int_column(codes),
@@ -188,6 +186,8 @@ def encode(rows: Sequence[tuple[Any, ...]]) -> bytes:
         b"d" + array("d", before).tobytes(), b"d" + array("d", change).tobytes(),
         _int_column(games),
     ]  # fmt: skip
+    if state:
+        parts.append(_state_block(state))
     if extra:
         import json  # (here: most chunks have no exceptions, and a ranking loads none)
 
@@ -201,6 +201,41 @@ def _state_columns(states: Sequence[dict[str, float] | None]) -> dict[str, list[
     if not names:
         return None
     return {name: [values.get(name) if values else None for values in states] for name in names}
+
+
+# A family's state, when a chunk has one: a marker, the names (their JSON
+# text, its length first), then a column of doubles a name (NaN: none), as
+# the other float columns (a glicko2 row's nine values: 72 bytes, not ~170
+# as JSON text).
+_STATE = b"S"
+_NAMES = struct.Struct("<H")
+
+
+def _state_block(state: dict[str, list[Any]]) -> bytes:
+    import json
+
+    names = json.dumps(list(state), separators=(",", ":")).encode()
+    columns = [_float_column(values) for values in state.values()]
+    return b"".join((_STATE, _NAMES.pack(len(names)), names, *columns))
+
+
+def _read_state(data: bytes, at: int, count: int) -> tuple[dict[str, list[Any]], int]:
+    """A chunk's state block at ``at``: the columns by name (None where a
+    row has none) and where the block ends."""
+    import json
+
+    (length,) = _NAMES.unpack_from(data, at + 1)
+    at += 1 + _NAMES.size
+    names = json.loads(data[at : at + length])
+    at += length
+    state = {}
+    for name in names:
+        once = data[at : at + 1] == b"D"
+        width = 8 if once else 8 * count
+        values = array("d", data[at + 1 : at + 1 + width]).tolist()
+        state[name] = _maybe(values * count if once else values)
+        at += 1 + width
+    return state, at
 
 
 def columns(data: bytes) -> tuple[int, list[Any], dict[str, Any]]:
@@ -221,10 +256,12 @@ def columns(data: bytes) -> tuple[int, list[Any], dict[str, Any]]:
         at += size
         out.append(values.tolist() * count if once else values.tolist())
     extra = {}
+    if data[at : at + 1] == _STATE:
+        extra["state"], at = _read_state(data, at, count)
     if at < len(data):
         import json
 
-        extra = json.loads(data[at:])
+        extra.update(json.loads(data[at:]))
     return count, out, extra
 
 
@@ -254,6 +291,11 @@ def cut(data: bytes, pos: int) -> tuple[bytes, int] | None:
     if kept == count:
         return data, last
     head = _HEAD.pack(_FORMAT, kept)
+    if data[at : at + 1] == _STATE:
+        state, at = _read_state(data, at, count)
+        state = {name: values[:kept] for name, values in state.items()}
+        if any(v is not None for values in state.values() for v in values):
+            parts.append(_state_block(state))
     if at < len(data):
         import json
 
@@ -261,8 +303,6 @@ def cut(data: bytes, pos: int) -> tuple[bytes, int] | None:
         for name in ("after", "games_after", "notes"):
             if name in extra:
                 extra[name] = {i: v for i, v in extra[name].items() if int(i) < kept}
-        if "state" in extra:
-            extra["state"] = {name: v[:kept] for name, v in extra["state"].items()}
         extra = {name: v for name, v in extra.items() if v}
         if extra:
             parts.append(json.dumps(extra, separators=(",", ":")).encode())
