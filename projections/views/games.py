@@ -20,6 +20,7 @@ from typing import Any
 
 from ledger.kernel import suggest
 from ledger.kernel.errors import NotFound
+from ledger.kernel.translation import N_, Message
 from projections.db import Database, Row, stream
 
 #: The games' table (created with the other view tables).
@@ -93,9 +94,9 @@ def by_ref(conn: Database, ref: str) -> Row:
     if not rows or not ref:
         hint = suggest.hint(
             suggest.close_ids(ref, _ids_near(conn, prefix)),
-            "game ids are shown by 'history' and 'audit'",
+            N_("game ids are shown by 'history' and 'audit'"),
         )
-        raise NotFound(f"unknown game {ref!r}{hint}")
+        raise NotFound(Message("unknown game {ref}{hint}", ref=repr(ref), hint=hint))
     if len(rows) > 1:
         raise NotFound(f"game id {ref!r} is ambiguous: give more characters")
     return rows[0]
