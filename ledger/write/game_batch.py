@@ -47,14 +47,32 @@ from ledger.write.spill import EventSpill
 from ledger.write.state import GameState
 from ledger.write.write_index import round_key
 
+#: How to enter a game the same players played again on the same date,
+#: event and round; ``{reference}`` and ``{table}`` say where the reference
+#: and the table number are given (a sheet's columns, ``record``'s options).
+REPEAT_GAMES = (
+    "for another game between the same players, give each game its own reference {reference} "
+    "(BGA's table number, a club's game number) or a different table number {table}"
+)
+
 
 class DuplicateGame(Conflict):
     """A live game with the same identity is already recorded."""
 
     def __init__(self, gid: UUID, facts: ev.GameFacts) -> None:
+        same = (
+            f"same reference {facts.reference!r}"
+            if facts.reference is not None
+            else "same date, event, round, table and players"
+        )
+        repeat = (
+            ""
+            if facts.reference is not None
+            else "; " + REPEAT_GAMES.format(reference="with --reference", table="with --table")
+        )
         super().__init__(
-            f"this game is already recorded as {short(gid)} (same date, event, round, table "
-            f"and players); use 'ledger correct {short(gid)}' to change it, or give --table"
+            f"this game is already recorded as {short(gid)} ({same}); use 'ledger correct "
+            f"{short(gid)}' to change it{repeat}"
         )
         self.gid = gid
         self.facts = facts
@@ -71,12 +89,14 @@ class RetiredGame(Conflict):
 
 
 class RepeatedGame(Invalid):
-    """The batch already holds this game (same ladder, date, event, round,
-    table and players), first from source row ``first``."""
+    """The batch already holds this game (same ladder and reference, or same
+    ladder, date, event, round, table and players), first from source row
+    ``first``."""
 
-    def __init__(self, first: int) -> None:
+    def __init__(self, first: int, reference: str | None = None) -> None:
         super().__init__(f"the same game as row {first}")
         self.first = first
+        self.reference = reference
 
 
 class StoredGames:
@@ -222,7 +242,7 @@ class GameBatch:
         number = gid.int
         first = self._first.get(number)
         if first is not None:
-            raise RepeatedGame(first)
+            raise RepeatedGame(first, facts.reference)
         self._first[number] = 0 if source is None else source.row
         self.added += 1
         where = (facts.ladder.int, facts.date, facts.event, facts.round)
