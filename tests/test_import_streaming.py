@@ -118,8 +118,9 @@ def test_a_second_sheet_continues_each_rounds_order_of_play(cli: Cli, tmp_path: 
 def test_batches_store_what_one_append_stores(
     tmp_path: Path, make_cli: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Batches of 7 events give the same store as one batch: the same events
-    in the same order, a chain that verifies, the rounds' last numbers."""
+    """Batches of 7 events give the same store as one batch: the same events,
+    a chain that verifies, the rounds' last numbers. One batch keeps the
+    sheet's order; each batch of 7 is stored in id order (``spill``)."""
     path = sheet(tmp_path, "big.csv", HEADER, *rows(40))
     stores = []
     for batch in (7, 100_000):
@@ -140,11 +141,14 @@ def test_batches_store_what_one_append_stores(
             for g in stores[-1]
             if g[2]["date"] == "2025-01-01" and g[2]["round"] == 1
         )
-    ids = [[g[0] for g in store] for store in stores]
-    assert ids[0] == ids[1]
-    facts = [[g[2] for g in store] for store in stores]
-    assert facts[0] == facts[1]
-    assert [g[3] for g in stores[0]] == [g[3] for g in stores[1]]
+    assert [g[3].row for g in stores[1]] == list(range(2, 42))  # one batch: sheet order
+    blocks = [[g[0] for g in stores[0][start : start + 7]] for start in range(0, 40, 7)]
+    assert all(block == sorted(block) for block in blocks)
+    assert sorted(stores[0], key=_id) == sorted(stores[1], key=_id)
+
+
+def _id(game: tuple[Any, ...]) -> Any:
+    return game[0]
 
 
 def test_a_failure_in_a_later_batch_stores_nothing(
