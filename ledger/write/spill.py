@@ -3,8 +3,7 @@
 A batch of games (``ledger.write.game_batch``) is checked whole before any
 of it is stored, and a sheet of a million games' events does not fit in
 memory. Each event waits as its row of the events table (``EventRow``, its
-stored form) with the round of play it reaches (``write_index.Reached``);
-past ``BATCH`` rows they go to a temporary file, about the size they take
+stored form); past ``BATCH`` rows they go to a temporary file, about the size they take
 in the store, and are read back in batches for the append. A few events (one
 ``ledger record``, a sheet of fewer than ``BATCH`` games) never make a file,
 and are stored in the order they came.
@@ -30,8 +29,7 @@ from operator import itemgetter
 from typing import IO
 
 from ledger.kernel.errors import LedgerError
-from ledger.write.recorders import Batch, EventRow
-from ledger.write.write_index import Reached
+from ledger.write.recorders import EventRow
 
 #: A row's place in the events table's key: its aggregate id (a batch holds
 #: one version of each game).
@@ -41,10 +39,9 @@ _KEY = itemgetter(0)
 class EventSpill:
     """Event rows kept until they are appended (see the module's docstring).
 
-    The file holds batches, each the rows of ``BATCH`` events in key order
-    and the last order-of-play number they reach in each round, marshalled
-    in one call after its length: each batch is written and read back in one
-    call, never a row at a time."""
+    The file holds batches, each the rows of ``BATCH`` events in key order,
+    marshalled in one call after its length: each batch is written and read
+    back in one call, never a row at a time."""
 
     #: Rows a batch: the more, the closer its keys (a batch of 20,000 holds
     #: about 15 MB of rows).
@@ -52,19 +49,13 @@ class EventSpill:
 
     def __init__(self) -> None:
         self.file: IO[bytes] | None = None  # made when the first batch is full
-        self.count = 0
         self._rows: list[EventRow] = []  # the batch being filled
-        self._rounds: dict[str, int] = {}  # its rounds' last numbers
         self._batches = 0  # batches in the file
 
-    def keep(self, row: EventRow, round_key: str, sequence: int) -> None:
-        """Keep an event's row, the game's round and order of play."""
+    def keep(self, row: EventRow) -> None:
+        """Keep an event's row."""
         rows = self._rows
         rows.append(row)
-        rounds = self._rounds
-        if rounds.get(round_key, 0) < sequence:
-            rounds[round_key] = sequence
-        self.count += 1
         if len(rows) >= self.BATCH:
             self._dump()
 
@@ -74,20 +65,20 @@ class EventSpill:
             if self.file is None:
                 self.file = tempfile.TemporaryFile(prefix="ledger-import-")  # noqa: SIM115 - see close
             self._rows.sort(key=_KEY)
-            data = marshal.dumps((self._rows, self._rounds))
+            data = marshal.dumps(self._rows)
             self.file.write(len(data).to_bytes(8, "little"))
             self.file.write(data)  # not joined to its length: no copy of the batch
         except OSError as exc:
             raise _refused(exc) from None
-        self._rows, self._rounds = [], {}
+        self._rows = []
         self._batches += 1
 
-    def read(self) -> Iterator[Batch]:
-        """The kept rows in batches of ``BATCH``, each with the rounds its
-        games reach (read again from the start on each call)."""
+    def read(self) -> Iterator[list[EventRow]]:
+        """The kept rows in batches of ``BATCH`` (read again from the start
+        on each call)."""
         if self.file is None:
             if self._rows:
-                yield self._rows, [Reached(self._rounds)]
+                yield self._rows
             return
         if self._rows:
             self._dump()
@@ -99,13 +90,12 @@ class EventSpill:
         read = self.file.read
         for _ in range(self._batches):
             # One read a batch (``marshal.load`` on a file reads per value).
-            rows, rounds = marshal.loads(read(int.from_bytes(read(8), "little")))
-            yield rows, [Reached(rounds)]
+            yield marshal.loads(read(int.from_bytes(read(8), "little")))
 
     def close(self) -> None:
         """Drop the rows and the file (its last writes may fail: they are not
         wanted)."""
-        self._rows, self._rounds = [], {}
+        self._rows = []
         if self.file is not None:
             with contextlib.suppress(OSError):
                 self.file.close()
