@@ -274,3 +274,45 @@ def test_record_and_import_store_a_game_alike(tmp_path: Path, make_cli: Any) -> 
     for table in ("ledger_rounds", "ledger_names"):
         query = f"SELECT * FROM {table} ORDER BY 1"
         assert recorded.sql(query) == imported.sql(query)
+
+
+def test_a_new_sqlite_ledger_has_large_pages_and_an_old_one_keeps_its_own(
+    tmp_path: Path,
+) -> None:
+    """A new SQLite ledger is made with ``SQLITE_PAGE_SIZE`` pages (in WAL
+    mode, as eventsourcing makes it); a ledger made with SQLite's default
+    pages keeps them, and imports and verifies as before."""
+    import sqlite3
+    from contextlib import closing
+
+    from ledger.write.storage import SQLITE_PAGE_SIZE
+
+    old = tmp_path / "old.db"
+    with closing(sqlite3.connect(old)) as conn:
+        conn.execute("PRAGMA page_size = 4096")
+        conn.execute("PRAGMA journal_mode = WAL")
+    for path, pages in ((tmp_path / "new.db", SQLITE_PAGE_SIZE), (old, 4096)):
+        app = LedgerApplication(env=resolve(str(path)).app_env())
+        commands = Commands(app, by="tester")
+        commands.open_ladder("Club", "elo", {})
+        plan = import_sheet(commands, sheet(tmp_path, "s.csv", HEADER, *rows(30)))
+        assert plan.report.added == 30
+        app.close()
+        with closing(sqlite3.connect(path)) as conn:
+            assert conn.execute("PRAGMA page_size").fetchone()[0] == pages
+            assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+            counts = [conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+                      for t in ("stored_events", "ledger_chain")]  # fmt: skip
+            assert counts == [2 + 8 + 30] * 2  # the ladder, its players, the games
+
+
+def test_a_query_on_an_empty_file_leaves_it_empty(tmp_path: Path) -> None:
+    """Only a command that records makes a ledger of a file: a query refuses
+    an empty one and writes nothing to it (not even its page size)."""
+    from ledger.kernel.errors import NotFound
+
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    with pytest.raises(NotFound):
+        resolve(str(empty), create=False)
+    assert empty.stat().st_size == 0
