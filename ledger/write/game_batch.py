@@ -256,7 +256,9 @@ class GameBatch:
         if self.dry_run:
             self.events.append(event)
         else:
-            self._spill.keep((f"{number:032x}", version, _GAME, self._encode(event, read_back)))
+            self._spill.keep(
+                (number.to_bytes(16, "big").hex(), version, _GAME, self._encode(event, read_back))
+            )
         return event
 
     def _place(self, identity: str) -> tuple[UUID, int]:
