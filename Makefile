@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint format bench clean
+.PHONY: demo test lint format bench clean catalog catalog-template
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,22 @@ lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
+
+# The message catalogs (ledger/locale): `make catalog` extracts every marked
+# text into a template, merges it into each language's .po (translate the
+# new entries there, then run it again) and compiles the .mo that run time
+# reads. The compiled .mo is committed: an install needs no Babel.
+LOCALE := ledger/locale
+POT ?= $(VENV)/ledger.pot
+
+catalog-template:
+	$(BIN)/pybabel -q extract -F babel.cfg -k NC_:1c,2 -k Message --no-location --sort-output \
+		--project ledger -o $(POT) .
+
+catalog: $(STAMP) catalog-template
+	$(BIN)/pybabel -q update -i $(POT) -d $(LOCALE) -D ledger --no-fuzzy-matching \
+		--ignore-obsolete --no-wrap
+	$(BIN)/pybabel -q compile -d $(LOCALE) -D ledger --statistics
 
 format: $(STAMP)
 	$(BIN)/ruff format .

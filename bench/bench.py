@@ -21,6 +21,7 @@ PostgreSQL database given with --db) and measures:
    rebuild;
 7. ``ledger standings`` / ``ledger history`` vs ``ledger --version``;
 8. ``whatif`` over the whole ladder, against the rebuild;
+   ``tune`` of a 16-point K grid (every game scored), against the rebuild;
 9. the database's size, table by table, against the events' own.
 
 Import, rebuild, whatif, floor and peers each run in a fresh child process (this
@@ -69,6 +70,7 @@ TARGETS = {
     "correct_1pct": "<= 2% of rebuild",
     "correct_50pct": "<= 40% of rebuild",
     "whatif": "<= 0.5x rebuild",
+    "tune": "<= 2x rebuild",
     "database": "<= 1.5x the events",
     "standings": "<= 1.2x start-up",
     "history": "<= 1.2x start-up",
@@ -85,6 +87,8 @@ IMPORT_RATE, IMPORT_MB, ELOTE_SHARE, RECORD_X, CORRECT_1, CORRECT_50, WHATIF_X, 
 #: from 1M to 10M (the 10M option).
 REBUILD_MB = 500
 SCALE_MB, SCALE_X = 2048, 11.0
+#: ``ledger tune``'s grid (issue 27): 16 points, at most this many rebuilds.
+TUNE_GRID, TUNE_X = "k=10:40:2", 2.0
 
 
 # -- where the ledger lives ----------------------------------------------------------
@@ -301,6 +305,24 @@ def phase_whatif(args: dict[str, Any]) -> dict[str, Any]:
     elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
     conn.close()
     return {"players": len(lines), "seconds": elapsed, "cpu_s": cpu, "peak_rss_mb": peak_rss_mb()}
+
+
+def phase_tune(args: dict[str, Any]) -> dict[str, Any]:
+    """``ledger tune LADDER --vary k=10:40:2`` as the command runs it: the
+    ladder read, the rules in force and the 16 grid points scored, the
+    bootstrap drawn."""
+    from datetime import date
+
+    from projections.evidence.tune import parse_vary, tune
+
+    store = Store.from_dict(args["store"])
+    _app, conn = store.open()
+    c0, t0 = time.process_time(), time.perf_counter()
+    report = tune(conn, args["ladder"], [parse_vary(TUNE_GRID)], date(2026, 1, 1))
+    elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
+    conn.close()
+    return {"points": len(report.grid), "at_once": report.at_once, "seconds": elapsed,
+            "cpu_s": cpu, "peak_rss_mb": peak_rss_mb()}  # fmt: skip
 
 
 def _scorer(family: str) -> Callable[[dict[str, Any]], float]:
@@ -576,6 +598,7 @@ PHASES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
     "import": phase_import,
     "rebuild": phase_rebuild,
     "whatif": phase_whatif,
+    "tune": phase_tune,
     "floor": phase_floor,
     "peers": phase_peers,
     "names": phase_names,
@@ -731,6 +754,8 @@ def bench_size(n: int, opts: argparse.Namespace, workdir: Path, small: Store | N
         fig["tables_bytes"] = store.table_bytes()
         say(f"[{n:,}] whatif")
         fig["whatif"] = run_phase("whatif", {"store": store.to_dict(), "ladder": ladder})
+        say(f"[{n:,}] tune ({TUNE_GRID})")
+        fig["tune"] = run_phase("tune", {"store": store.to_dict(), "ladder": ladder})
         say(f"[{n:,}] floor")
         fig["floor"] = run_phase(
             "floor", {"store": store.to_dict(), "family": family,
@@ -910,6 +935,13 @@ def lines_for(fig: dict[str, Any]) -> list[Line]:
          f"{wi['seconds']:.2f} s = {wi['seconds'] / reb['seconds']:.2f}x rebuild",
          f"{wi['cpu_s']:.2f} s = {wi['cpu_s'] / reb['cpu_s']:.2f}x", TARGETS["whatif"],
          wi["seconds"] <= WHATIF_X * reb["seconds"], wi["cpu_s"] <= WHATIF_X * reb["cpu_s"])  # fmt: skip
+
+    tu = fig["tune"]
+    how = "one replay" if tu["at_once"] else "a replay per point"
+    line(f"tune ({tu['points']}-point grid, {how})",
+         f"{tu['seconds']:.2f} s = {tu['seconds'] / reb['seconds']:.2f}x rebuild",
+         f"{tu['cpu_s']:.2f} s = {tu['cpu_s'] / reb['cpu_s']:.2f}x", TARGETS["tune"],
+         tu["seconds"] <= TUNE_X * reb["seconds"], tu["cpu_s"] <= TUNE_X * reb["cpu_s"])  # fmt: skip
 
     tables = fig.get("tables_bytes") or {}
     if tables and ev_bytes > 0:

@@ -106,9 +106,11 @@ def ladder_tables(conn: Database, ladder: str) -> list[Table]:
         *[f"result_{k}" for k in result_keys], *[f"attr_{k}" for k in attribute_keys],
         "neutral", "source", "recorded_at", "recorded_by",
     ]  # fmt: skip
+    state_keys = _state_keys(conn, lid)
     changes_columns = [
         "date", "kind", "entry_id", "game_short_id", "event", "round", "player_id", "player",
         "side", "opponents", "k", "p", "s", "before", "change", "after", "games_after", "note",
+        *[f"state_{k}" for k in state_keys],
     ]  # fmt: skip
     players_columns = [
         "player_id", "player", "rating", "games", "last_played", "rated_since", "registered_at",
@@ -121,7 +123,7 @@ def ladder_tables(conn: Database, ladder: str) -> list[Table]:
     changes_kinds: list[ColumnKind] = [
         "date", "text", "text", "text", "text", "integer", "text", "text",
         "text", "text", "number", "number", "number", "number", "number", "number", "integer",
-        "text",
+        "text", *["number"] * len(state_keys),
     ]  # fmt: skip
     players_kinds: list[ColumnKind] = [
         "text", "text", "number", "integer", "date", "date", "timestamp",
@@ -137,7 +139,7 @@ def ladder_tables(conn: Database, ladder: str) -> list[Table]:
         Table(
             "changes",
             changes_columns,
-            _change_rows(conn, lid, who),
+            _change_rows(conn, lid, who, state_keys),
             changes_kinds,
             frozenset(("date", "kind", "entry_id", "player_id", "before", "change", "after")),
         ),
@@ -227,9 +229,26 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _change_rows(conn: Database, lid: str, who: dict[str, str]) -> Iterator[list[Any]]:
+def _state_keys(conn: Database, lid: str) -> list[str]:
+    """The state values (``Family.state_columns``) of the families a ladder
+    was rated by, in order: a ``state_NAME`` column each in the changes."""
+    from ledger.families.registry import family_class
+
+    keys: dict[str, None] = {}
+    for _, ruleset in tables.rulesets(conn, lid):
+        try:
+            keys.update(dict.fromkeys(family_class(ruleset["family"]).state_columns))
+        except Exception:  # noqa: BLE001 - an untrusted or missing family: none known
+            continue
+    return list(keys)
+
+
+def _change_rows(
+    conn: Database, lid: str, who: dict[str, str], state_keys: list[str]
+) -> Iterator[list[Any]]:
     for r in tables.history_rows(conn, lid, tables.ALL, by_player=False):
         row = dict(zip(tables.HISTORY_COLUMNS, r, strict=True))
+        state = row["state"] or {}
         opponents = ";".join(who.get(o, o) for o in row["opponents"].split(",") if o)
         yield [
             row["date"], row["kind"], row["entry"],
@@ -237,7 +256,7 @@ def _change_rows(conn: Database, lid: str, who: dict[str, str]) -> Iterator[list
             row["event"], row["round"], row["player"], who.get(row["player"], row["player"]),
             chr(ord("a") + row["side"]) if row["kind"] == "game" else None, opponents,
             row["k"], row["p"], row["s"], row["before"], row["change"], row["after"],
-            row["games_after"], row["note"],
+            row["games_after"], row["note"], *[state.get(k) for k in state_keys],
         ]  # fmt: skip
 
 

@@ -14,10 +14,43 @@ import textwrap
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
+from ledger.kernel.translation import NC_, Translator, translator
+
 if TYPE_CHECKING:
     import msgspec
 
 FORMATS = ("table", "json", "csv")
+
+#: Every column a table for people shows (a Struct's field, ``_`` as a
+#: space), marked for the catalogs: ``table_lines`` heads each column with
+#: its label in the reader's language (JSON and CSV keep the field names).
+COLUMNS = (
+    NC_("column", "rank"), NC_("column", "player"), NC_("column", "rating"),
+    NC_("column", "grade"), NC_("column", "games"), NC_("column", "last played"),
+    NC_("column", "date"), NC_("column", "kind"), NC_("column", "game"),
+    NC_("column", "event"), NC_("column", "round"), NC_("column", "table"),
+    NC_("column", "opponents"), NC_("column", "result"), NC_("column", "margin"),
+    NC_("column", "s"), NC_("column", "p"), NC_("column", "k"), NC_("column", "before"),
+    NC_("column", "after"), NC_("column", "change"), NC_("column", "note"),
+    NC_("column", "seq"), NC_("column", "recorded at"), NC_("column", "by"),
+    NC_("column", "ladder"), NC_("column", "summary"), NC_("column", "reason"),
+    NC_("column", "source"), NC_("column", "id"), NC_("column", "name"),
+    NC_("column", "merged into"), NC_("column", "registered at"), NC_("column", "family"),
+    NC_("column", "players"), NC_("column", "rule changes"), NC_("column", "params"),
+    NC_("column", "problem"), NC_("column", "other"), NC_("column", "similarity"),
+    NC_("column", "evidence"), NC_("column", "rating from"), NC_("column", "rating to"),
+    NC_("column", "events"), NC_("column", "rank now"), NC_("column", "rating now"),
+    NC_("column", "rank whatif"), NC_("column", "rating whatif"),
+    NC_("column", "rank move"), NC_("column", "rating move"),
+)  # fmt: skip
+#: Columns whose cells are stored codes (a history's ``game``/``won``/
+#: ``decisive``, an audit line's ``game voided``): shown through their label,
+#: the column's name as the context (``kind``, ``result``, ``margin``).
+CODES = (
+    NC_("kind", "game"), NC_("kind", "adjust"), NC_("kind", "season"), NC_("kind", "event"),
+    NC_("result", "won"), NC_("result", "lost"), NC_("result", "drew"),
+)  # fmt: skip
+_CODED = ("kind", "result", "margin")
 
 #: What a spreadsheet reads as the start of a formula (or of a DDE payload).
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
@@ -150,22 +183,32 @@ def render(
     kind: type[msgspec.Struct] | None = None,
     spare: Sequence[str] = (),
     wide: bool = False,
+    t: Translator | None = None,
 ) -> str:
     """Render Structs as ``table``, ``json`` or ``csv`` text; ``kind`` names
     the columns when there are no rows. A table fits the terminal
-    (``table_lines``: ``spare`` columns left out first) unless ``wide``."""
+    (``table_lines``: ``spare`` columns left out first) unless ``wide``;
+    its headings and coded cells are in ``t``'s language (English without)."""
     import msgspec
 
     if fmt == "json":
-        return msgspec.json.format(msgspec.json.encode(rows), indent=2).decode()
+        return msgspec.json.format(msgspec.json.encode(rows, enc_hook=_text), indent=2).decode()
     items = [rows] if isinstance(rows, msgspec.Struct) else list(rows)
-    plain = msgspec.to_builtins(items)
+    plain = msgspec.to_builtins(items, enc_hook=_text)
     columns = list(plain[0]) if plain else list(kind.__struct_fields__ if kind else ())
     if fmt == "csv":
         return csv_text(columns, ([r[c] for c in columns] for r in plain), _exact)
     rows_shown = [[shown(r[c]) for c in columns] for r in plain]
-    lines = table_lines(columns, rows_shown, title, spare, wide)
+    lines = table_lines(columns, rows_shown, title, spare, wide, t)
     return "".join(lines).removesuffix("\n")
+
+
+def _text(value: Any) -> str:
+    """A ``str`` subclass (a ``Message`` among a report's warnings) as its
+    plain text, for msgspec, which encodes exact types only."""
+    if isinstance(value, str):
+        return str(value)
+    raise NotImplementedError(type(value))
 
 
 def shown(value: Any) -> str:
@@ -205,6 +248,7 @@ def table_lines(
     title: str = "",
     spare: Sequence[str] = (),
     wide: bool = False,
+    t: Translator | None = None,
 ) -> Iterator[str]:
     """A table for people as chunks of text (each ending in a line break), to
     print one by one: ``rows`` of cells already shown (``shown``), columns
@@ -217,21 +261,51 @@ def table_lines(
     On a terminal, the table fits its width (unless ``wide``): columns with
     no cell go first, then the ``spare`` ones in that order, with a line
     naming them; what is still too wide is folded (boxed) or cut with "…"
-    (plain)."""
-    headers = [c.replace("_", " ") for c in columns]
+    (plain). Headings, coded cells (``CODES``) and the note are in ``t``'s
+    language (English without)."""
+    t = t or translator()
+    headers = [heading(t, c) for c in columns]
+    coded = [i for i, c in enumerate(columns) if c in _CODED]
+    if coded:
+        rows = _labelled(rows, coded, [columns[i] for i in coded], t)
     terminal = sys.stdout.isatty()
     boxed = terminal and len(rows) * len(headers) <= RICH_CELLS
     width = None if wide or not terminal else terminal_width()
     dropped: list[str] = []
     if width is not None:
-        spared = [c.replace("_", " ") for c in spare]
+        spared = [heading(t, c) for c in spare]
         headers, rows, dropped = fit_columns(headers, rows, width, spared, boxed)
     if boxed:
         yield _rich_table(headers, rows, printable(title), width) + "\n"
     else:
         yield from _plain_table(headers, rows, printable(title), width)
     if dropped:
-        yield "\n".join(textwrap.wrap(dropped_note(dropped, width or 0), width or 80)) + "\n"
+        yield "\n".join(textwrap.wrap(dropped_note(dropped, width or 0, t), width or 80)) + "\n"
+
+
+def heading(t: Translator, column: str) -> str:
+    """A column's heading in ``t``'s language (``last_played``: "last played")."""
+    return t.pgettext("column", column.replace("_", " "))
+
+
+def _labelled(
+    rows: Sequence[Sequence[str]], coded: list[int], contexts: list[str], t: Translator
+) -> list[tuple[str, ...]]:
+    """``rows`` with the cells of the coded columns through their labels
+    (each distinct code looked up once)."""
+    seen: dict[tuple[int, str], str] = {}
+    out = []
+    for row in rows:
+        cells = list(row)
+        for i, context in zip(coded, contexts, strict=True):
+            code = cells[i]
+            if code:
+                shown = seen.get((i, code))
+                if shown is None:
+                    shown = seen[(i, code)] = t.pgettext(context, code)
+                cells[i] = shown
+        out.append(tuple(cells))
+    return out
 
 
 def terminal_width() -> int:
@@ -241,9 +315,13 @@ def terminal_width() -> int:
     return max(shutil.get_terminal_size().columns, 20)
 
 
-def dropped_note(dropped: Sequence[str], width: int) -> str:
+def dropped_note(dropped: Sequence[str], width: int, t: Translator | None = None) -> str:
     """The line under a table that left columns out to fit the terminal."""
-    return f"Not shown at {width} columns: {', '.join(dropped)} (see --wide, or --format csv)."
+    return (
+        (t or translator())
+        .gettext("Not shown at {width} columns: {columns} (see --wide, or --format csv).")
+        .format(width=width, columns=", ".join(dropped))
+    )
 
 
 def table_width(widths: Sequence[int], boxed: bool) -> int:

@@ -15,9 +15,11 @@ from operator import itemgetter
 from typing import Any, NamedTuple
 
 from ledger.kernel.identity import short
+from ledger.kernel.translation import Translator, translator
 from projections.formats import shown, shown_numbers, shown_texts
 from projections.ranking import outcome, ranks
 from projections.reads import (
+    ANY_STATE,
     CURRENT_STANDINGS,
     history_subject,
     player_history,
@@ -43,10 +45,14 @@ class PlainTable(NamedTuple):
     cells: list[tuple[str, ...]]
 
 
-def ranking(conn: Any, ladder: str, lang: str = "en") -> PlainTable:
-    """``ladder``'s ranking today, best first (equal ratings share a rank)."""
+def ranking(conn: Any, ladder: str, lang: str = "en") -> PlainTable | None:
+    """``ladder``'s ranking today, best first (equal ratings share a rank);
+    None for a ladder whose family's ratings know their uncertainty (its
+    ranking needs the family: ``queries.standings``)."""
     row = replayed_ladder_row(conn, ladder)
     number = row["n"]
+    if conn.execute(ANY_STATE, (number,)).fetchone() is not None:
+        return None  # ratings with their uncertainty: ``queries.standings``
     rows = conn.tuples(CURRENT_STANDINGS, (number,))
     # Best first, equal ratings by name in code-point order (sorted here: a
     # PostgreSQL server would order names by its own collation): by name,
@@ -99,8 +105,9 @@ def _grader(conn: Any, ladder: int, lang: str) -> Any:
     return lambda rating, games: bound.grade(PlayerState(rating=rating, games=games), lang)
 
 
-def history(conn: Any, ladder: str, player: str) -> PlainTable:
-    """``player``'s history in ``ladder``, in effective order."""
+def history(conn: Any, ladder: str, player: str, t: Translator | None = None) -> PlainTable:
+    """``player``'s history in ``ladder``, in effective order (its title in
+    ``t``'s language)."""
     subject = history_subject(conn, ladder, player)
     lines = player_history(conn, subject.ladder, subject.player)
     cells = []
@@ -122,4 +129,4 @@ def history(conn: Any, ladder: str, player: str) -> PlainTable:
                 shown(row.note),
             )
         )
-    return PlainTable(subject.title, HISTORY_COLUMNS, cells)
+    return PlainTable(subject.titled(t or translator()), HISTORY_COLUMNS, cells)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ledger.kernel import events as ev
+from ledger.kernel.translation import Message
 from projections import views
 from projections.views import history
 
@@ -48,19 +49,33 @@ def preview_warnings(recorder: Any, new: list[Any], label: str) -> list[str]:
         player = ids[number]
         who = names.get(player, player)
         if player in registered and player not in first_seen and games_before == 0:
-            first_seen[player] = f"{who!r} (row {rows[entry]})"
+            first_seen[player] = Message("{name} (row {row})", name=repr(who), row=rows[entry])
         if abs(change) > BIG_MOVE:
+            moved = f"{change:+g}"
             warnings.append(
-                f"{label}: row {rows[entry]}: moves {who!r} by {change:+g} points "
-                f"(more than {BIG_MOVE})"
-            )
+                Message(
+                    "{file}: row {row}: moves {name} by {change} points (more than {most})",
+                    file=label, row=rows[entry], name=repr(who), change=moved, most=BIG_MOVE,
+                )
+            )  # fmt: skip
     preview.close()
     if first_seen:
         shown = list(first_seen.values())
         more = len(shown) - FIRST_GAMES_SHOWN
-        listed = ", ".join(shown[:FIRST_GAMES_SHOWN]) + (f" and {more} more" if more > 0 else "")
-        plural = "s" if len(shown) > 1 else ""
-        warnings.insert(
-            0, f"{label}: first game{plural} of {len(shown)} new player{plural}: {listed}"
-        )
+        first = shown[:FIRST_GAMES_SHOWN]
+        # The names joined as a Message of their own (no text to translate:
+        # each one's "(row N)" is translated with the line).
+        places = ", ".join(f"{{p{i}}}" for i in range(len(first)))
+        names = {f"p{i}": name for i, name in enumerate(first)}
+        listed = Message(places, **names)
+        if more > 0:
+            listed = Message("{names} and {more} more", names=listed, more=more)
+        if len(shown) == 1:
+            line = Message("{file}: first game of 1 new player: {names}", file=label, names=listed)
+        else:
+            line = Message(
+                "{file}: first games of {n} new players: {names}",
+                file=label, n=len(shown), names=listed,
+            )  # fmt: skip
+        warnings.insert(0, line)
     return warnings

@@ -22,11 +22,12 @@ import msgspec
 from ledger.kernel import suggest
 from ledger.kernel.errors import NotFound
 from ledger.kernel.identity import short
+from ledger.kernel.translation import N_, Message, Translator, translator
 from projections import ranking
 from projections.db import Database, Row
 from projections.ranking import ranks
 from projections.reads import (
-    CURRENT_STANDINGS,
+    CURRENT_STANDINGS_WITH_STATE,
     LadderProblem,
     entry_details,
     final_player,
@@ -44,6 +45,15 @@ if TYPE_CHECKING:
     from projections.views.facts import KeptFacts
 
 
+#: An explained game's notes (English, as stored in the explanation; shown
+#: through the catalogs: ``t.gettext(note)``).
+VOIDED_NOTE = N_("voided: this game changes no rating")
+PER_EVENT_NOTE = N_(
+    "rated from the ratings before the event; the event's changes are summed and applied "
+    "when it closes"
+)
+
+
 class StandingRow(msgspec.Struct):
     rank: int
     player: str
@@ -51,6 +61,17 @@ class StandingRow(msgspec.Struct):
     grade: str | None
     games: int
     last_played: str | None
+
+
+class UncertainStandingRow(StandingRow):
+    """A row of the ranking of a family whose ratings know their
+    uncertainty (``Family.deviation``): rating ± ``deviation``, whether the
+    rating is still ``provisional``, and the ``state`` values a person reads
+    and may set (``Family.settable_state``)."""
+
+    deviation: float
+    provisional: bool
+    state: dict[str, float]
 
 
 class HistoryLine(msgspec.Struct):
@@ -144,9 +165,9 @@ def game_row(conn: Database, ref: str) -> Row:
     if not rows or not ref:
         hint = suggest.hint(
             suggest.close_ids(ref, _ids_near(conn, prefix)),
-            "game ids are shown by 'history' and 'audit'",
+            N_("game ids are shown by 'history' and 'audit'"),
         )
-        raise NotFound(f"unknown game {ref!r}{hint}")
+        raise NotFound(Message("unknown game {ref}{hint}", ref=repr(ref), hint=hint))
     if len(rows) > 1:
         raise NotFound(f"game id {ref!r} is ambiguous: give more characters")
     return rows[0]
@@ -231,7 +252,8 @@ def standings(
     """The ranking: current, or as it stood at the end of ``as_of``."""
     lrow = replayed_ladder_row(conn, ladder)
     if as_of is None:
-        rows = conn.execute(CURRENT_STANDINGS, (lrow["n"],)).fetchall()
+        rows = conn.execute(CURRENT_STANDINGS_WITH_STATE, (lrow["n"],)).fetchall()
+        rows = [(*r[:4], msgspec.json.decode(r[4]) if r[4] else None) for r in rows]
         family = _family(ruleset_at(conn, lrow["n"]))
     else:
         cut = as_of.isoformat() + "\x7f"
@@ -239,32 +261,46 @@ def standings(
         family = _family(ruleset_at(conn, lrow["n"], cut))
     from ledger.families.base import PlayerState
 
-    ordered = sorted(rows, key=lambda r: (-r[1], r[0]))
+    # The family orders the ranking: by rating, or a conservative rating.
+    states = {r[0]: PlayerState(rating=r[1], games=r[2], extra=r[4]) for r in rows}
+    value = {name: family.ranking_value(state) for name, state in states.items()}
+    ordered = sorted(rows, key=lambda r: (-value[r[0]], r[0]))
+    shown = family.settable_state
     out = []
-    for rank, (name, rating, games, last) in zip(
-        ranks(r[1] for r in ordered), ordered, strict=True
+    for rank, (name, rating, games, last, extra) in zip(
+        ranks(value[r[0]] for r in ordered), ordered, strict=True
     ):
-        grade = family.grade(PlayerState(rating=rating, games=games), lang)
-        out.append(StandingRow(rank, name, rating, grade, games, last))
+        state = states[name]
+        grade = family.grade(state, lang)
+        deviation = family.deviation(state)
+        if deviation is None:
+            out.append(StandingRow(rank, name, rating, grade, games, last))
+            continue
+        out.append(
+            UncertainStandingRow(
+                rank, name, rating, grade, games, last, deviation, family.provisional(state),
+                {k: extra[k] for k in shown if k in extra} if extra else {},
+            )
+        )  # fmt: skip
     return out
 
 
 def _standings_at(conn: Database, ladder: int, upto: int) -> list[tuple[Any, ...]]:
-    """(name, rating, games, last played) of every player rated up to place
-    ``upto`` of a ladder, from their last history row there."""
-    state: dict[int, tuple[float, int]] = {}
+    """(name, rating, games, last played, family state) of every player
+    rated up to place ``upto`` of a ladder, from their last history row there."""
+    state: dict[int, tuple[float, int, dict[str, float] | None]] = {}
     last_game: dict[int, int] = {}
     for rows in packed_history.last_rows(conn, ladder, upto):
         last = rows[-1]
-        state[last.player] = (last.after, last.games_after)
+        state[last.player] = (last.after, last.games_after, last.state)
         game = next((r for r in reversed(rows) if r.kind == "game"), None)
         if game is not None:
             last_game[last.player] = game.entry
     played = entry_details(conn, last_game.values())
     who = numbers(conn)
     return [
-        (who[p][1], after, games, played[last_game[p]].date if p in last_game else None)
-        for p, (after, games) in state.items()
+        (who[p][1], after, games, played[last_game[p]].date if p in last_game else None, extra)
+        for p, (after, games, extra) in state.items()
     ]
 
 
@@ -324,9 +360,14 @@ def explain(conn: Database, ref: str) -> Explanation:
         for r in packed_history.entry_rows(conn, game["ladder"], game["n"], numbered)
         if r.kind == "game"
     }
+    before = {  # a family's state before the game: the player's row before it
+        p: packed_history.state_before(conn, game["ladder"], n, rows[p].pos)
+        for n, p in numbered.items()
+        if p in rows and rows[p].state is not None
+    }
     return explanation(
         lrow["name"], game["id"], short(game["id"]), game["status"], facts, ruleset, family,
-        sides, rows, names(conn),
+        sides, rows, names(conn), before,
     )  # fmt: skip
 
 
@@ -341,11 +382,13 @@ def explanation(
     sides: tuple[tuple[str, ...], ...],
     rows: Mapping[str, Any],
     names: Mapping[str, str],
+    extra: Mapping[str, dict[str, float] | None] | None = None,
 ) -> Explanation:
     """A game's explanation from its stored facts, the ruleset in force, the
     players it counts for (``sides``, merges followed) and their history rows
-    (by player id): the family rates it again with ``explain=True`` from the
-    states those rows record."""
+    (by player id) and, for a family whose state holds more than a rating,
+    their state before it (``extra``): the family rates it again with
+    ``explain=True`` from the states those rows record."""
     from ledger.families.base import Game, PlayerState
 
     base = Explanation(
@@ -354,10 +397,17 @@ def explanation(
         params=ruleset["params"], result=facts["result"], players=[],
     )  # fmt: skip
     if status == "voided":
-        base.note = "voided: this game changes no rating"
+        base.note = VOIDED_NOTE
         return base
     states = [
-        [PlayerState(rating=rows[p].before, games=rows[p].games_before) for p in side]
+        [
+            PlayerState(
+                rating=rows[p].before,
+                games=rows[p].games_before,
+                extra=(extra or {}).get(p) or family.initial_state(),
+            )
+            for p in side
+        ]
         for side in sides
     ]
     changes = family.rate(
@@ -385,24 +435,28 @@ def explanation(
                 )
             )  # fmt: skip
     if family.per_event and facts.get("event"):
-        base.note = (
-            "rated from the ratings before the event; the event's changes are "
-            "summed and applied when it closes"
-        )
+        base.note = PER_EVENT_NOTE
     return base
 
 
-def audit(conn: Database, ladder: str | None = None) -> list[AuditLine]:
-    """The event log in recording order (sequence = position in the store)."""
+def audit(
+    conn: Database, ladder: str | None = None, t: Translator | None = None
+) -> list[AuditLine]:
+    """The event log in recording order (sequence = position in the store);
+    games' summaries in ``t``'s language."""
     if ladder is None:
-        return audit_lines(conn)
-    return audit_lines(conn, "a.ladder=?", (ladder_row(conn, ladder)["n"],))
+        return audit_lines(conn, t=t)
+    return audit_lines(conn, "a.ladder=?", (ladder_row(conn, ladder)["n"],), t)
 
 
-def audit_lines(conn: Database, where: str = "", params: tuple[Any, ...] = ()) -> list[AuditLine]:
+def audit_lines(
+    conn: Database, where: str = "", params: tuple[Any, ...] = (), t: Translator | None = None
+) -> list[AuditLine]:
     """Audit lines (``where``: a condition on the audit row ``a``), each
     game event's summary written from the game's facts then and the
-    players' names now. A game's first record is audited on its own row."""
+    players' names now (in ``t``'s language). A game's first record is
+    audited on its own row."""
+    t = t or translator()
     who = {n: name for n, (_, name) in numbers(conn).items()}
     rows = conn.execute(
         "SELECT a.seq, a.recorded_at, a.recorded_by, a.kind, l.name AS ladder, a.subject, "
@@ -426,7 +480,7 @@ def audit_lines(conn: Database, where: str = "", params: tuple[Any, ...] = ()) -
             by=r["recorded_by"],
             kind=r["kind"],
             ladder=r["ladder"],
-            summary=r["summary"] if r["summary"] is not None else game_summary(r, who),
+            summary=r["summary"] if r["summary"] is not None else game_summary(r, who, t),
             reason=r["reason"],
             source=r["source"],
         )
@@ -434,28 +488,49 @@ def audit_lines(conn: Database, where: str = "", params: tuple[Any, ...] = ()) -
     ]
 
 
-def game_summary(row: Row, who: Mapping[int, str]) -> str:
+def game_summary(row: Row, who: Mapping[int, str], t: Translator | None = None) -> str:
     """An audit line of a game event: the game's facts as that event left
-    them (kept with the line once they changed), with today's names."""
+    them (kept with the line once they changed), with today's names, in
+    ``t``'s language."""
     from projections.views import facts as kept_facts
 
+    t = t or translator()
     game = short(row["game"])
     if row["kind"] == "game voided":
-        return f"game {game} voided"
+        return t.gettext("game {game} voided").format(game=game)
     if row["facts"] is not None:
         facts = kept_facts.read(row["facts"])
         on, event, round_ = facts.date, facts.event, facts.round
     else:
         facts = kept_facts.read(row["game_facts"])
         on, event, round_ = row["game_key"][:10], row["game_event"], row["game_round"]
-    sides = " vs ".join(" & ".join(who.get(p, str(p)) for p in side) for side in facts.sides)
+    vs = t.gettext(" vs ")
+    sides = vs.join(" & ".join(who.get(p, str(p)) for p in side) for side in facts.sides)
     where = f" {event} r{round_}" if event else ""
-    result = " ".join(f"{k}={v}" for k, v in facts.result.items() if v is not None)
-    described = f"{on}{where}: {sides} ({result})"
+    described = f"{on}{where}: {sides} ({summary_result(facts.result, t)})"
     if row["kind"] == "game corrected":
-        return f"game {game} corrected: {described}"
-    again = " (recorded again after a void)" if row["seq"] != row["subject"] else ""
-    return f"game {game}{again}: {described}"
+        return t.gettext("game {game} corrected: {described}").format(
+            game=game, described=described
+        )
+    again = t.gettext(" (recorded again after a void)") if row["seq"] != row["subject"] else ""
+    return summary_line(game, again, described, t)
+
+
+def summary_result(result: Mapping[str, Any], t: Translator) -> str:
+    """A game's result in an audit line: ``result=a margin=decisive``, each
+    field and stored code through its label in ``t``'s language."""
+    return " ".join(
+        f"{t.pgettext('result field', k)}={t.pgettext(k, v) if type(v) is str else v}"
+        for k, v in result.items()
+        if v is not None
+    )
+
+
+def summary_line(game: str, again: str, described: str, t: Translator) -> str:
+    """A game's recording in an audit line: ``game 1a2b3c4d: 2025-01-05: ...``."""
+    return t.gettext("game {game}{again}: {described}").format(
+        game=game, again=again, described=described
+    )
 
 
 def ladders(conn: Database) -> list[LadderInfo]:

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 from ledger.kernel import suggest
 from ledger.kernel.errors import LedgerError, NotFound
 from ledger.kernel.identity import name_key
+from ledger.kernel.translation import N_, Message, Translator, translator
 from projections.views import history
 from projections.views.history import Row
 
@@ -27,6 +28,15 @@ CURRENT_STANDINGS = (
     "SELECT p.name, s.rating, s.games, s.last_played FROM view_standings s "
     "JOIN view_players p ON p.n = s.player WHERE s.ladder=?"
 )
+#: The same with each player's family state (JSON, or NULL for a family
+#: whose state is a rating).
+CURRENT_STANDINGS_WITH_STATE = (
+    "SELECT p.name, s.rating, s.games, s.last_played, s.state FROM view_standings s "
+    "JOIN view_players p ON p.n = s.player WHERE s.ladder=?"
+)
+#: Whether any player of a ladder has a family state (a ranking that shows
+#: uncertainty).
+ANY_STATE = "SELECT 1 FROM view_standings WHERE ladder=? AND state IS NOT NULL LIMIT 1"
 
 
 class LadderProblem(LedgerError):
@@ -40,8 +50,8 @@ def ladder_row(conn: Any, name: str) -> Any:
     row = conn.execute("SELECT * FROM view_ladders WHERE key=?", (name_key(name),)).fetchone()
     if row is None:
         known = [r[0] for r in conn.execute("SELECT name FROM view_ladders").fetchall()]
-        hint = suggest.hint(suggest.close_names(name, known), "see 'ledger ladder list'")
-        raise NotFound(f"unknown ladder {name!r}{hint}")
+        hint = suggest.hint(suggest.close_names(name, known), N_("see 'ledger ladder list'"))
+        raise NotFound(Message("unknown ladder {name}{hint}", name=repr(name), hint=hint))
     return row
 
 
@@ -62,8 +72,8 @@ def player_by_name(conn: Any, name: str, follow_merge: bool = True) -> str:
     ).fetchone()
     if row is None:
         hint = suggest.hint(suggest.close_names(name, _names_like(conn, name)),
-                            "see 'ledger player list'")  # fmt: skip
-        raise NotFound(f"unknown player {name!r}{hint}")
+                            N_("see 'ledger player list'"))  # fmt: skip
+        raise NotFound(Message("unknown player {name}{hint}", name=repr(name), hint=hint))
     if follow_merge and row["merged_into"]:
         return final_player(conn, row["merged_into"])
     return row["id"]
@@ -113,7 +123,13 @@ class HistorySubject(NamedTuple):
     @property
     def title(self) -> str:
         """The history's title: "Ann in Club"."""
-        return f"{self.player_name} in {self.ladder_name}"
+        return self.titled(translator())
+
+    def titled(self, t: Translator) -> str:
+        """The history's title in ``t``'s language."""
+        return t.gettext("{player} in {ladder}").format(
+            player=self.player_name, ladder=self.ladder_name
+        )
 
 
 def history_subject(conn: Any, ladder: str, player: str) -> HistorySubject:

@@ -84,7 +84,9 @@ def expand(duel: Duel) -> Entry:
 #: in the entry. A player's rated game, most rows, comes short: (ladder,
 #: pos, seat, entry, player, s, p, k, before, change, games_before), its kind
 #: 'game', side its seat, after before + change, one game more, no note
-#: (``views.history.whole_row`` expands it).
+#: (``views.history.whole_row`` expands it). A row of a player whose state
+#: holds more than a rating (``PlayerState.extra``) is whole and ends with
+#: that state after the entry.
 HistoryRow = tuple[Any, ...]
 
 
@@ -130,7 +132,8 @@ class Replay:
     replay starts from the ladder's first entry, which is its first ruleset).
     With ``numbers`` (player id -> the views' player number) the replay
     keeps history rows of ``ladder``, numbering entries from ``pos``;
-    without, it only moves the states (``whatif``).
+    without, it only moves the states (``whatif``). ``load`` binds each
+    ruleset's family to its parameters.
     """
 
     def __init__(
@@ -142,8 +145,12 @@ class Replay:
         numbers: Mapping[str, int] | None = None,
         ladder: int = 0,
         pos: int = 0,
+        load: Callable[[str, Mapping[str, Any]], Family] = load_family,
     ) -> None:
         self.states = states
+        #: Binds a ruleset's family to its parameters (``ledger tune`` binds
+        #: one whose parameters hold every grid point's values at once).
+        self.load = load
         self.merges = merges or {}
         #: The key of each event's last game, for families rated per event.
         self.event_ends = event_ends or {}
@@ -282,7 +289,7 @@ class Replay:
         elif kind == "ruleset":
             for event in list(pending):  # a rule change closes open events
                 self._close_event(event, pending, entry.date)
-            self._use(load_family(entry.data["family"], entry.data["params"]))
+            self._use(self.load(entry.data["family"], entry.data["params"]))
         elif kind == "adjust":
             self._adjust(entry)
         elif kind == "season":
@@ -292,7 +299,10 @@ class Replay:
 
     def _new(self, player: str, on: str) -> PlayerState:
         assert self.family is not None
-        state = PlayerState(rating=self.family.initial_rating(), rated_since=day(on))
+        family = self.family
+        state = PlayerState(
+            rating=family.initial_rating(), rated_since=day(on), extra=family.initial_state()
+        )
         self.states[player] = state
         return state
 
@@ -304,7 +314,7 @@ class Replay:
         return sides
 
     def _changes(self, entry: Entry, sides: Any, states: list[list[PlayerState]]) -> list[Any]:
-        """Each player's (delta, s, p, k[, rated, note]), per side."""
+        """Each player's (delta, s, p, k[, rated, note, state]), per side."""
         play = entry.data
         fast = self._fast
         if fast is not None:
@@ -328,7 +338,9 @@ class Replay:
             len(side) != len(c) for side, c in zip(sides, rated, strict=True)
         ):
             raise ValueError(f"{family.name} rated {len(rated)} sides of a {len(sides)}-side game")
-        return [[(c.delta, c.s, c.p, c.k, c.rated, c.note) for c in side] for side in rated]
+        return [
+            [(c.delta, c.s, c.p, c.k, c.rated, c.note, c.state) for c in side] for side in rated
+        ]
 
     def _game(self, entry: Entry) -> None:
         """A game whose changes apply at once."""
@@ -364,6 +376,8 @@ class Replay:
                     state.rating = after = before + delta
                     state.games = games_after = games_before + 1
                     state.last_played = last
+                    if len(change) > 6 and change[6] is not None:
+                        state.extra = change[6]
                 if keep:
                     player = side[i]
                     self.changed.add(player)
@@ -371,6 +385,7 @@ class Replay:
                         (self.ladder, self.pos, seat, entry.n, self.numbers[player], "game",
                          side_no, change[1], change[2], change[3], before, delta, after,
                          games_before, games_after, change[5] if len(change) > 4 else "")
+                        + _extra(state.extra)
                     )  # fmt: skip
                 seat += 1
 
@@ -385,7 +400,7 @@ class Replay:
             for player in side:
                 state = self.states.get(player) or self._new(player, on)
                 if player not in ev_pending:
-                    ev_pending[player] = [msgspec.structs.replace(state), 0.0, 0]
+                    ev_pending[player] = [msgspec.structs.replace(state), 0.0, 0, state.extra]
                 side_states.append(ev_pending[player][0])
             states.append(side_states)
         changes = self._changes(entry, sides, states)
@@ -404,6 +419,8 @@ class Replay:
                     acc = ev_pending[player]
                     acc[1] += delta
                     acc[2] += 1
+                    if len(change) > 6 and change[6] is not None:
+                        acc[3] = change[6]
                     before, after = state.rating, state.rating + acc[1]
                     games_before, games_after = state.games, state.games + acc[2]
                 if keep:
@@ -412,28 +429,37 @@ class Replay:
                         (self.ladder, self.pos, seat, entry.n, self.numbers[player], "game",
                          side_no, change[1], change[2], change[3], before, delta, after,
                          games_before, games_after, change[5] if len(change) > 4 else "")
+                        + _extra(ev_pending[player][3] if player in ev_pending else state.extra)
                     )  # fmt: skip
                 seat += 1
 
     def _close_event(self, event: str, pending: dict[str, dict[str, list[Any]]], on: str) -> None:
-        for player, (_, total, games) in pending.pop(event, {}).items():
+        for player, (_, total, games, extra) in pending.pop(event, {}).items():
             state = self.states[player]
             state.rating += total
             state.games += games
             state.last_played = day(on)
+            state.extra = extra
 
     def _adjust(self, entry: Entry) -> None:
         data = entry.data
         player = self.merges.get(data["player"], data["player"])
         state = self.states.get(player) or self._new(player, entry.date)
         before = state.rating
-        state.rating = data["to"] if data.get("to") is not None else before + data["by"]
+        if data.get("to") is not None:
+            state.rating = data["to"]
+        elif data.get("by") is not None:
+            state.rating = before + data["by"]
+        if data.get("state"):  # values of the family's state set (``state_columns``)
+            assert self.family is not None
+            state.extra = self.family.adjust_state(state.extra, data["state"])
         if self.numbers is not None:
             self.changed.add(player)
             self.rows.append(
                 (self.ladder, self.pos, 0, entry.n, self.numbers[player], "adjust", 0,
                  None, None, None, before, state.rating - before, state.rating,
                  state.games, state.games, data.get("reason") or "")
+                + _extra(state.extra)
             )  # fmt: skip
 
     def _season(self, entry: Entry) -> None:
@@ -452,7 +478,14 @@ class Replay:
                     (self.ladder, self.pos, seat, entry.n, self.numbers[player], "season", 0,
                      None, None, None, before, change.delta, state.rating,
                      state.games, state.games, change.reason)
+                    + _extra(state.extra)
                 )  # fmt: skip
+
+
+def _extra(state: dict[str, float] | None) -> tuple[Any, ...]:
+    """The end of a whole history row: a family's state after it, when the
+    player's state holds more than a rating (``HistoryRow``)."""
+    return () if state is None else (state,)
 
 
 def event_ends(entries: Iterable[Entry]) -> dict[str, str]:

@@ -13,6 +13,8 @@ from typing import Any
 
 import msgspec
 
+from ledger.kernel.translation import Message
+
 
 def _closed_seasons(conn: Any, ladder: int | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
     """(ladder, season) of every season close in force (of one ladder);
@@ -27,11 +29,12 @@ def _closed_seasons(conn: Any, ladder: int | None = None) -> Iterator[tuple[int,
         yield number, {**msgspec.json.decode(data), "ladder": name}
 
 
-def _inside(season: dict[str, Any], what: str) -> str:
-    return (
-        f"{what} inside season {season['label']!r} of {season['ladder']!r} "
-        f"({season['start']} to {season['end']}), already closed: the close was replayed with "
-    )
+def _where(season: dict[str, Any]) -> dict[str, str]:
+    """A closed season's placeholders in a note."""
+    return {
+        "label": repr(season["label"]), "ladder": repr(season["ladder"]),
+        "start": season["start"], "end": season["end"],
+    }  # fmt: skip
 
 
 def replayed_closes(conn: Any, game: str) -> list[str]:
@@ -46,7 +49,12 @@ def replayed_closes(conn: Any, game: str) -> list[str]:
         return []
     ladder, played = found
     return [
-        _inside(season, f"the game of {played} is") + "it"
+        Message(
+            "the game of {day} is inside season {label} of {ladder} ({start} to {end}), already "
+            "closed: the close was replayed with it",
+            day=played,
+            **_where(season),
+        )
         for _, season in _closed_seasons(conn, ladder)
         if season["start"] <= played <= season["end"]
     ]
@@ -67,9 +75,17 @@ def replayed_closes_of_import(conn: Any, file: str) -> list[str]:
             "AND recording = ? AND status <> 'voided'",
             (ladder, season["start"], season["end"] + "~", recording),
         ).fetchone()
-        if count:
-            games = (
-                "1 game of this import is" if count == 1 else f"{count} games of this import are"
-            )
-            notes.append(_inside(season, games) + ("it" if count == 1 else "them"))
+        if count == 1:
+            notes.append(Message(
+                "1 game of this import is inside season {label} of {ladder} ({start} to {end}), "
+                "already closed: the close was replayed with it",
+                **_where(season),
+            ))  # fmt: skip
+        elif count:
+            notes.append(Message(
+                "{n} games of this import are inside season {label} of {ladder} ({start} to "
+                "{end}), already closed: the close was replayed with them",
+                n=count,
+                **_where(season),
+            ))  # fmt: skip
     return notes

@@ -46,7 +46,7 @@ COMPARED: dict[str, str] = {
     ),
     "view_history": "",  # packed: read through views.history (``_history_rows``)
     "view_standings": (
-        "SELECT l.id, p.id, s.rating, s.games, s.last_played, s.rated_since "
+        "SELECT l.id, p.id, s.rating, s.games, s.last_played, s.rated_since, s.state "
         "FROM view_standings s LEFT JOIN view_ladders l ON l.n = s.ladder "
         "LEFT JOIN view_players p ON p.n = s.player ORDER BY 1, 2"
     ),
@@ -137,7 +137,7 @@ def _history_rows(conn: Database) -> list[tuple[Any, ...]]:
         out += [
             (lid, details[r.entry].key, r.pos, r.seat, details[r.entry].id, r.kind,
              ids[r.player], r.side, r.s, r.p, r.k, r.before, r.change, r.after, r.games_before,
-             r.games_after, r.note)
+             r.games_after, r.note, r.state)
             for r in rows
         ]  # fmt: skip
     out.sort(key=lambda r: (r[0], r[1], r[6], r[3]))
@@ -156,7 +156,7 @@ def checksum(conn: Database) -> str:
 #: The columns ``_history_rows`` gives, by name.
 HISTORY_COLUMNS = (
     "ladder", "key", "pos", "seat", "entry", "kind", "player", "side", "s", "p", "k", "before",
-    "change", "after", "games_before", "games_after", "note",
+    "change", "after", "games_before", "games_after", "note", "state",
 )  # fmt: skip
 
 

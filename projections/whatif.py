@@ -4,13 +4,13 @@ in memory, recording nothing."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from datetime import date
 from typing import Any
 
 import msgspec
 
-from ledger.families.base import FamilyError
+from ledger.families.base import Family, FamilyError
 from ledger.families.registry import family_class, load_family
 from ledger.kernel.errors import Invalid
 from ledger.kernel.identity import short
@@ -73,28 +73,14 @@ def whatif_report(
     overrides: dict[str, Any],
     family: str | None = None,
     start: date | None = None,
-) -> list[WhatIfLine]:
+) -> WhatIf:
     """Replay ``ladder`` with ``overrides`` (from ``start`` on, or for its
     whole history) and compare with today's standings. Games the other
     rules cannot rate (a result another family's columns wrote) are left
     out of the hypothetical and listed; the real games are never in
     question."""
-    lid = queries.replayed_ladder_row(conn, ladder)["n"]
-    entries = list(ladder_entries(conn, lid, None))
-    if start is None:
-        changed = [_override(e, overrides, family) if e.kind == "ruleset" else e for e in entries]
-    else:
-        rulesets = [e for e in entries if e.kind == "ruleset" and e.date <= start.isoformat()]
-        base = _override(rulesets[-1], overrides, family)
-        marker = Entry(
-            sort_key(start, "ruleset", "whatif"), "ruleset", 0, "whatif", start.isoformat(),
-            base.data,
-        )  # fmt: skip
-        changed = sorted([*entries, marker], key=lambda e: e.key)
-    merges = resolve_merges(
-        dict(conn.execute("SELECT id, merged_into FROM view_players WHERE merged_into IS NOT NULL"))
-    )
-    replay, unrated = _replay_rating_what_it_can(ladder, changed, merges, family)
+    tried = replay_under(conn, ladder, overrides, family, start)
+    replay = tried.replay
     names = queries.names(conn)
     now = {r.player: (r.rank, r.rating) for r in queries.standings(conn, ladder)}
     ranked = sorted(replay.states.items(), key=lambda kv: (-kv[1].rating, names.get(kv[0], kv[0])))
@@ -117,12 +103,136 @@ def whatif_report(
                 rating_move=None if vn is None or vw is None else vw - vn,
             )
         )
-    return WhatIf(lines, unrated)
+    return WhatIf(lines, tried.unrated)
+
+
+class LadderHistory(msgspec.Struct, frozen=True):
+    """What a replay under other rules starts from: a ladder's name,
+    entries in effective order and merged players (read once, replayed
+    many times by ``ledger tune``)."""
+
+    ladder: str
+    entries: list[Entry]
+    merges: dict[str, str]
+
+
+class Tried(msgspec.Struct):
+    """A ladder replayed under the rules tried: the ``Replay`` (its
+    states), the entries it applied (games it could not rate left out) and
+    those games."""
+
+    replay: Replay
+    entries: list[Entry]
+    unrated: list[Unrated]
+
+
+#: Hands a replay's history rows on, a chunk at a time (``Replay.run``'s ``write``).
+RowSink = Callable[[list[tuple[Any, ...]]], None]
+
+
+class _Itself(dict[str, str]):
+    """Player numbers for a replay whose rows go to a ``RowSink``: each
+    player is their own number."""
+
+    def __missing__(self, player: str) -> str:
+        self[player] = player  # the next look-up is a plain one
+        return player
+
+
+def history_of(conn: Database, ladder: str) -> LadderHistory:
+    """``ladder``'s entries and merged players, as a replay under other
+    rules reads them (the ladder named as it was opened)."""
+    row = queries.replayed_ladder_row(conn, ladder)
+    merges = resolve_merges(
+        dict(conn.execute("SELECT id, merged_into FROM view_players WHERE merged_into IS NOT NULL"))
+    )
+    return LadderHistory(row["name"], list(ladder_entries(conn, row["n"], None)), merges)
+
+
+def replay_under(
+    conn: Database | LadderHistory,
+    ladder: str,
+    overrides: dict[str, Any],
+    family: str | None = None,
+    start: date | None = None,
+    sink: Callable[[list[Entry]], RowSink] | None = None,
+) -> Tried:
+    """``ladder`` replayed in memory with ``overrides`` on its rules (or
+    ``family`` with its defaults and ``overrides``), from ``start`` on or
+    for its whole history; with neither, under the rules in force. With
+    ``sink``, each attempt at the replay (``sink(its entries)``) is handed
+    its history rows, players by id, as they come. Records nothing."""
+    base = conn if isinstance(conn, LadderHistory) else history_of(conn, ladder)
+    changed = rules_tried(base, overrides, family, start)
+    return _replay_rating_what_it_can(ladder, changed, base.merges, family, sink)
+
+
+def rules_tried(
+    history: LadderHistory,
+    overrides: dict[str, Any],
+    family: str | None = None,
+    start: date | None = None,
+) -> list[Entry]:
+    """``history``'s entries with its rulesets changed as ``replay_under``
+    says (each checked by the family: Invalid names a bad parameter)."""
+    entries = history.entries
+    if not overrides and family is None:
+        return entries
+    if start is None:
+        return [_override(e, overrides, family) if e.kind == "ruleset" else e for e in entries]
+    rulesets = [e for e in entries if e.kind == "ruleset" and e.date <= start.isoformat()]
+    ruleset = _override(rulesets[-1], overrides, family)
+    marker = Entry(
+        sort_key(start, "ruleset", "whatif"), "ruleset", 0, "whatif", start.isoformat(),
+        ruleset.data,
+    )  # fmt: skip
+    return sorted([*entries, marker], key=lambda e: e.key)
+
+
+class _Scalar(Exception):
+    """A family whose maths serves plain numbers only (``with_values``)."""
+
+
+def replay_grid(
+    history: LadderHistory,
+    points: list[dict[str, Any]],
+    sink: Callable[[list[Entry], Callable[[str, Mapping[str, Any]], Family]], RowSink],
+) -> Tried | None:
+    """``history`` replayed once for every grid point (each a set of
+    overrides of the same parameters), its families bound to arrays of
+    the points' values (``Family.with_values``), its history rows handed
+    to ``sink(entries, how a family is bound)``: ratings and P come out as
+    arrays, a column per point. None when a family's maths (or the sink)
+    cannot take arrays, or the rules cannot rate some game
+    (``replay_under``, one point at a time, says which)."""
+    import numpy as np  # here: ``ledger whatif`` starts without it
+
+    names = list(points[0])
+    rulesets = [e for e in history.entries if e.kind == "ruleset"]
+    for point in points:  # each point's values checked as numbers
+        for ruleset in rulesets:
+            _override(ruleset, point, None)
+    arrays = {name: np.array([p[name] for p in points], dtype=np.float64) for name in names}
+    entries = rules_tried(history, points[0], None)
+
+    def load(name: str, params: Mapping[str, Any]) -> Family:
+        family = load_family(name, params).with_values(arrays)
+        if family is None:
+            raise _Scalar(name)
+        return family
+
+    replay = Replay({}, None, history.merges, event_ends(entries), _Itself(), load=load)
+    try:
+        replay.run(entries, write=sink(entries, load))
+    except Exception:  # noqa: BLE001 - an array where the maths wants a number, a game it cannot rate
+        return None
+    return Tried(replay, entries, [])
 
 
 def _replay_rating_what_it_can(
-    ladder: str, entries: list[Entry], merges: dict[str, str], family: str | None
-) -> tuple[Replay, list[Unrated]]:
+    ladder: str, entries: list[Entry], merges: dict[str, str], family: str | None,
+    sink: Callable[[list[Entry]], RowSink] | None,
+) -> Tried:  # fmt: skip
     """The replay of ``entries``, leaving out the games the rules tried
     cannot rate: each failure leaves out every game that fails the same way
     (the family's maths fails on the result, not on who played: a result
@@ -133,9 +243,10 @@ def _replay_rating_what_it_can(
     skipped: set[str] = set()
     while True:
         kept = [e for e in entries if e.key not in skipped]
-        replay = Replay({}, None, merges, event_ends(kept))
+        numbers = None if sink is None else _Itself()
+        replay = Replay({}, None, merges, event_ends(kept), numbers)
         try:
-            replay.run(kept)
+            replay.run(kept, write=None if sink is None else sink(kept))
         except EntryFailed as failed:  # the other rules cannot rate some entry
             entry, cause = failed.entry, failed.cause
             if entry.kind != "game" or len(left_out) >= UNRATED_KINDS:
@@ -152,7 +263,7 @@ def _replay_rating_what_it_can(
             continue
         if left_out and not any(e.kind == "game" for e in kept):
             raise Invalid(_cannot_try(ladder, None, "", family, left_out))
-        return replay, list(left_out.values())
+        return Tried(replay, kept, list(left_out.values()))
 
 
 #: msgspec's words for a result column the family's ``Result`` does not have.

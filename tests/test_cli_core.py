@@ -940,12 +940,14 @@ def _views_of(cli: Cli) -> Database:
 def _full_table(cli: Cli, ladder: str, lang: str = "en") -> str:
     """The ranking as ``projections.queries.standings`` gives it, rendered
     as a table (what ``standings`` printed before its plain read)."""
+    from ledger.kernel.translation import translator
     from projections import queries
     from projections.formats import render
 
     conn = _views_of(cli)
     try:
-        return render(queries.standings(conn, ladder, None, lang), "table", ladder) + "\n"
+        rows = queries.standings(conn, ladder, None, lang)
+        return render(rows, "table", ladder, t=translator(lang)) + "\n"
     finally:
         conn.close()
 
@@ -961,7 +963,7 @@ def test_the_ranking_table_is_the_full_querys(cli: Cli, family: str) -> None:
     for day, (a, b, result) in enumerate(games, start=1):
         cli.ok("record", "Club", "--date", f"2025-01-0{day}", "--side", a, "--side", b,
                "--result", result, "--add-players")  # fmt: skip
-    for lang in ("en", "fr"):
+    for lang in ("fr", "en"):
         shown = cli.ok("standings", "club", "--lang", lang)
         assert shown == _full_table(cli, "club", lang)
     header, *cells = _columns(shown)

@@ -101,7 +101,15 @@ def test_the_built_in_families_are_named_without_importing_them() -> None:
     importing its module; what it says is what the class says."""
     from ledger.families.base import Family
 
-    assert set(registry.BUILT_IN) == {"elo", "battle-empire", "adlg", "battletech", "bga"}
+    assert set(registry.BUILT_IN) == {
+        "elo",
+        "battle-empire",
+        "adlg",
+        "battletech",
+        "bga",
+        "glicko2",
+        "weng-lin",
+    }
     for name, cls in registry.BUILT_IN.items():
         assert cls.name == name
         assert registry.gives_grades(name) == (cls.grade is not Family.grade), name

@@ -238,6 +238,25 @@ FAMILIES: dict[str, FamilySpec] = {
         bga_result,
         max_sides=4,
     ),
+    # Families whose players' state holds more than a rating.
+    "glicko2": FamilySpec(
+        "glicko2",
+        {"period": "month"},
+        st.sampled_from([{"period": "event"}, {"period": "game", "tau": 0.3}]),
+        two_sided(OUTCOME),
+        events=True,
+        teams=True,
+    ),
+    "weng-lin": FamilySpec(
+        "weng-lin",
+        {},
+        st.sampled_from([{"model": "bradley-terry-full"}, {"beta": 3.0}]),
+        lambda n: st.lists(st.integers(1, n), min_size=n, max_size=n).map(
+            lambda order: {"ranks": competition_ranks(order)}
+        ),
+        max_sides=4,
+        teams=True,
+    ),
 }
 
 

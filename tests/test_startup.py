@@ -121,7 +121,8 @@ def test_naming_the_families_imports_none() -> None:
         capture_output=True, text=True, timeout=60,
     )  # fmt: skip
     assert done.stdout.strip() == (
-        "['adlg', 'battle-empire', 'battletech', 'bga', 'elo'] ['ledger.families.registry']"
+        "['adlg', 'battle-empire', 'battletech', 'bga', 'elo', 'glicko2', 'weng-lin'] "
+        "['ledger.families.registry']"
     )
 
 

@@ -21,6 +21,7 @@ import click
 
 from ledger import __version__
 from ledger.cli.group import LedgerGroup, fail
+from ledger.kernel.translation import LANGS
 
 #: Every command: name -> (module under ledger.cli, attribute).
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -39,6 +40,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "verify": ("reports", "verify"),
     "diff": ("reports", "diff"),
     "whatif": ("reports", "whatif"),
+    "evaluate": ("evidence", "evaluate"),
+    "tune": ("evidence", "tune"),
     "template": ("template", "template"),
     "project": ("admin", "project"),
     "migrate": ("admin", "migrate"),
@@ -134,10 +137,16 @@ def _stdout_to_devnull() -> None:
     "trust only code you would run yourself. Registered families (entry points of the "
     "'ledger.families' group) need no trust. Env: LEDGER_TRUST_FAMILIES=mod1,mod2.",
 )  # fmt: skip
+@click.option(
+    "--lang", envvar="LEDGER_LANG", type=click.Choice(LANGS), default="en",
+    show_default=True,
+    help="Language of what every command prints (tables, messages, the site); a command's "
+    "own --lang wins. Env: LEDGER_LANG.",
+)  # fmt: skip
 @click.pass_context
 def main(
     ctx: click.Context, db: str | None, by: str | None, schema: str | None,
-    trusted: tuple[str, ...],
+    trusted: tuple[str, ...], lang: str,
 ) -> None:  # fmt: skip
     """An event-sourced rating ledger for wargame and board-game communities.
 
@@ -151,7 +160,7 @@ def main(
         from ledger.families.registry import trust
 
         trust(trusted)
-    ctx.obj = Ledger(db, by, schema)
+    ctx.obj = Ledger(db, by, schema, lang)
     ctx.call_on_close(ctx.obj.close)
 
 

@@ -9,6 +9,7 @@ import click
 from ledger.cli.context import (
     Ledger,
     format_option,
+    lang_option,
     open_views,
     pass_ledger,
 )
@@ -110,6 +111,7 @@ def migrate(led: Ledger, source: str, target: str, to_schema: str | None, fmt: s
 
 
 @click.command()
+@lang_option
 @pass_ledger
 def rebuild(led: Ledger) -> None:
     """Drop every view and rebuild it from the events alone."""
@@ -117,6 +119,7 @@ def rebuild(led: Ledger) -> None:
 
     with ProgressBar("reading events", threshold=20_000) as bar:
         report = led.rebuilt(lambda stage, done, total: bar(done, total, stage))
+    t = led.t
     for warning in report.warnings:
-        click.echo(f"Warning: {warning}", err=True)
-    click.echo(f"Rebuilt the views from {report.applied} events.")
+        click.echo(t.gettext("Warning: {text}").format(text=warning), err=True)
+    click.echo(t.gettext("Rebuilt the views from {n} events.").format(n=report.applied))

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ledger.kernel.errors import Denied, Invalid
+from ledger.kernel.translation import LANGS, Translator, translator
 from ledger.write.storage import Storage, resolve
 from projections.db import Database, PostgresDatabase, SQLiteDatabase
 from projections.formats import FORMATS, render
@@ -38,8 +39,12 @@ class Ledger:
     from the events, with a notice; on PostgreSQL only the schema's owner
     may create them, and other roles are told so."""
 
-    def __init__(self, db: str | None, by: str | None, schema: str | None = None) -> None:
+    def __init__(
+        self, db: str | None, by: str | None, schema: str | None = None, lang: str = "en"
+    ) -> None:
         self.db = db
+        #: The language of what this command prints (``--lang``).
+        self.lang = lang
         self.schema = schema
         self._by = by
         self._storage: Storage | None = None
@@ -56,6 +61,11 @@ class Ledger:
         self.stored: str | None = None
         #: Whether this command's write block completed (its append committed).
         self.wrote = False
+
+    @property
+    def t(self) -> Translator:
+        """The texts in this command's language (``--lang``)."""
+        return translator(self.lang)
 
     @property
     def by(self) -> str:
@@ -298,11 +308,11 @@ wide_option = click.option(
 
 def emit(
     rows: Any, fmt: str, title: str, kind: Any, output: Path | None,
-    spare: tuple[str, ...] = (), wide: bool = False,
+    spare: tuple[str, ...] = (), wide: bool = False, t: Translator | None = None,
 ) -> None:  # fmt: skip
     """Print query rows, or write them to --output (an .xlsx for xlsx); a
     table on a terminal fits its width (``spare`` columns left out first)
-    unless ``wide``."""
+    unless ``wide``, its headings in ``t``'s language."""
     if fmt == "xlsx":
         if output is None:
             raise Invalid("--format xlsx needs --output FILE.xlsx")
@@ -311,7 +321,7 @@ def emit(
         write_rows(output, rows, kind, title)
         click.echo(f"Wrote {plural(len(rows), 'row')} to {output}.")
         return
-    text = render(rows, fmt, title, kind=kind, spare=spare, wide=wide or output is not None)
+    text = render(rows, fmt, title, kind=kind, spare=spare, wide=wide or output is not None, t=t)
     if output is None and fmt == "table":
         show([text + "\n"])
     elif output is None:
@@ -357,6 +367,19 @@ def _screen_lines() -> int:
 
 
 pass_ledger = click.make_pass_decorator(Ledger)
+
+
+def _set_lang(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    if value is not None:
+        ctx.ensure_object(Ledger).lang = value
+
+
+#: ``--lang`` on a command: what it prints in that language (else
+#: ``ledger --lang``, ``LEDGER_LANG``, English); read as ``led.lang``/``led.t``.
+lang_option = click.option(
+    "--lang", type=click.Choice(LANGS), default=None, expose_value=False, callback=_set_lang,
+    help="Language of what is printed (default: 'ledger --lang', else LEDGER_LANG, else en).",
+)  # fmt: skip
 
 #: Events a catch-up of the views brings before it shows a progress bar (on a
 #: terminal): a large import's, or the next command's after one.

@@ -12,15 +12,16 @@ from ledger.cli.bounded import ORDER, BoundedNumber, bounded_help
 from ledger.cli.context import (
     Ledger,
     format_option,
+    lang_option,
     pass_ledger,
-    plural,
 )
 from ledger.cli.family_help import result_fields_epilog
-from ledger.cli.params import ATTRIBUTE, DATE, SETTING, as_dict
+from ledger.cli.params import ATTRIBUTE, DATE, SETTING, STATE_VALUE, as_dict
 from ledger.cli.progress import ProgressBar
 from ledger.kernel import bounds
 from ledger.kernel.errors import LedgerError
 from ledger.kernel.identity import short
+from ledger.kernel.translation import Message, Translator, in_language
 from ledger.write.commands import GameChanges
 from ledger.write.game_input import GameInput, parse_number
 from projections.formats import render
@@ -105,6 +106,7 @@ def split_sides(sides: tuple[str, ...]) -> list[list[str]]:
 @click.option("--again", is_flag=True,
               help="Record a game voided or corrected since as a game again.")  # fmt: skip
 @allow_future_option
+@lang_option
 @pass_ledger
 def record(
     led: Ledger, ladder_name: str, add_players: bool, again: bool, allow_future: bool,
@@ -134,13 +136,14 @@ def record(
     )
     with led.writing(allow_future) as commands:
         recorded = commands.record(game, add_players, again)
-    click.echo(f"Recorded game {recorded.short}.")
+    t = led.t
+    click.echo(t.gettext("Recorded game {game}.").format(game=recorded.short))
     for line in rating_changes(led, recorded.short):
         click.echo(line)
     for warning in recorded.warnings:
-        click.echo(f"warning: {warning}")
+        click.echo(t.gettext("warning: {text}").format(text=in_language(warning, t)))
     for note in replayed_closes(led.conn, recorded.game):
-        click.echo(f"note: {note}")
+        click.echo(t.gettext("note: {text}").format(text=in_language(note, t)))
 
 
 @click.command("import")
@@ -175,6 +178,7 @@ def record(
 )
 @allow_future_option
 @format_option
+@lang_option
 @pass_ledger
 def import_(
     led: Ledger, file: Path, dry_run: bool, ladder_name: str | None, sheet: str | None,
@@ -224,27 +228,35 @@ def import_(
             limits=limits,
         )  # fmt: skip
         if not dry_run:  # stored: what Ctrl-C says while the views catch up
-            led.stored = import_line(file, plan.report, "added")
+            led.stored = import_line(file, plan.report, False, led.t)
     report = plan.report
     if dry_run:
         report.warnings += preview_warnings(led.app.recorder, plan.events, plan.label)
     elif report.added:  # an import that added nothing replayed no close
         notes = replayed_closes_of_import(led.conn, plan.label)
-        report.warnings += [f"{plan.label}: {note}" for note in notes]
+        report.warnings += [Message("{file}: {note}", file=plan.label, note=n) for n in notes]
     if fmt != "table":
         click.echo(render(report, fmt))
         return
-    click.echo(import_line(file, report, "would add" if dry_run else "added") + ".")
+    t = led.t
+    click.echo(import_line(file, report, dry_run, t) + ".")
     for warning in report.warnings:
-        click.echo(f"warning: {warning}")
+        click.echo(t.gettext("warning: {text}").format(text=in_language(warning, t)))
 
 
-def import_line(file: Path, report: ImportReport, verb: str) -> str:
-    """What an import did (or would do), in one line without its full stop."""
-    return (
-        f"{file}: {plural(report.rows, 'row')}: {verb} {plural(report.added, 'game')}, "
-        f"skipped {report.skipped} already recorded{new_players(report.new_players)}"
+def import_line(file: Path, report: ImportReport, dry_run: bool, t: Translator) -> str:
+    """What an import did (or would do, ``dry_run``), in one line without its
+    full stop, in ``t``'s language."""
+    rows = t.ngettext("{n} row", "{n} rows", report.rows).format(n=report.rows)
+    games = t.ngettext("{n} game", "{n} games", report.added).format(n=report.added)
+    did = (
+        t.gettext("would add {games}, skipped {skipped} already recorded")
+        if dry_run
+        else t.gettext("added {games}, skipped {skipped} already recorded")
     )
+    return t.gettext("{file}: {rows}: {did}").format(
+        file=file, rows=rows, did=did.format(games=games, skipped=report.skipped)
+    ) + new_players(report.new_players, t)
 
 
 def rating_changes(led: Ledger, game: str) -> list[str]:
@@ -256,24 +268,27 @@ def rating_changes(led: Ledger, game: str) -> list[str]:
         x = queries.explain(led.conn, game)
     except LedgerError:  # a ladder that cannot be replayed: its warning says why
         return []
-    per_event = bool(x.event) and x.note.startswith("rated from the ratings before the event")
+    per_event = bool(x.event) and x.note == queries.PER_EVENT_NOTE
     if per_event:
-        return [f"  {p.player}: {p.change:+g} at the end of {x.event} (rated from {p.before:g})"
-                for p in x.players]  # fmt: skip
+        line = led.t.gettext("  {player}: {change} at the end of {event} (rated from {before})")
+        return [line.format(player=p.player, change=f"{p.change:+g}", event=x.event,
+                            before=f"{p.before:g}") for p in x.players]  # fmt: skip
     return [f"  {p.player}: {p.before:g} → {p.after:g} ({p.change:+g})" for p in x.players]
 
 
-def new_players(names: list[str]) -> str:
+def new_players(names: list[str], t: Translator) -> str:
     """The import line's new players, for people: every name when there are
     few, else how many, the first ten and how many more (as --dry-run lists
     first games; ``--format json`` keeps every name)."""
     if not names:
         return ""
     if len(names) <= FIRST_GAMES_SHOWN:
-        return f", new players: {', '.join(names)}"
+        return t.gettext(", new players: {names}").format(names=", ".join(names))
     more = len(names) - FIRST_GAMES_SHOWN
     shown = ", ".join(names[:FIRST_GAMES_SHOWN])
-    return f", {len(names)} new players: {shown} and {more} more"
+    return t.gettext(", {n} new players: {names} and {more} more").format(
+        n=len(names), names=shown, more=more
+    )
 
 
 @click.command()
@@ -282,6 +297,7 @@ def new_players(names: list[str]) -> str:
 @click.option("--reason", required=True, help="Why the record was wrong.")
 @click.option("--add-players", is_flag=True, help="Register players not yet known.")
 @allow_future_option
+@lang_option
 @pass_ledger
 def correct(
     led: Ledger, game: str, reason: str, add_players: bool, allow_future: bool, **opts: Any
@@ -304,14 +320,16 @@ def correct(
     )
     with led.writing(allow_future) as commands:
         short_id = commands.correct(game, changes, reason, add_players)
-    click.echo(f"Corrected game {short_id}.")
+    t = led.t
+    click.echo(t.gettext("Corrected game {game}.").format(game=short_id))
     for note in replayed_closes(led.conn, short_id):
-        click.echo(f"note: {note}")
+        click.echo(t.gettext("note: {text}").format(text=in_language(note, t)))
 
 
 @click.command()
 @click.argument("ref", metavar="ID")
 @click.option("--reason", required=True, help="Why it does not count (kept in the audit log).")
+@lang_option
 @pass_ledger
 def void(led: Ledger, ref: str, reason: str) -> None:
     """Void a game, a rating adjustment or a season close by its ID (or an
@@ -322,7 +340,7 @@ def void(led: Ledger, ref: str, reason: str) -> None:
     changes by date ('ledger ladder void-rules')."""
     with led.writing() as commands:
         what = commands.void(ref, reason)
-    click.echo(f"Voided {what}.")
+    click.echo(led.t.gettext("Voided {what}.").format(what=what))
 
 
 @click.group()
@@ -336,6 +354,7 @@ def season() -> None:
 @click.option("--from", "start", required=True, type=DATE, help="First day of the season.")
 @click.option("--to", "end", required=True, type=DATE, help="Last day of the season.")
 @allow_future_option
+@lang_option
 @pass_ledger
 def season_close(
     led: Ledger, ladder_name: str, label: str, start: date, end: date, allow_future: bool
@@ -353,13 +372,15 @@ def season_close(
     before = at_end()
     with led.writing(allow_future) as commands:
         sid = commands.close_season(ladder_name, label, start, end)
-    click.echo(f"Closed season {label!r} of {ladder_name!r} (season close {short(sid)}).")
+    t = led.t
+    click.echo(t.gettext("Closed season {label} of {ladder} (season close {id}).").format(
+        label=repr(label), ladder=repr(ladder_name), id=short(sid)))  # fmt: skip
     # The ranking at the season's end, before and after: the close's own changes.
     moved = [(name, was, now) for name, now in at_end().items()
              if (was := before.get(name, now)) != now]  # fmt: skip
     if not moved:
-        click.echo("No rating changed: every rated player played, or none was in reach of "
-                   "the family's season rules.")  # fmt: skip
+        click.echo(t.gettext("No rating changed: every rated player played, or none was in "
+                             "reach of the family's season rules."))  # fmt: skip
     for name, was, now in sorted(moved, key=lambda m: (m[2] - m[1], m[0])):
         click.echo(f"  {name}: {was:g} → {now:g} ({now - was:+g})")
 
@@ -370,13 +391,15 @@ def season_close(
 @click.option(
     "--reason", required=True, help="Why the close does not count (kept in the audit log)."
 )
+@lang_option
 @pass_ledger
 def season_void(led: Ledger, ladder_name: str, label: str, reason: str) -> None:
     """Void the close of season LABEL of LADDER: its decay no longer counts
     and later ratings are recomputed. The season can then be closed again."""
     with led.writing() as commands:
         commands.void_season(ladder_name, label, reason)
-    click.echo(f"Voided the close of season {label!r} of {ladder_name!r}.")
+    click.echo(led.t.gettext("Voided the close of season {label} of {ladder}.").format(
+        label=repr(label), ladder=repr(ladder_name)))  # fmt: skip
 
 
 @click.command()
@@ -390,14 +413,24 @@ def season_void(led: Ledger, ladder_name: str, label: str, reason: str) -> None:
     "--shift", "shift", type=BoundedNumber(bounds.SHIFT), default=None,
     help=bounded_help("Shift the rating by this amount (+ or -).", bounds.SHIFT),
 )  # fmt: skip
+@click.option(
+    "--state", "values", multiple=True, type=STATE_VALUE, metavar="NAME=VALUE",
+    help="Set a value of the family's state beyond the rating, by the name the ladder's "
+    "family gives it (its rules page lists them; repeatable).",
+)  # fmt: skip
 @click.option("--date", "on", required=True, type=DATE, help="Effective date.")
 @click.option("--reason", required=True, help="Why (kept in history and audit).")
+@lang_option
 @pass_ledger
 def adjust(
     led: Ledger, ladder_name: str, player_name: str, to: float | None, shift: float | None,
-    on: date, reason: str,
+    values: tuple[tuple[str, float], ...], on: date, reason: str,
 ) -> None:  # fmt: skip
-    """Set (--to) or shift (--shift) PLAYER's rating in LADDER from a date."""
+    """Set (--to) or shift (--shift) PLAYER's rating in LADDER from a date,
+    and/or values of its family's state (--state)."""
     with led.writing() as commands:
-        aid = commands.adjust(ladder_name, player_name, on, reason, to=to, shift=shift)
-    click.echo(f"Adjusted {player_name!r} in {ladder_name!r} (adjustment {short(aid)}).")
+        aid = commands.adjust(
+            ladder_name, player_name, on, reason, to=to, shift=shift, values=dict(values)
+        )
+    click.echo(led.t.gettext("Adjusted {player} in {ladder} (adjustment {id}).").format(
+        player=repr(player_name), ladder=repr(ladder_name), id=short(aid)))  # fmt: skip

@@ -15,12 +15,26 @@ from typing import Any, NoReturn
 import click
 
 from ledger.kernel.errors import LOST_NOTHING_RECORDED, LedgerError, connection_lost
+from ledger.kernel.translation import Translator, in_language, translator
 
 
-def fail(message: str) -> NoReturn:
-    """Print ``Error: message`` on stderr and exit 1."""
-    click.echo(f"Error: {message}", err=True)
+def fail(message: object) -> NoReturn:
+    """Print ``Error: message`` on stderr, in the command's language (a
+    ``Message`` translated), and exit 1."""
+    t = _translator()
+    click.echo(t.gettext("Error: {message}").format(message=in_language(message, t)), err=True)
     sys.exit(1)
+
+
+def _translator() -> Translator:
+    """The running command's language (``--lang``), English outside one."""
+    ctx = click.get_current_context(silent=True)
+    return translator(getattr(ctx.find_root().obj, "lang", "en") if ctx else "en")
+
+
+def refusal(exc: BaseException) -> object:
+    """What a refusal says: its ``Message`` (to translate) or its text."""
+    return exc.args[0] if len(exc.args) == 1 else str(exc)
 
 
 class LedgerGroup(click.Group):
@@ -30,7 +44,7 @@ class LedgerGroup(click.Group):
         try:
             return super().invoke(ctx)
         except LedgerError as exc:
-            fail(str(exc))
+            fail(refusal(exc))
         except Exception as exc:
             message = machine_failure(exc)
             if message is None and connection_lost(exc):

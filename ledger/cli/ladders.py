@@ -14,6 +14,7 @@ from ledger.cli.context import (
     Ledger,
     family_needed,
     format_option,
+    lang_option,
     pass_ledger,
     wide_option,
 )
@@ -38,12 +39,17 @@ def ladder() -> None:
     help=f"Rating family: {', '.join(sorted(BUILT_IN))}, or package.module:Class.",
 )  # fmt: skip
 @click.option("--set", "sets", multiple=True, type=SETTING, help="A family parameter.")
+@lang_option
 @pass_ledger
 def ladder_open(led: Ledger, name: str, family: str, sets: tuple[tuple[str, Any], ...]) -> None:
     """Open ladder NAME with a rating family and its parameters."""
     with led.writing() as commands:
         family_name = commands.open_ladder(name, family, as_dict(sets))
-    click.echo(f"Opened ladder {name!r} ({family_name}).")
+    click.echo(
+        led.t.gettext("Opened ladder {name} ({family}).").format(
+            name=repr(name), family=family_name
+        )
+    )
 
 
 @ladder.command("rules")
@@ -52,6 +58,7 @@ def ladder_open(led: Ledger, name: str, family: str, sets: tuple[tuple[str, Any]
 @click.option("--family", default=None, help="Switch to another family (its defaults + --set).")
 @click.option("--effective", required=True, type=DATE, help="First day the rules apply.")
 @click.option("--reason", required=True, help="Why the rules change (kept in the audit log).")
+@lang_option
 @pass_ledger
 def ladder_rules(
     led: Ledger,
@@ -67,13 +74,15 @@ def ladder_rules(
     under the family's current maths version (when it differs)."""
     with led.writing() as commands:
         commands.change_rules(name, as_dict(sets), effective, reason, family)
-    click.echo(f"Rules of {name!r} changed from {effective}.")
+    click.echo(led.t.gettext("Rules of {name} changed from {day}.").format(
+        name=repr(name), day=effective))  # fmt: skip
 
 
 @ladder.command("void-rules")
 @click.argument("name")
 @click.option("--effective", required=True, type=DATE, help="The date the rule change took effect.")
 @click.option("--reason", required=True, help="Why it no longer counts (kept in the audit log).")
+@lang_option
 @pass_ledger
 def ladder_void_rules(led: Ledger, name: str, effective: date, reason: str) -> None:
     """Void the rule change of NAME that takes effect on a date: the rules
@@ -84,12 +93,14 @@ def ladder_void_rules(led: Ledger, name: str, effective: date, reason: str) -> N
     """
     with led.writing() as commands:
         voided = commands.void_rules(name, effective, reason)
-    click.echo(f"Voided the {voided.family} rules of {name!r} from {effective}.")
+    click.echo(led.t.gettext("Voided the {family} rules of {name} from {day}.").format(
+        family=voided.family, name=repr(name), day=effective))  # fmt: skip
 
 
 @ladder.command("list")
 @format_option
 @wide_option
+@lang_option
 @pass_ledger
 def ladder_list(led: Ledger, fmt: str, wide: bool) -> None:
     """List the ladders: family, players, games, rule changes and the
@@ -101,11 +112,13 @@ def ladder_list(led: Ledger, fmt: str, wide: bool) -> None:
     rows = [LadderLine(
         name=info.name, family=info.family, players=info.players, games=info.games,
         rule_changes=len(info.rules) - 1 if info.rules else 0,
-        params=", ".join(not_defaults(info.family, info.params)) or "defaults",
+        params=", ".join(not_defaults(info.family, info.params)) or led.t.gettext("defaults"),
         problem="; ".join(filter(None, [info.problem, *info.version_warnings])),
     ) for info in ladders]  # fmt: skip
     spare = ("problem", "rule_changes", "games", "params")
-    click.echo(render(rows, fmt, "Ladders", kind=LadderLine, spare=spare, wide=wide))
+    t = led.t
+    click.echo(render(rows, fmt, t.gettext("Ladders"), kind=LadderLine, spare=spare, wide=wide,
+                      t=t))  # fmt: skip
 
 
 class LadderLine(msgspec.Struct):
@@ -125,6 +138,7 @@ class LadderLine(msgspec.Struct):
 @ladder.command("show")
 @click.argument("name")
 @format_option
+@lang_option
 @pass_ledger
 def ladder_show(led: Ledger, name: str, fmt: str) -> None:
     """Show NAME's family, the parameters in force and its rule history
@@ -139,27 +153,40 @@ def ladder_show(led: Ledger, name: str, fmt: str) -> None:
         return
     with family_needed(f"ladder {info.name!r}"):
         family = family_class(info.family)
-    click.echo(f"Ladder:   {info.name}\nFamily:   {info.family}\nPlayers:  {info.players}")
+    t = led.t
+    facts = [(t.gettext("Ladder:"), info.name), (t.gettext("Family:"), info.family),
+             (t.gettext("Players:"), info.players)]  # fmt: skip
     if family.rules_doc:
-        click.echo(f"Rules:    {family.rules_doc}")
-    click.echo(f"Games:    {info.games}\nParameters in force:")
+        facts.append((t.gettext("Rules:"), family.rules_doc))
+    facts.append((t.gettext("Games:"), info.games))
+    pad = max(len(label) for label, _ in facts) + 2
+    for label, value in facts:
+        click.echo(f"{label:<{pad}}{value}")
+    click.echo(t.gettext("Parameters in force:"))
     for line in parameter_lines(family, info.params):
         click.echo(line)
     for warning in info.version_warnings:
-        click.echo(f"Warning: {warning}")
+        click.echo(t.gettext("Warning: {text}").format(text=warning))
     if info.problem:
-        click.echo(f"Problem: {info.problem}")
-    click.echo("Rule history:")
+        click.echo(t.gettext("Problem: {text}").format(text=info.problem))
+    click.echo(t.gettext("Rule history:"))
     for change in history:
         what = ", ".join(change.changed) or (
-            "the family's defaults" if change.effective == "from the start" else "no parameter"
+            t.gettext("the family's defaults") if change.effective == "from the start"
+            else t.gettext("no parameter")
         )  # fmt: skip
         why = f" ({change.reason})" if change.reason else ""
         at = change.recorded_at[:19].replace("T", " ")
-        click.echo(f"  {change.effective}: {change.family}: {what}")
-        click.echo(f"      by {change.by} at {at}{why}")
+        effective = (
+            t.gettext("from the start") if change.effective == "from the start"
+            else change.effective
+        )  # fmt: skip
+        click.echo(f"  {effective}: {change.family}: {what}")
+        click.echo("      " + t.gettext("by {who} at {moment}").format(who=change.by, moment=at)
+                   + why)  # fmt: skip
         if change.voided:
-            click.echo(f"      VOIDED ({change.voided}): it no longer counts")
+            click.echo("      " + t.gettext("VOIDED ({when}): it no longer counts").format(
+                when=change.voided))  # fmt: skip
 
 
 def parameter_lines(family: type[Family], params: dict[str, Any]) -> list[str]:

@@ -30,11 +30,15 @@ class DateType(click.ParamType):
 
 class KeyValueType(click.ParamType):
     """``KEY=VALUE``; the value is JSON when it parses as JSON (``--set``) or
-    kept as text (``--attr``, converted later by the family)."""
+    kept as text (``--attr``, converted later by the family), or a number
+    (``number``: ``--state``)."""
 
-    def __init__(self, metavar: str = "KEY=VALUE", json_values: bool = True) -> None:
+    def __init__(
+        self, metavar: str = "KEY=VALUE", json_values: bool = True, number: bool = False
+    ) -> None:
         self.name = metavar
         self.json_values = json_values
+        self.number = number
 
     def convert(
         self, value: Any, param: click.Parameter | None, ctx: click.Context | None
@@ -44,14 +48,37 @@ class KeyValueType(click.ParamType):
         key, sep, text = str(value).partition("=")
         if not sep or not key.strip():
             self.fail(f"expected {self.name}, got {value!r}", param, ctx)
+        if self.number:
+            try:
+                return key.strip(), float(text)
+            except ValueError:
+                self.fail(f"expected {self.name}, got {value!r} (not a number)", param, ctx)
         from ledger.families.base import parse_param_value  # lazily: the families
 
         return key.strip(), parse_param_value(text) if self.json_values else text
 
 
+class VaryType(click.ParamType):
+    """``NAME=START:STOP:STEP`` (``k=10:40:2``, STOP included) or ``NAME=VALUE``."""
+
+    name = "NAME=START:STOP:STEP"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        from projections.evidence.tune import Vary, parse_vary  # lazily: numpy
+
+        if isinstance(value, Vary):
+            return value
+        try:
+            return parse_vary(str(value))
+        except Invalid as exc:
+            self.fail(str(exc).removeprefix(f"--vary {str(value)!r}: "), param, ctx)
+
+
 DATE = DateType()
 SETTING = KeyValueType()
+VARY = VaryType()
 ATTRIBUTE = KeyValueType("NAME=NUMBER", json_values=False)
+STATE_VALUE = KeyValueType("NAME=NUMBER", number=True)
 
 
 def as_dict(pairs: tuple[tuple[str, Any], ...]) -> dict[str, Any]:

@@ -21,22 +21,24 @@ from ledger.cli.context import (
     emit,
     export_options,
     family_needed,
+    lang_option,
     pass_ledger,
     plural,
     show,
     wide_option,
 )
 from ledger.cli.params import DATE
+from ledger.kernel.translation import N_, Translator
 from projections.formats import table_lines
 
 if TYPE_CHECKING:
     from projections.plain import PlainTable
 
 #: What an empty ranking or history says instead of a table of no rows.
-HOW_TO_RATE = "record a game ('ledger record') or import a result sheet ('ledger import')."
-NOTHING_YET = "nothing yet (no game, rating adjustment or season penalty)."
+HOW_TO_RATE = N_("record a game ('ledger record') or import a result sheet ('ledger import').")
+NOTHING_YET = N_("nothing yet (no game, rating adjustment or season penalty).")
 #: The ranking's columns a narrow terminal leaves out first (names wrap after).
-RANKING_SPARE = ("last_played",)
+RANKING_SPARE = ("state", "last_played")
 #: The history's columns a narrow terminal leaves out first, least read first:
 #: the Elo terms (``explain`` gives them), where the game sat, then who it was.
 HISTORY_SPARE = (
@@ -52,13 +54,12 @@ HISTORY_SPARE = (
     help="The ranking as the ledger showed it at that moment (before later "
     "corrections and late results). A date alone means the end of that day, UTC.",
 )  # fmt: skip
-@click.option("--lang", type=click.Choice(["en", "fr"]), default="en", show_default=True,
-              help="Language of grades.")  # fmt: skip
+@lang_option
 @export_options
 @wide_option
 @pass_ledger
 def standings(
-    led: Ledger, ladder_name: str, as_of: date | None, as_known_at: str | None, lang: str,
+    led: Ledger, ladder_name: str, as_of: date | None, as_known_at: str | None,
     fmt: str, output: Path | None, wide: bool,
 ) -> None:  # fmt: skip
     """The ranking of LADDER: rank, player, rating, grade, games, last played.
@@ -70,22 +71,28 @@ def standings(
     On a terminal, a ranking longer than the screen opens in a pager.
     """
     with family_needed(f"ladder {ladder_name!r}"):
-        _standings(led, ladder_name, as_of, as_known_at, lang, fmt, output, wide)
+        _standings(led, ladder_name, as_of, as_known_at, fmt, output, wide)
 
 
 def _standings(
-    led: Ledger, ladder_name: str, as_of: date | None, as_known_at: str | None, lang: str,
+    led: Ledger, ladder_name: str, as_of: date | None, as_known_at: str | None,
     fmt: str, output: Path | None, wide: bool,
 ) -> None:  # fmt: skip
+    lang, t = led.lang, led.t
     if fmt == "table" and output is None and as_of is None and as_known_at is None:
         from projections import plain
 
         table = plain.ranking(led.query_conn, ladder_name, lang)
-        if not table.cells:
-            click.echo(f"No one is rated in {table.title} yet: {HOW_TO_RATE}")
+        if table is not None:
+            if not table.cells:
+                click.echo(
+                    t.gettext("No one is rated in {ladder} yet: {how}").format(
+                        ladder=table.title, how=t.gettext(HOW_TO_RATE)
+                    )
+                )
+                return
+            show_plain(table, RANKING_SPARE, wide, t)
             return
-        show_plain(table, RANKING_SPARE, wide)
-        return
     from projections import queries
 
     conn = led.conn
@@ -94,17 +101,23 @@ def _standings(
 
         conn = timetravel.known_at(led.app.recorder, timetravel.parse_moment(as_known_at))
     rows = queries.standings(conn, ladder_name, as_of, lang)
-    title = ladder_name + (f" as of {as_of}" if as_of else "")
-    title += f" as known at {as_known_at}" if as_known_at else ""
+    title = ladder_name
+    if as_of:
+        title += " " + t.gettext("as of {day}").format(day=as_of)
+    if as_known_at:
+        title += " " + t.gettext("as known at {moment}").format(moment=as_known_at)
     if not rows and fmt == "table" and output is None:
-        click.echo(f"No one is rated in {title}.")
+        click.echo(t.gettext("No one is rated in {ladder}.").format(ladder=title))
         return
-    emit(rows, fmt, title, queries.StandingRow, output, RANKING_SPARE, wide)
+    # A family whose ratings know their uncertainty adds columns (deviation...).
+    kind = type(rows[0]) if rows else queries.StandingRow
+    emit(rows, fmt, title, kind, output, RANKING_SPARE, wide, t)
 
 
 @click.command()
 @click.argument("ladder_name", metavar="LADDER")
 @click.argument("player_name", metavar="[PLAYER]", required=False)
+@lang_option
 @export_options
 @wide_option
 @pass_ledger
@@ -124,14 +137,15 @@ def _history(
     led: Ledger, ladder_name: str, player_name: str | None, fmt: str, output: Path | None,
     wide: bool,
 ) -> None:  # fmt: skip
+    t = led.t
     if player_name is not None and fmt == "table" and output is None:
         from projections import plain
 
-        table = plain.history(led.query_conn, ladder_name, player_name)
+        table = plain.history(led.query_conn, ladder_name, player_name, t)
         if not table.cells:
-            click.echo(f"{table.title}: {NOTHING_YET}")
+            click.echo(f"{table.title}: {t.gettext(NOTHING_YET)}")
             return
-        show_plain(table, HISTORY_SPARE, wide)
+        show_plain(table, HISTORY_SPARE, wide, t)
         return
     from projections import queries
 
@@ -148,24 +162,27 @@ def _history(
                     n = export_mod.write_history(lines, fmt, f)
                 click.echo(f"Wrote {plural(n, 'row')} to {output}.")
             return
-        title = f"Every player in {ladder_name}"
+        title = t.gettext("Every player in {ladder}").format(ladder=ladder_name)
         lines = list(lines)
         if not lines and fmt == "table" and output is None:
-            click.echo(f"{title}: {NOTHING_YET}")
+            click.echo(f"{title}: {t.gettext(NOTHING_YET)}")
             return
-        emit(lines, fmt, title, export_mod.PlayerHistoryLine, output, HISTORY_SPARE, wide)
+        emit(lines, fmt, title, export_mod.PlayerHistoryLine, output, HISTORY_SPARE, wide, t)
         return
     from projections.reads import history_subject
 
     rows = queries.history(led.query_conn, ladder_name, player_name)
-    title = history_subject(led.conn, ladder_name, player_name).title
+    title = history_subject(led.conn, ladder_name, player_name).titled(t)
     if not rows and fmt == "table" and output is None:
-        click.echo(f"{title}: {NOTHING_YET}")
+        click.echo(f"{title}: {t.gettext(NOTHING_YET)}")
         return
-    emit(rows, fmt, title, queries.HistoryLine, output, HISTORY_SPARE, wide)
+    emit(rows, fmt, title, queries.HistoryLine, output, HISTORY_SPARE, wide, t)
 
 
-def show_plain(table: PlainTable, spare: tuple[str, ...], wide: bool) -> None:
+def show_plain(
+    table: PlainTable, spare: tuple[str, ...], wide: bool, t: Translator | None = None
+) -> None:
     """Print a plain table for people (through a pager when long), fitting
-    the terminal (``spare`` columns left out first) unless ``wide``."""
-    show(table_lines(table.columns, table.cells, table.title, spare, wide))
+    the terminal (``spare`` columns left out first) unless ``wide``, in
+    ``t``'s language."""
+    show(table_lines(table.columns, table.cells, table.title, spare, wide, t))

@@ -17,12 +17,13 @@ from ledger.cli.context import (
     export_options,
     family_needed,
     format_option,
+    lang_option,
     pass_ledger,
-    plural,
     wide_option,
 )
 from ledger.cli.params import DATE, SETTING, as_dict
 from ledger.kernel.errors import Invalid
+from ledger.kernel.translation import Message, Translator
 from projections import queries
 from projections.formats import render
 from projections.rule_changes import not_defaults, value_text
@@ -35,6 +36,7 @@ from projections.rule_changes import not_defaults, value_text
 @click.command()
 @click.argument("game")
 @format_option
+@lang_option
 @pass_ledger
 def explain(led: Ledger, game: str, fmt: str) -> None:
     """Every input and intermediate value of GAME's rating computation."""
@@ -43,25 +45,41 @@ def explain(led: Ledger, game: str, fmt: str) -> None:
     if fmt != "table":
         click.echo(render(x, fmt))
         return
-    where = f", {x.event} round {x.round}" if x.event else ""
-    click.echo(f"Game {x.game} in {x.ladder}: {x.date}{where} [{x.status}]")
+    t = led.t
+    where = (
+        ", " + t.gettext("{event} round {round}").format(event=x.event, round=x.round)
+        if x.event else ""
+    )  # fmt: skip
+    click.echo(t.gettext("Game {game} in {ladder}: {date}{where} [{status}]").format(
+        game=x.game, ladder=x.ladder, date=x.date, where=where,
+        status=t.pgettext("status", x.status)))  # fmt: skip
     params = not_defaults(x.family, x.params)
-    click.echo(f"Family: {x.family}" + (f" ({', '.join(params)})" if params else ""))
-    # Units and objectives are each player's explained values, below.
-    result = [f"{k} {value_text(v)}" for k, v in x.result.items() if k not in LISTED_BELOW]
-    click.echo(f"Result: {', '.join(result)}")
+    click.echo(t.gettext("Family: {family}").format(family=x.family)
+               + (f" ({', '.join(params)})" if params else ""))  # fmt: skip
+    # Units and objectives are each player's explained values, below; a
+    # stored code (a result's ``a``, a margin) through its label.
+    result = [
+        f"{t.pgettext('result field', k)} "
+        f"{t.pgettext(k, v) if isinstance(v, str) else value_text(v)}"
+        for k, v in x.result.items()
+        if k not in LISTED_BELOW
+    ]
+    click.echo(t.gettext("Result: {result}").format(result=", ".join(result)))
+    per_event = bool(x.event) and x.note == queries.PER_EVENT_NOTE
     if x.note:
-        click.echo(f"Note: {x.note}")
-    per_event = bool(x.event) and x.note.startswith("rated from the ratings before the event")
+        click.echo(t.gettext("Note: {text}").format(text=t.gettext(x.note)))
     for p in x.players:
         if per_event:
-            click.echo(
-                f"\n{p.player} (side {p.side}): {p.change:+g} from this game, rated from "
-                f"{p.before:g} (the rating before the event);\n  the change applies at the "
-                f"event's end, with its other games ({p.after:g} counting those so far)"
-            )
+            click.echo("\n" + t.gettext(
+                "{player} (side {side}): {change} from this game, rated from {before} (the "
+                "rating before the event);\n  the change applies at the event's end, with its "
+                "other games ({after} counting those so far)"
+            ).format(player=p.player, side=p.side, change=f"{p.change:+g}",
+                     before=f"{p.before:g}", after=f"{p.after:g}"))  # fmt: skip
         else:
-            click.echo(f"\n{p.player} (side {p.side}): {p.before:g} -> {p.after:g} ({p.change:+g})")
+            click.echo("\n" + t.gettext("{player} (side {side}): {before} -> {after} ({change})")
+                       .format(player=p.player, side=p.side, before=f"{p.before:g}",
+                               after=f"{p.after:g}", change=f"{p.change:+g}"))  # fmt: skip
         for key, value in p.values.items():
             lines = explained(value)
             click.echo(f"  {key:<32} {lines[0]}")
@@ -98,6 +116,7 @@ def explained(value: Any) -> list[str]:
 @click.argument("ladder_name", metavar="[LADDER]", required=False)
 @click.option("--head", is_flag=True, help="Print only the hash-chain head (to publish).")
 @export_options
+@lang_option
 @pass_ledger
 def audit(led: Ledger, ladder_name: str | None, head: bool, fmt: str, output: Path | None) -> None:
     """The event log: sequence, recorded at, by, kind, summary, reason."""
@@ -107,8 +126,8 @@ def audit(led: Ledger, ladder_name: str | None, head: bool, fmt: str, output: Pa
         seq, link = ledger_chain.head(led.conn)
         click.echo(link if fmt == "table" else render(HeadLine(seq, link), fmt))
         return
-    rows = queries.audit(led.conn, ladder_name)
-    emit(rows, fmt, "Audit log", queries.AuditLine, output)
+    rows = queries.audit(led.conn, ladder_name, led.t)
+    emit(rows, fmt, led.t.gettext("Audit log"), queries.AuditLine, output, t=led.t)
 
 
 class HeadLine(msgspec.Struct):
@@ -125,6 +144,7 @@ class HeadLine(msgspec.Struct):
     help="A head published earlier: it must be a link of this ledger's chain.",
 )
 @format_option
+@lang_option
 @pass_ledger
 def verify(led: Ledger, published: str | None, fmt: str) -> None:
     """Check the event log against its hash chain and the views against a
@@ -143,14 +163,20 @@ def verify(led: Ledger, published: str | None, fmt: str) -> None:
     if fmt != "table":
         click.echo(render(report, fmt))
     else:
-        click.echo(f"Events chained: {report.events}\nHead: {report.head}")
-        click.echo(f"Views checksum: {report.views_checksum}")
+        t = led.t
+        click.echo(t.gettext("Events chained: {n}").format(n=report.events))
+        click.echo(t.gettext("Head: {hash}").format(hash=report.head))
+        click.echo(t.gettext("Views checksum: {hash}").format(hash=report.views_checksum))
         for problem in report.problems:
-            click.echo(f"PROBLEM: {problem}")
+            click.echo(t.gettext("PROBLEM: {text}").format(text=problem))
         for warning in report.warnings:
-            click.echo(f"WARNING: {warning}")
-        click.echo("OK: the event log matches its chain and the views match a rebuild."
-                   if report.ok else f"{plural(len(report.problems), 'problem')} found.")  # fmt: skip
+            click.echo(t.gettext("WARNING: {text}").format(text=warning))
+        n = len(report.problems)
+        click.echo(
+            t.gettext("OK: the event log matches its chain and the views match a rebuild.")
+            if report.ok
+            else t.ngettext("{n} problem found.", "{n} problems found.", n).format(n=n)
+        )
     if not report.ok:
         sys.exit(1)
 
@@ -173,6 +199,7 @@ def verify(led: Ledger, published: str | None, fmt: str) -> None:
 )
 @format_option
 @wide_option
+@lang_option
 @pass_ledger
 def diff(led: Ledger, ladder_name: str, start: str, end: str | None, fmt: str, wide: bool) -> None:
     """Every player whose rating in LADDER changed between two moments of the
@@ -185,24 +212,27 @@ def diff(led: Ledger, ladder_name: str, start: str, end: str | None, fmt: str, w
     since = timetravel.parse_moment(start)
     until = timetravel.parse_moment(end) if end else None
     rows = timetravel.diff(led.app.recorder, ladder_name, since, until, led.conn)
-    title = f"{ladder_name}: changes"
-    click.echo(render(rows, fmt, title, kind=timetravel.DiffLine, wide=wide))
+    t = led.t
+    title = t.gettext("{ladder}: changes").format(ladder=ladder_name)
+    click.echo(render(rows, fmt, title, kind=timetravel.DiffLine, wide=wide, t=t))
     if fmt != "table":
         return
     name = queries.ladder_row(led.conn, ladder_name)["name"]
     between = [
-        f"rules from {c.effective}: {', '.join(c.changed) or 'no parameter changed'}"
+        t.gettext("rules from {day}: {what}").format(
+            day=c.effective, what=", ".join(c.changed) or t.gettext("no parameter changed")
+        )
         + (f" ({c.reason})" if c.reason else "")
         for c in rule_history(led.app.events.get(ladder_id(name)))
         if since.isoformat() < c.recorded_at and (until is None or c.recorded_at <= until.isoformat())
     ]  # fmt: skip
     between += timetravel.ladder_events(led.conn, ladder_name, since, until)
     if between:
-        click.echo("Recorded in between, for the whole ladder:")
+        click.echo(t.gettext("Recorded in between, for the whole ladder:"))
         for line in between:
             click.echo(f"  {line}")
     elif not rows:
-        click.echo("No rating changed between these moments.")
+        click.echo(t.gettext("No rating changed between these moments."))
 
 
 @click.command()
@@ -217,6 +247,7 @@ def diff(led: Ledger, ladder_name: str, start: str, end: str | None, fmt: str, w
     help="Apply the rules from this date only (default: the whole history).",
 )
 @format_option
+@lang_option
 @pass_ledger
 def whatif(
     led: Ledger,
@@ -229,18 +260,35 @@ def whatif(
     """Replay LADDER under other rules, recording nothing, and show the
     ranking side by side with today's (rank and rating moves)."""
     if not sets and not family:
-        raise Invalid("nothing to try: give --set KEY=VALUE or --family")
+        raise Invalid(Message("nothing to try: give --set KEY=VALUE or --family"))
     from projections import whatif as whatif_mod
 
     report = whatif_mod.whatif_report(led.conn, ladder_name, as_dict(sets), family, start)
-    rules = f"the {family} family" if family else "these rules"
-    for unrated in report.unrated:
-        more = unrated.count - len(unrated.games)
-        shown = ", ".join(unrated.games) + (f" and {more} more" if more else "")
+    t = led.t
+    note_unrated(report.unrated, family, t)
+    title = t.gettext("{ladder}: what if").format(ladder=ladder_name)
+    click.echo(render(report.lines, fmt, title, kind=whatif_mod.WhatIfLine, t=t))
+
+
+def note_unrated(unrated: list[Any], family: str | None, t: Translator) -> None:
+    """Say on standard error which games the rules tried cannot rate
+    (``whatif.Unrated``), left out of a hypothetical."""
+    rules = (
+        t.gettext("the {family} family").format(family=family) if family
+        else t.gettext("these rules")
+    )  # fmt: skip
+    for one in unrated:
+        more = one.count - len(one.games)
+        shown = ", ".join(one.games)
+        if more:
+            shown = t.gettext("{names} and {more} more").format(names=shown, more=more)
         click.echo(
-            f"Note: {unrated.count} game{'s' if unrated.count != 1 else ''} cannot be rated "
-            f"under {rules} and {'are' if unrated.count != 1 else 'is'} left out of this "
-            f"hypothetical: {unrated.why} ({shown}). The ladder's games stand as recorded.",
+            t.ngettext(
+                "Note: {n} game cannot be rated under {rules} and is left out of this "
+                "hypothetical: {why} ({games}). The ladder's games stand as recorded.",
+                "Note: {n} games cannot be rated under {rules} and are left out of this "
+                "hypothetical: {why} ({games}). The ladder's games stand as recorded.",
+                one.count,
+            ).format(n=one.count, rules=rules, why=one.why, games=shown),
             err=True,
         )
-    click.echo(render(report.lines, fmt, f"{ladder_name}: what if", kind=whatif_mod.WhatIfLine))

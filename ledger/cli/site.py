@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from ledger.cli.context import Ledger, pass_ledger
+from ledger.cli.context import Ledger, lang_option, pass_ledger
 from ledger.cli.params import DATE
 
 
@@ -21,15 +21,13 @@ def site() -> None:
 @click.argument("out_dir", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--ladder", "ladders", multiple=True, metavar="NAME",
               help="A ladder to include (repeat; default: every ladder).")  # fmt: skip
-@click.option("--lang", type=click.Choice(["en", "fr"]), default="en", show_default=True,
-              help="Language of the pages and grades.")  # fmt: skip
+@lang_option
 @click.option("--title", default=None, help="The site's title (default: Ladders / Classements).")
 @click.option("--as-of", default=None, type=DATE,
               help="Publish the rankings as they stood at the end of DATE.")  # fmt: skip
 @pass_ledger
 def site_build(
-    led: Ledger, out_dir: Path, ladders: tuple[str, ...], lang: str, title: str | None,
-    as_of: date | None,
+    led: Ledger, out_dir: Path, ladders: tuple[str, ...], title: str | None, as_of: date | None,
 ) -> None:  # fmt: skip
     """Build the site into OUT_DIR (created if needed), or bring it up to
     date: only pages whose content changed are rewritten. Open
@@ -38,18 +36,26 @@ def site_build(
     from projections.site.build import build_site
 
     with ProgressBar("writing pages", threshold=500) as progress:
-        report = build_site(led.conn, out_dir, list(ladders) or None, lang, title, as_of,
+        report = build_site(led.conn, out_dir, list(ladders) or None, led.lang, title, as_of,
                             progress if progress.shown else None)  # fmt: skip
+    t = led.t
     click.echo(
-        f"Site in {report.out_dir}: {report.pages} pages, {report.pages_written} written "
-        f"({report.pages - report.pages_written} unchanged); {report.files} downloads and "
-        f"assets, {report.files_written} written; {report.removed} stale files removed."
-    )
-    click.echo(f"Open {(out_dir / 'index.html').resolve().as_uri()}")
+        t.gettext(
+            "Site in {out}: {pages} pages, {written} written ({unchanged} unchanged); {files} "
+            "downloads and assets, {files_written} written; {removed} stale files removed."
+        ).format(
+            out=report.out_dir, pages=report.pages, written=report.pages_written,
+            unchanged=report.pages - report.pages_written, files=report.files,
+            files_written=report.files_written, removed=report.removed,
+        )
+    )  # fmt: skip
+    click.echo(t.gettext("Open {uri}").format(uri=(out_dir / "index.html").resolve().as_uri()))
     for skipped in report.skipped:
         click.echo(
-            f"Warning: skipped ladder {skipped.ladder!r} (its pages of an earlier build are "
-            f"left as they were): {skipped.reason}",
+            t.gettext(
+                "Warning: skipped ladder {ladder} (its pages of an earlier build are left as "
+                "they were): {reason}"
+            ).format(ladder=repr(skipped.ladder), reason=skipped.reason),
             err=True,
         )
 

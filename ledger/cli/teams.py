@@ -10,11 +10,12 @@ from typing import Any
 import click
 import msgspec
 
-from ledger.cli.context import Ledger, family_needed, pass_ledger
+from ledger.cli.context import Ledger, family_needed, lang_option, pass_ledger
 from ledger.cli.params import DATE
 from ledger.families.registry import family_class
 from ledger.kernel.errors import Invalid
 from ledger.kernel.identity import name_key
+from ledger.kernel.translation import Translator, translator
 from ledger.sheets.workbook import read_player_names, team_game_rows, write_camp_sheet
 from projections.formats import csv_text
 from projections.teams.balance import Balance, balance
@@ -29,40 +30,58 @@ def split_group(text: str, option: str) -> list[str]:
     return [name_key(n) for n in names]
 
 
-def render_table(result: Balance, ladder: str) -> str:
+def render_table(result: Balance, ladder: str, t: Translator | None = None) -> str:
+    """The splits for people, in ``t``'s language (English without)."""
+    t = t or translator()
+    vs_ = t.gettext("{p} vs {camp}")
+    new = t.gettext("  (new player, initial rating)")
     out = []
     for number, split in enumerate(result.splits, start=1):
-        head = f"{ladder}: {result.camps} camps"
+        head = t.gettext("{ladder}: {n} camps").format(ladder=ladder, n=result.camps)
         if len(result.splits) > 1:
-            head += f", split {number} of {len(result.splits)}"
+            head += t.gettext(", split {number} of {count}").format(
+                number=number, count=len(result.splits)
+            )
         out.append(head)
         for camp in split.camps:
-            vs = ", ".join(f"{p:.2f} vs {c}" for c, p in camp.expected.items())
-            out.append(f"  Camp {camp.camp}: side rating {camp.side_rating:g}; expected {vs}")
+            vs = ", ".join(vs_.format(p=f"{p:.2f}", camp=c) for c, p in camp.expected.items())
+            out.append("  " + t.gettext("Camp {camp}: side rating {rating}; expected {vs}").format(
+                camp=camp.camp, rating=f"{camp.side_rating:g}", vs=vs))  # fmt: skip
             for p in camp.players:
-                flag = "  (new player, initial rating)" if p.new else ""
+                flag = new if p.new else ""
                 grade = f"  {p.grade}" if p.grade else ""
                 out.append(f"    {p.player:<28} {p.rating:>8g}{grade}{flag}")
-        proof = "proven optimum" if result.status == "optimal" else "best found, not proven"
-        within = "within a point" if split.gap_points == 1 else f"{split.gap_points} rounded up"
-        out.append(
-            f"  Gap: {split.gap:g} rating points between side ratings "
-            f"({within}, {proof}); expected-score gap {split.expected_gap:.4f}"
-        )
+        proof = (
+            t.gettext("proven optimum") if result.status == "optimal"
+            else t.gettext("best found, not proven")
+        )  # fmt: skip
+        within = (
+            t.gettext("within a point") if split.gap_points == 1
+            else t.gettext("{n} rounded up").format(n=split.gap_points)
+        )  # fmt: skip
+        out.append("  " + t.gettext(
+            "Gap: {gap} rating points between side ratings ({within}, {proof}); "
+            "expected-score gap {expected}"
+        ).format(gap=f"{split.gap:g}", within=within, proof=proof,
+                 expected=f"{split.expected_gap:.4f}"))  # fmt: skip
         if result.top_grades:
-            spread = "least possible" if result.spread_proven else "best found"
-            out.append(
-                f"  Top grades ({', '.join(result.top_grades)}) per camp: "
-                + ", ".join(f"{c.camp} {c.top_grades}" for c in split.camps)
-                + f" ({spread})"
+            spread = (
+                t.gettext("least possible") if result.spread_proven else t.gettext("best found")
             )
+            out.append("  " + t.gettext("Top grades ({grades}) per camp: {camps} ({spread})").format(
+                grades=", ".join(result.top_grades),
+                camps=", ".join(f"{c.camp} {c.top_grades}" for c in split.camps),
+                spread=spread,
+            ))  # fmt: skip
         out.append("")
     if result.status != "optimal":
         out.append(
-            f"Time limit reached: no split can have a gap of {result.bound_points - 1} "
-            "points or less; a better one may exist."
+            t.gettext(
+                "Time limit reached: no split can have a gap of {n} points or less; a better "
+                "one may exist."
+            ).format(n=result.bound_points - 1)
             if result.bound_points > 0
-            else "Time limit reached: the best split found is shown, not proven optimal."
+            else t.gettext("Time limit reached: the best split found is shown, not proven optimal.")
         )
     return "\n".join(out).rstrip()
 
@@ -98,7 +117,7 @@ def _number(value: Any) -> str:
               help="Seconds; past it the best split found is shown, said as such.")  # fmt: skip
 @click.option("--date", "on", default=None, type=DATE,
               help="xlsx: the date written in the result sheet's rows.")  # fmt: skip
-@click.option("--lang", default="en", show_default=True, help="Language of the grades.")
+@lang_option
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "csv", "xlsx"]),
               default="table", show_default=True)  # fmt: skip
 @click.option("--output", "-o", type=click.Path(path_type=Path), default=None,
@@ -107,7 +126,7 @@ def _number(value: Any) -> str:
 def teams(
     led: Ledger, ladder_name: str, players: tuple[str, ...], sheet: Path | None, camps: int,
     sizes: str | None, together: tuple[str, ...], apart: tuple[str, ...], as_of: date | None,
-    alternatives: int, time_limit: float, on: date | None, lang: str, fmt: str,
+    alternatives: int, time_limit: float, on: date | None, fmt: str,
     output: Path | None,
 ) -> None:  # fmt: skip
     """Split PLAYERs (and --from a sheet) into --camps fair camps.
@@ -134,7 +153,7 @@ def teams(
         except ValueError:
             raise Invalid(f"--sizes takes whole numbers like 4,4,3, got {sizes!r}") from None
     with family_needed(f"ladder {ladder_name!r}"):
-        entered = roster(led.conn, ladder_name, names, as_of, lang)
+        entered = roster(led.conn, ladder_name, names, as_of, led.lang)
     result = balance(
         entered.entrants, camps, entered.strength, sizes=size_list,
         together=[split_group(t, "together") for t in together],
@@ -159,7 +178,7 @@ def teams(
     elif fmt == "csv":
         text = csv_text(CSV_COLUMNS, csv_rows(result), _number)
     else:
-        text = render_table(result, title)
+        text = render_table(result, title, led.t)
     if output is None:
         click.echo(text)
     else:

@@ -45,12 +45,17 @@ class PlayerState(msgspec.Struct):
     ``games`` counts rated games played before (AdlG counts rounds, which is
     one per game). ``rated_since`` is the date of the entry that first gave
     the player a rating; ``last_played`` the date of their last rated game.
+    ``extra`` holds the rest of the player's state for a family whose state
+    is more than a rating (``Family.state_columns`` names its values); None
+    for the others. A family never changes it in place: ``Change.state``
+    gives the new values.
     """
 
     rating: float
     games: int = 0
     last_played: date | None = None
     rated_since: date | None = None
+    extra: dict[str, float] | None = None
 
 
 class Game(msgspec.Struct, frozen=True):
@@ -81,6 +86,8 @@ class Change(msgspec.Struct):
     every input and intermediate value, in the order a person would check them.
     ``rated`` is False when the game does not count for this player (it is
     not added to their games played); ``note`` says why, in their history.
+    ``state`` is the player's ``PlayerState.extra`` after the game, for a
+    family with ``state_columns`` (None: unchanged).
     """
 
     delta: float
@@ -90,6 +97,7 @@ class Change(msgspec.Struct):
     detail: dict[str, Any] | None = None
     rated: bool = True
     note: str = ""
+    state: dict[str, float] | None = None
 
 
 class Outcome(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -139,6 +147,29 @@ class FastPath(NamedTuple):
         ]
         | None
     ) = None
+
+
+class SidePlay(msgspec.Struct, frozen=True):
+    """One side of a rated game as a replay played it: its players' states
+    just before the game, and the means of the actual score S and expected
+    score P the family gave its players (``Change.s``, ``Change.p``)."""
+
+    states: tuple[PlayerState, ...]
+    s: float
+    p: float
+
+
+class Comparison(msgspec.Struct, frozen=True):
+    """One prediction a game puts to the test (``ledger evaluate``): side
+    ``a`` against side ``b`` (numbered from 0 in recorded order), ``p`` the
+    probability the rules gave before the game that ``a`` does better than
+    ``b`` (a draw counting half), ``outcome`` what happened: 1 ``a`` did
+    better, ½ neither, 0 ``b`` did."""
+
+    a: int
+    b: int
+    p: float
+    outcome: float
 
 
 def played_in(state: PlayerState, season: Season) -> bool:
@@ -543,6 +574,63 @@ class Family:
     def initial_rating(self) -> float:
         return self.params.initial  # type: ignore[attr-defined]
 
+    # -- state beyond a rating (uncertainty) --------------------------------
+    #: The names of the values a player's state holds besides the rating
+    #: (``PlayerState.extra``), in the order they are shown; () for a family
+    #: whose state is its rating. The replay carries them, the history keeps
+    #: them per row, exports and ``explain`` show them under these names.
+    state_columns: ClassVar[tuple[str, ...]] = ()
+
+    def initial_state(self) -> dict[str, float] | None:
+        """A new player's ``PlayerState.extra`` (default: None, no state)."""
+        return None
+
+    def deviation(self, state: PlayerState) -> float | None:
+        """How uncertain a rating is, on the rating's own scale, shown as
+        rating ± deviation (default: None, a rating without uncertainty)."""
+        return None
+
+    def provisional_threshold(self) -> float | None:
+        """The deviation above which a rating is shown as provisional (a
+        ladder parameter); default: None, never provisional."""
+        return None
+
+    def conservative_rating(self, state: PlayerState) -> float | None:
+        """A rating the player is very likely above (rating − 2 RD, μ − 3σ),
+        or None (the default: a family without uncertainty)."""
+        return None
+
+    def ranks_conservatively(self) -> bool:
+        """True when the ladder ranks by ``conservative_rating`` (a ladder
+        parameter); default: False."""
+        return False
+
+    def provisional(self, state: PlayerState) -> bool:
+        """True when the rating's deviation is above the ladder's threshold."""
+        threshold = self.provisional_threshold()
+        deviation = self.deviation(state)
+        return threshold is not None and deviation is not None and deviation > threshold
+
+    def ranking_value(self, state: PlayerState) -> float:
+        """What a ranking orders players by (highest first): the rating, or
+        the conservative rating when the ladder ranks by it."""
+        if self.ranks_conservatively():
+            conservative = self.conservative_rating(state)
+            if conservative is not None:
+                return conservative
+        return state.rating
+
+    #: The state values a rating adjustment may set (``ledger adjust
+    #: --state NAME=VALUE``); the others are the family's own bookkeeping.
+    settable_state: ClassVar[tuple[str, ...]] = ()
+
+    def adjust_state(
+        self, extra: dict[str, float] | None, values: Mapping[str, float]
+    ) -> dict[str, float]:
+        """A player's ``extra`` once an adjustment set ``values`` (names of
+        ``settable_state``); default: those values replaced."""
+        return {**(extra or self.initial_state() or {}), **values}
+
     def rate(
         self,
         game: Game,
@@ -563,6 +651,69 @@ class Family:
         takes. The built-in Elo families offer one; a subclass that
         overrides their maths gets none (tests compare both on random games).
         """
+        return None
+
+    # -- evidence (``ledger evaluate``, ``ledger tune``) ---------------------
+    def outcome(self, own: float, other: float) -> float:
+        """The observed outcome of a side whose actual score is ``own``
+        against one whose actual score is ``other``: 1 when it scored more,
+        ½ the same, 0 less (a margin of victory or a Battle Value score is
+        still a win)."""
+        return 1.0 if own > other else 0.5 if own == other else 0.0
+
+    def pairwise_expected(self, own: Sequence[PlayerState], other: Sequence[PlayerState]) -> float:
+        """The probability, before a game, that a side of ``own`` players
+        does better than a side of ``other`` (a draw counting half): what a
+        game of more than two sides is scored with, one pair at a time.
+
+        The default is the Elo curve on the side means, divisor 400, no
+        first-player advantage; a family whose expectation differs (a
+        clamp, another divisor, a rating deviation) overrides it."""
+        own_mean = sum(s.rating for s in own) / len(own)
+        other_mean = sum(s.rating for s in other) / len(other)
+        return 1.0 / (1.0 + 10.0 ** ((other_mean - own_mean) / 400.0))
+
+    def comparisons(self, sides: Sequence[SidePlay], neutral: bool) -> list[Comparison]:
+        """The predictions one rated game puts to the test.
+
+        Two sides: one comparison, the first side's P as the family gave it
+        in the replay (``Change.p``, first-player advantage included) against
+        the outcome read from both sides' S. More sides: every pair of
+        sides, with ``pairwise_expected``. A family whose P is not a
+        probability (BattleTech's expected Battle Value) overrides this."""
+        if len(sides) == 2:
+            a, b = sides
+            return [Comparison(0, 1, a.p, self.outcome(a.s, b.s))]
+        return [
+            Comparison(
+                i,
+                j,
+                self.pairwise_expected(sides[i].states, sides[j].states),
+                self.outcome(sides[i].s, sides[j].s),
+            )  # fmt: skip
+            for i in range(len(sides))
+            for j in range(i + 1, len(sides))
+        ]
+
+    def with_values(self, values: Mapping[str, Any]) -> Family | None:
+        """This family with the parameters in ``values`` holding arrays of
+        values (numpy, one per grid point of ``ledger tune``), rating every
+        grid point in one replay: ratings, P and changes then come out as
+        arrays. The values are not checked here (each grid point's are,
+        as scalars, before).
+
+        None (the default) when the family's maths serves plain numbers
+        only: ``ledger tune`` then replays once per grid point. A family
+        opts in when its maths (the same code for scalars and arrays)
+        raises on anything an array cannot do (``if`` on a comparison),
+        never giving a silently different answer."""
+        return None
+
+    def first_player_expected(self) -> float | None:
+        """The first side's expected score between equal ratings in a game
+        that is not neutral: the first-player (home) advantage alone, the
+        baseline ``ledger evaluate`` sets beside the rules. None (the
+        default) when the family gives the first player no advantage."""
         return None
 
     def close_season(

@@ -18,6 +18,7 @@ from ledger.families.base import (
     example_sides,
 )
 from ledger.families.elo import Bracket, EloFamily, EloParams, KRule
+from ledger.kernel.translation import N_, translator
 
 
 class BattleEmpireParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -32,18 +33,21 @@ class BattleEmpireParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True
     ] = "fr"
 
 
-# (lowest rating, French grade, English grade), highest first.
-GRADES: tuple[tuple[int, str, str], ...] = (
-    (1400, "Maréchal d'Empire", "Marshal of the Empire"),
-    (1300, "Général en chef", "General in Chief"),
-    (1200, "Général de division", "Division General"),
-    (1100, "Général de brigade", "Brigadier General"),
-    (1000, "Colonel", "Colonel"),
-    (900, "Chef de bataillon", "Battalion Chief"),
-    (800, "Capitaine", "Captain"),
-    (700, "Lieutenant", "Lieutenant"),
+# (lowest rating, grade), highest first. The French names (the rules' own,
+# docs/rules/battle-empire.md) are the catalog's: Maréchal d'Empire, Général
+# en chef, Général de division, Général de brigade, Colonel, Chef de
+# bataillon, Capitaine, Lieutenant, Adjudant.
+GRADES: tuple[tuple[int, str], ...] = (
+    (1400, N_("Marshal of the Empire")),
+    (1300, N_("General in Chief")),
+    (1200, N_("Division General")),
+    (1100, N_("Brigadier General")),
+    (1000, N_("Colonel")),
+    (900, N_("Battalion Chief")),
+    (800, N_("Captain")),
+    (700, N_("Lieutenant")),
 )
-LOWEST_GRADE = ("Adjudant", "Warrant Officer")
+LOWEST_GRADE = N_("Warrant Officer")
 
 
 class BattleEmpireFamily(EloFamily):
@@ -111,7 +115,8 @@ class BattleEmpireFamily(EloFamily):
         return super().close_season(season, rated_before)
 
     def grade(self, state: PlayerState, lang: str = "en") -> str:
-        for lowest, fr, en in GRADES:
+        t = translator(lang)
+        for lowest, grade in GRADES:
             if state.rating >= lowest:
-                return fr if lang == "fr" else en
-        return LOWEST_GRADE[0] if lang == "fr" else LOWEST_GRADE[1]
+                return t.gettext(grade)
+        return t.gettext(LOWEST_GRADE)

@@ -46,11 +46,13 @@ import msgspec
 
 from ledger.families.base import (
     Change,
+    Comparison,
     Family,
     FamilyError,
     Game,
     PlayerState,
     ResultColumn,
+    SidePlay,
     example_sides,
     side_means,
 )
@@ -478,6 +480,21 @@ class BattleTechFamily(Family):
                     "guard objectives) must be more than 0",
                     field="units",
                 )
+
+    def pairwise_expected(self, own: Sequence[PlayerState], other: Sequence[PlayerState]) -> float:
+        """The rating part of E: 1 / (1 + 10^((R_B − R_A) / divisor)), a
+        probability (E itself is in Battle Value)."""
+        own_mean, other_mean = side_means([own, other])
+        return 1 / (1 + 10 ** ((other_mean - own_mean) / self.params.divisor))
+
+    def comparisons(self, sides: Sequence[SidePlay], neutral: bool) -> list[Comparison]:
+        """E is an expected Battle Value score, not a probability: a game
+        is scored with ``pairwise_expected``, the side with the higher S
+        winning."""
+        a, b = sides
+        return [
+            Comparison(0, 1, self.pairwise_expected(a.states, b.states), self.outcome(a.s, b.s))
+        ]
 
     def rate(
         self,

@@ -190,6 +190,14 @@ class BgaFamily(Family):
         advised = self.params.advised_players
         return n if advised is None else min(n, advised)
 
+    def pairwise_expected(self, own: Sequence[PlayerState], other: Sequence[PlayerState]) -> float:
+        """P of one virtual game: the side means' difference clamped to
+        ±difference_cap, over the divisor (what ``rate`` uses)."""
+        own_mean, other_mean = side_means([own, other])
+        cap = self.params.difference_cap
+        diff = max(-cap, min(cap, other_mean - own_mean))
+        return 1 / (1 + 10 ** (diff / self.params.divisor))
+
     def rate(
         self,
         game: Game,

@@ -11,6 +11,7 @@ Battle Empire and AdlG are this same computation with their own parameters
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from typing import Annotated, Any, Literal
 
@@ -334,6 +335,28 @@ class EloFamily(Family):
         player's own rating against the opposing side's mean)."""
         return gain_capped(own, opponent, self.elo.gain_cap, self.elo.gain_cap_strict)
 
+    def with_values(self, values: Mapping[str, Any]) -> EloFamily | None:
+        """The same maths on arrays of parameter values: ``expected_score``,
+        ``gain_capped`` and ``rating_change`` take arrays as they take
+        numbers; a K schedule by rating, a rounding, P rounded to places or
+        a season close raise on them (an array in an ``if``), and ``ledger
+        tune`` then replays once per grid point. None for a subclass that
+        overrides the maths (as ``fast_rater``)."""
+        if self.fast_rater() is None:  # a subclass's own maths: numbers only
+            return None
+        clone = copy.copy(self)
+        clone.params = msgspec.structs.replace(self.params, **values)
+        clone._elo = clone.to_elo(clone.params)
+        return clone
+
+    def first_player_expected(self) -> float | None:
+        """P of the first side between equal ratings: the home advantage
+        alone (None when the ladder gives none)."""
+        home = self.elo.home_advantage
+        if isinstance(home, int | float) and not home:  # (an array: a grid of advantages)
+            return None
+        return self.expected(home, 0.0)[1]
+
     def rate(
         self,
         game: Game,
@@ -533,7 +556,11 @@ def expected_score(
     ``places`` when given."""
     diff = opponent - own
     if cap is not None:
-        diff = max(-cap, min(cap, diff))
+        # Arrays (``Family.with_values``) clip element by element.
+        if hasattr(diff, "clip") or hasattr(cap, "clip"):
+            diff = (diff + 0 * cap).clip(-cap, cap)
+        else:
+            diff = max(-cap, min(cap, diff))
     expected = 1.0 / (1.0 + 10.0 ** (diff / divisor))
     if places is not None:
         expected = round_half_up(expected, places)
@@ -562,4 +589,6 @@ def rating_change(k: float, s: float, expected: float, rounding: Rounding, cappe
     delta = k * (s - expected)
     if rounding != "none":  # (most ladders: no call)
         delta = apply_rounding(delta, rounding)
-    return 0.0 if capped and delta > 0 else delta
+    if capped is True or capped is False:
+        return 0.0 if capped and delta > 0 else delta
+    return delta * (1 - (capped & (delta > 0)))  # arrays: each grid point's own cap

@@ -66,6 +66,8 @@ BUILT_IN = _BuiltIn({
     "adlg": _Entry("ledger.families.adlg:AdlgFamily", grades=True),
     "battletech": _Entry("ledger.families.battletech:BattleTechFamily", grades=False),
     "bga": _Entry("ledger.families.bga:BgaFamily", grades=True),
+    "glicko2": _Entry("ledger.families.glicko2:Glicko2Family", grades=False),
+    "weng-lin": _Entry("ledger.families.weng_lin:WengLinFamily", grades=False),
 })  # fmt: skip
 
 #: The entry-point group a package registers its families in.

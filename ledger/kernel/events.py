@@ -153,7 +153,9 @@ class SeasonClosed(LedgerEvent, frozen=True, kw_only=True):
 
 
 class RatingAdjusted(LedgerEvent, frozen=True, kw_only=True):
-    """Set a rating (``to``) or shift it (``by``) from ``effective`` on."""
+    """Set a rating (``to``) or shift it (``by``) from ``effective`` on;
+    ``state`` sets values of the family's state beyond a rating (by the
+    names the family gives them), with or without a rating change."""
 
     TOPIC = "ledger:RatingAdjusted"
     ladder: UUID
@@ -161,6 +163,7 @@ class RatingAdjusted(LedgerEvent, frozen=True, kw_only=True):
     effective: date
     to: float | None = None
     by: float | None = None
+    state: dict[str, float] | None = None
 
 
 # -- voids of the other entries of a ladder's timeline ----------------------

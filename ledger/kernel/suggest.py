@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from difflib import get_close_matches
 
 from ledger.kernel.identity import name_key
+from ledger.kernel.translation import Message
 
 #: Smallest difflib ratio for a known name to be offered (a typo or two).
 CUTOFF = 0.75
@@ -67,11 +68,12 @@ def did_you_mean(candidates: list[str]) -> str:
         return ""
     quoted = [repr(c) for c in candidates]
     if len(quoted) == 1:
-        return f"did you mean {quoted[0]}?"
-    return f"did you mean {', '.join(quoted[:-1])} or {quoted[-1]}?"
+        return Message("did you mean {name}?", name=quoted[0])
+    return Message("did you mean {names} or {last}?", names=", ".join(quoted[:-1]), last=quoted[-1])
 
 
 def hint(candidates: list[str], otherwise: str) -> str:
     """The parenthesised hint of a refusal: the close names when there are
-    some, else ``otherwise`` (e.g. "see 'ledger player list'")."""
-    return f" ({did_you_mean(candidates) or otherwise})"
+    some, else ``otherwise`` (e.g. "see 'ledger player list'", marked with
+    ``N_`` where it is written: it is looked up in the catalogs)."""
+    return Message(" ({hint})", hint=did_you_mean(candidates) or Message(otherwise))

@@ -39,6 +39,7 @@ from ledger.kernel import events as ev
 from ledger.kernel import suggest
 from ledger.kernel.errors import Invalid, LedgerError
 from ledger.kernel.identity import short
+from ledger.kernel.translation import N_, Message
 from ledger.sheets.cell_memo import CellMemo
 from ledger.sheets.sheet import (
     ATTRIBUTE_PREFIX,
@@ -423,9 +424,12 @@ def _import_sheet(
                         unknown_ladders[name] = [number]
                         hint = suggest.hint(
                             suggest.close_names(name, app.ladder_names()),
-                            "see 'ledger ladder list'",
+                            N_("see 'ledger ladder list'"),
                         )
-                        raise Invalid(f"unknown ladder {name!r}{hint}", field="ladder")
+                        raise Invalid(
+                            Message("unknown ladder {name}{hint}", name=repr(name), hint=hint),
+                            field="ladder",
+                        )
                     inp.result = _cells(state, inp, checks)
                     facts = commands.check_game(state, build_facts(state, inp, book), checks)
                 except Invalid as exc:
@@ -570,7 +574,12 @@ def name_warnings(
     name key -> the sheet row naming them) whose names are close to known
     ones (``game_input.close_to_known``)."""
     return [
-        f"{label}: row {first_row[key]}: {typo_warning(new[key], close)}"
+        Message(
+            "{file}: row {row}: {text}",
+            file=label,
+            row=first_row[key],
+            text=typo_warning(new[key], close),
+        )
         for key, close in close_to_known(app, new).items()
     ]
 

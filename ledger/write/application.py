@@ -34,6 +34,7 @@ from ledger.kernel.errors import Conflict, Invalid, NotFound
 from ledger.kernel.identity import ladder_id, name_key, short
 from ledger.kernel.matching import probing_keys
 from ledger.kernel.pager import pages
+from ledger.kernel.translation import N_, Message
 from ledger.write import refs, write_index
 from ledger.write.recorders import Batch, LedgerRecorder
 from ledger.write.state import (
@@ -231,9 +232,9 @@ class LedgerApplication(Application):
         if state is None:
             hint = suggest.hint(
                 suggest.close_names(str(name_or_id), self.ladder_names()),
-                "see 'ledger ladder list'",
+                N_("see 'ledger ladder list'"),
             )
-            raise NotFound(f"unknown ladder {name_or_id!r}{hint}")
+            raise NotFound(Message("unknown ladder {name}{hint}", name=repr(name_or_id), hint=hint))
         return state
 
     def ladder_names(self) -> list[str]:
@@ -253,7 +254,7 @@ class LedgerApplication(Application):
     def game(self, gid: UUID) -> GameState:
         state = self.find_game(gid)
         if state is None:
-            raise NotFound(f"unknown game {short(gid)}")
+            raise NotFound(Message("unknown game {id}", id=short(gid)))
         return state
 
     def find_game(self, gid: UUID) -> GameState | None:
@@ -279,7 +280,9 @@ class LedgerApplication(Application):
         their games count for (a merged player's target)."""
         pid = self.name_holder(name)
         if pid is None:
-            raise NotFound(f"unknown player {name!r}{self.player_hint(name)}")
+            raise NotFound(
+                Message("unknown player {name}{hint}", name=repr(name), hint=self.player_hint(name))
+            )
         if follow_merge:
             seen = {pid}
             while (into := self.player(pid).merged_into) is not None and into not in seen:
@@ -287,7 +290,7 @@ class LedgerApplication(Application):
                 pid = into
         return pid
 
-    def player_hint(self, name: str, otherwise: str = "see 'ledger player list'") -> str:
+    def player_hint(self, name: str, otherwise: str = N_("see 'ledger player list'")) -> str:
         """The hint of a refused unknown player: the close known names
         (``suggest``, among those the index files near it), else ``otherwise``."""
         return suggest.hint(suggest.close_names(name, self.names_near([name])), otherwise)

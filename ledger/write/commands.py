@@ -13,7 +13,8 @@ views, so a ledger whose views lag or are being rebuilt still decides right.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime, timedelta
 from typing import Any
 from uuid import UUID
@@ -495,18 +496,36 @@ class Commands:
         reason: str,
         to: float | None = None,
         shift: float | None = None,
+        values: Mapping[str, float] | None = None,
     ) -> UUID:
-        """Set (``to``) or shift (``shift``) a player's rating from a date."""
+        """Set (``to``) or shift (``shift``) a player's rating from a date;
+        ``values``: values of the family's state beyond a rating to set
+        (``Family.settable_state``, by the names the family gives them)."""
         require_reason(reason)
-        if (to is None) == (shift is None):
+        if to is not None and shift is not None:
             raise Invalid("give exactly one of --to (set) or --shift")
+        if to is None and shift is None and not values:
+            raise Invalid("give exactly one of --to (set) or --shift, or --state NAME=VALUE")
         if to is not None:
             bounds.RATING.check(to, "--to")
         if shift is not None:
             bounds.SHIFT.check(shift, "--shift")
         state = self.app.ladder(ladder)
+        if values:
+            family = state.family_on(effective)
+            for name, value in values.items():
+                if name not in family.settable_state:
+                    raise Invalid(
+                        f"--state {name}: the {family.name} family has no state value {name!r} "
+                        f"to set (it has: {', '.join(family.settable_state) or 'none'})",
+                        field="state",
+                    )
+                if not math.isfinite(value):
+                    raise Invalid(f"--state {name}: {value} is not a finite number", "state")
         pid = self.app.player_by_name(player)
         what = f"to={to}" if to is not None else f"by={shift}"
+        if values:
+            what += "".join(f",{name}={value}" for name, value in sorted(values.items()))
         aid = adjustment_id(state.id, pid, effective, what, reason)
         before = self.app.timeline_entry(aid)
         if before is not None and not before.voided:
@@ -521,6 +540,7 @@ class Commands:
                     effective=effective,
                     to=to,
                     by=shift,
+                    state=dict(values) if values else None,
                 )
             ]
         )

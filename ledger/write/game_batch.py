@@ -36,6 +36,7 @@ from ledger.kernel import bounds
 from ledger.kernel import events as ev
 from ledger.kernel.errors import Conflict, Invalid
 from ledger.kernel.identity import game_id, game_identity, short
+from ledger.kernel.translation import Message
 from ledger.write.application import LedgerApplication, now
 from ledger.write.game_identities import (
     GameHistory,
@@ -56,8 +57,11 @@ class DuplicateGame(Conflict):
 
     def __init__(self, gid: UUID, facts: ev.GameFacts) -> None:
         super().__init__(
-            f"this game is already recorded as {short(gid)} (same date, event, round, table "
-            f"and players); use 'ledger correct {short(gid)}' to change it, or give --table"
+            Message(
+                "this game is already recorded as {id} (same date, event, round, table and "
+                "players); use 'ledger correct {id}' to change it, or give --table",
+                id=short(gid),
+            )
         )
         self.gid = gid
         self.facts = facts

@@ -24,6 +24,7 @@ from ledger.kernel.errors import Invalid, NotFound
 from ledger.kernel.identity import name_key, player_id
 from ledger.kernel.matching import NameIndex
 from ledger.kernel.names import clean_name
+from ledger.kernel.translation import N_, Message
 from ledger.write.application import LedgerApplication
 from ledger.write.state import LadderState
 
@@ -143,7 +144,7 @@ class PlayerBook:
             name = clean_name(name, field)
             if not self.add_players:
                 hint = self.app.player_hint(
-                    name, "add them with 'ledger player add', or pass --add-players"
+                    name, N_("add them with 'ledger player add', or pass --add-players")
                 )
                 raise FieldError(field, f"{field}: unknown player {name!r}{hint}") from None
             self.new.setdefault(key, name)
@@ -177,7 +178,11 @@ def close_to_known(app: LedgerApplication, new: Mapping[str, str]) -> dict[str, 
 
 def typo_warning(name: str, close: Sequence[str]) -> str:
     """What a new player's name close to known ones earns."""
-    return f"new player {name!r} is close to {', '.join(repr(c) for c in close)}: a typo?"
+    return Message(
+        "new player {name} is close to {known}: a typo?",
+        name=repr(name),
+        known=", ".join(repr(c) for c in close),
+    )
 
 
 def new_player_id(app: LedgerApplication, name: str) -> UUID:

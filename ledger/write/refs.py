@@ -14,6 +14,7 @@ from uuid import UUID
 
 from ledger.kernel import suggest
 from ledger.kernel.errors import Invalid, NotFound
+from ledger.kernel.translation import N_, Message
 
 
 def find(app: Any, ref: str, kinds: Mapping[str, str]) -> tuple[str, UUID]:
@@ -35,9 +36,11 @@ def find(app: Any, ref: str, kinds: Mapping[str, str]) -> tuple[str, UUID]:
     if not rows:
         hint = suggest.hint(
             suggest.close_ids(text, _ids_near(app, text, kinds)),
-            "see 'ledger audit' or 'ledger history'",
+            N_("see 'ledger audit' or 'ledger history'"),
         )
-        raise NotFound(f"unknown {what} {ref!r}{hint}")
+        if what == "game":  # (the common case, said as the read side says it)
+            raise NotFound(Message("unknown game {ref}{hint}", ref=repr(ref), hint=hint))
+        raise NotFound(Message("unknown {what} {ref}{hint}", what=what, ref=repr(ref), hint=hint))
     if len(rows) > 1:
         raise Invalid(f"id {ref!r} is ambiguous: give more of its digits")
     topic, found = rows[0]

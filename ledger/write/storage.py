@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 from urllib.parse import unquote, urlparse
 
 from ledger.kernel.errors import Denied, Invalid, LedgerError, NotFound
+from ledger.kernel.translation import Message
 
 DEFAULT_DB = "ledger.db"
 #: A new SQLite ledger's page size (bytes). An event is about 500 bytes: in
@@ -230,7 +231,7 @@ def resolve(db: str | None, schema: str | None = None, create: bool = True) -> S
             f"cannot create database {target!r}: folder {str(path.parent)!r} does not exist"
         )
     if not create and not path.exists():
-        raise NotFound(f"no ledger at {shown_path(target)}")
+        raise NotFound(Message("no ledger at {path}", path=shown_path(target)))
     uri = None
     try:
         # Probe for write access with SQLite itself, and close the probe:

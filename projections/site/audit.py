@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from ledger.kernel.translation import Translator
 from projections.db import Database
 from projections.queries import game_summary
 
@@ -24,9 +25,12 @@ from projections.queries import game_summary
 Line = tuple[int, str, str, str, str, str | None, str | None]
 
 
-def later_lines(conn: Database, ladder: int, who: Mapping[int, str]) -> dict[int, list[Line]]:
+def later_lines(
+    conn: Database, ladder: int, who: Mapping[int, str], t: Translator
+) -> dict[int, list[Line]]:
     """Game number -> the audit lines of a ladder's games after their first
-    record, in recording order; ``who``: player names by view number."""
+    record, in recording order; ``who``: player names by view number; the
+    summaries in ``t``'s language."""
     out: dict[int, list[Line]] = {}
     for r in conn.execute(
         "SELECT a.seq, a.recorded_at, a.recorded_by, a.kind, a.subject, a.summary, a.facts, "
@@ -36,7 +40,7 @@ def later_lines(conn: Database, ladder: int, who: Mapping[int, str]) -> dict[int
         "WHERE a.ladder=? AND a.kind LIKE 'game %' ORDER BY a.seq",
         (ladder,),
     ):
-        what = r["summary"] if r["summary"] is not None else game_summary(r, who)
+        what = r["summary"] if r["summary"] is not None else game_summary(r, who, t)
         out.setdefault(r["subject"], []).append(
             (r["seq"], r["recorded_at"], r["recorded_by"], r["kind"], what, r["reason"],
              r["source"])

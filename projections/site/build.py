@@ -52,15 +52,16 @@ from ledger.families.base import FamilyError
 from ledger.families.registry import family_class
 from ledger.kernel import chain
 from ledger.kernel.errors import Invalid
+from ledger.kernel.translation import translator
 from projections import queries
 from projections.db import Database
-from projections.site import charts, games, html, parallel, tables
+from projections.site import charts, evidence, games, html, parallel, tables
 from projections.site.audit import later_lines
 from projections.site.explain import LadderRules, final, rules_doc
 from projections.site.game_page import GameContext, GamePage
 from projections.site.html import Cell, DataTable
 from projections.site.player import PlayerRows
-from projections.site.text import LANGS, WORDS
+from projections.site.text import words
 from projections.site.writer import BuildReport, CsvCells, SiteWriter, SkippedLadder
 from projections.views import facts as kept_facts
 from projections.views import ladder_number
@@ -179,8 +180,7 @@ class SiteBuilder:
         as_of: date | None,
         progress: Progress | None = None,
     ) -> None:
-        if lang not in LANGS:
-            raise Invalid(f"--lang must be one of {', '.join(LANGS)}, got {lang!r}")
+        self.tr = translator(lang)  # refuses a language it has no catalog of
         self.conn = conn
         #: Told (pages written, pages to write) as event, month and player
         #: pages are written; a helper process's pages count as the
@@ -188,7 +188,7 @@ class SiteBuilder:
         self.progress = progress
         self.pages_done = self.pages_total = 0
         self.step = 1  # pages a page written counts for (2 with a helper process)
-        self.t = WORDS[lang]
+        self.t = words(self.tr)
         self.lang = lang
         self.as_of = as_of
         self.cut = as_of.isoformat() + "\x7f" if as_of else tables.ALL
@@ -214,12 +214,12 @@ class SiteBuilder:
         }
         self.env = _environment()
         self.table = functools.partial(html.data_table, none=self.t["none"])
-        self.sections = html.GameSections(self.t)
+        self.sections = html.GameSections(self.t, self.tr)
         self.env.globals["data_table"] = self.table
         self.env.globals["history_bands"] = html.history_bands
         self.templates = {
             name: self.env.get_template(f"{name}.html")
-            for name in ("index", "ladder", "player", "event")
+            for name in ("index", "ladder", "player", "event", "evidence")
         }
         self.writer = SiteWriter(out)
 
@@ -231,10 +231,10 @@ class SiteBuilder:
         self.writer.write(rel, page)
 
     def _pages_to_write(self, lid: str) -> int:
-        """A ladder's event, month and player pages."""
+        """A ladder's event, month and player pages, and its evidence page."""
         number = ladder_number(self.conn, lid)
         spans = games.pages(self.conn, -1 if number is None else number, self.cut)
-        return len(spans) + tables.counts(self.conn, lid, self.cut)[0]
+        return len(spans) + tables.counts(self.conn, lid, self.cut)[0] + 1
 
     def _page_done(self) -> None:
         if self.progress is not None:
@@ -298,6 +298,11 @@ class SiteBuilder:
         # other player page), one on a second core: the halves share nothing
         # but the output folder, where they write different files.
         pages = LadderPages(name, lid, lslug, rules, period)
+        # The evidence page's replays in a helper of their own, beside the pages.
+        evidence_helper = parallel.start(
+            self.conn, lambda conn: evidence.ladder_evidence(conn, name, self.as_of),
+            rows=2 * n_games,
+        )  # fmt: skip
         helper = parallel.start(
             self.conn, lambda conn: self._half_in(conn, pages, 1), rows=2 * n_games
         )
@@ -338,6 +343,13 @@ class SiteBuilder:
             del columns[3]
             rows = [row[:3] + row[4:] for row in rows]
             optional = (3, 4)
+        if any(isinstance(r, queries.UncertainStandingRow) for r in standing_rows):
+            # Ratings that know their uncertainty: ± deviation beside the
+            # rating, and the provisional ones marked.
+            columns.insert(3, (t["deviation"], True))
+            for row, r in zip(rows, standing_rows, strict=True):
+                row.insert(3, _deviation_cell(r, t))
+            optional = tuple(i + 1 for i in optional)
         standings = _table("standings", t["standings"], columns, rows, "standings", optional)
         rule_rows, previous = [], {}
         for r in info.rules:
@@ -392,10 +404,51 @@ class SiteBuilder:
             rules=rules_table, seasons=seasons, events=events_table, months=months_table,
             chart=dist, n_games=n_games, rules_doc=rules_doc(info.family),
         )  # fmt: skip
+        self._evidence(
+            name, lslug,
+            evidence.ladder_evidence(self.conn, name, self.as_of) if evidence_helper is None
+            else evidence_helper.join(),
+        )  # fmt: skip
         return {
             "name": name, "href": f"{lslug}/index.html", "family": info.family,
             "players": n_players, "games": n_games, "last": last_date or "",
         }  # fmt: skip
+
+    def _evidence(self, name: str, lslug: str, ev: evidence.LadderEvidence) -> None:
+        """The ladder's evidence page: its rules' predictions measured
+        beside the baselines, their calibration and the K curve."""
+        t = self.t
+        measures = _table("measures", t["ev_measures"], [
+            (t["ev_rules"], False), (t["games"], True), (t["ev_comparisons"], True),
+            (t["ev_log_loss"], True), (t["ev_brier"], True), (t["ev_accuracy"], True),
+        ], [
+            [Cell(evidence.rules_label(line.rules, t)), num(line.games), num(line.comparisons),
+             num(line.log_loss), num(line.brier), num(line.accuracy)]
+            for line in ev.lines if line.comparisons
+        ], "evidence-measures", optional=(1, 2, 4))  # fmt: skip
+        calibration = _table("calibration", t["ev_calibration_table"], [
+            (t["ev_bin"], False), (t["ev_predicted"], True), (t["ev_observed"], True),
+            (t["ev_count"], True),
+        ], [
+            [Cell(f"{b.low:g} – {b.high:g}", None, b.low), num(b.predicted), num(b.observed),
+             num(b.count)]
+            for b in ev.calibration if b.count
+        ], "evidence-calibration", optional=(1,))  # fmt: skip
+        curve = _table("k-curve", t["ev_k_table"], [
+            ("K", True), (t["ev_log_loss"], True), (t["ev_brier"], True),
+            (t["ev_accuracy"], True),
+        ], [
+            [num(g.values[evidence.K]), num(g.log_loss), num(g.brier), num(g.accuracy)]
+            for g in ev.curve
+        ], "evidence-k-curve", optional=(2,))  # fmt: skip
+        self.download(f"{lslug}/", measures, calibration, curve)
+        self.render(
+            f"{lslug}/evidence.html", "evidence", "../", name=name, measures=measures,
+            calibration=calibration, curve=curve,
+            calibration_chart=evidence.calibration_chart(ev, t), k_chart=evidence.k_chart(ev, t),
+        )  # fmt: skip
+        self.step = 1  # written by this process alone
+        self._page_done()
 
     def _period(self, last_date: str | None, last_event: str | None) -> tuple[str, str]:
         """What the standings' change column covers: the ladder's last event,
@@ -435,7 +488,7 @@ class SiteBuilder:
         upto = queries.cut_pos(self.conn, n, self.cut)
         context = GameContext(self.t, self.sections, ladder.rules, ladder.name, self.ids, self.names,
                               self.label, self.who)  # fmt: skip
-        later = later_lines(self.conn, n, self.who)
+        later = later_lines(self.conn, n, self.who, self.tr)
         spans = games.pages(self.conn, n, self.cut)
         # This half's pages: a stretch of the ladder's games, read alone.
         shared = games.share(spans, half, halves)
@@ -561,6 +614,15 @@ class SiteBuilder:
             rating=ratings[-1], grade=grade,
         )  # fmt: skip
         self._page_done()
+
+
+def _deviation_cell(row: Any, t: dict[str, str]) -> Cell:
+    """A ranking's ± deviation cell, "provisional" beside it when it is."""
+    deviation = getattr(row, "deviation", None)
+    if deviation is None:
+        return Cell("")
+    mark = f" ({t['provisional']})" if row.provisional else ""
+    return Cell(f"± {deviation:.1f}{mark}", None, deviation)
 
 
 def _result(s: float | None, t: dict[str, str]) -> str:

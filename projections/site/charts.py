@@ -7,6 +7,7 @@ alternative), and the page beside it has the same data as a table.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from datetime import date
 
 import msgspec
@@ -55,6 +56,17 @@ class Bar(msgspec.Struct):
     label: str
 
 
+class Dot(msgspec.Struct):
+    """A point drawn with its own size (``r``): a calibration bin, sized by
+    its count, or a point of a curve."""
+
+    x: float
+    y: float
+    r: float
+    kind: str  # "bin"; on a curve "point", "now" (the rules in force) or "best"
+    label: str
+
+
 class Chart(msgspec.Struct):
     """Everything a chart template draws."""
 
@@ -71,9 +83,15 @@ class Chart(msgspec.Struct):
     x_label: str
     y_label: str
     line: str = ""
+    #: The rating ± its deviation as a polygon (a family whose ratings know
+    #: their uncertainty), or "".
+    uncertainty: str = ""
     points: list[Point] = []
     bands: list[Band] = []
     bars: list[Bar] = []
+    dots: list[Dot] = []
+    #: The line a perfect calibration lies on.
+    diagonal: str = ""
 
 
 def nice_step(span: float, target: int = 5) -> float:
@@ -91,14 +109,19 @@ def _number(value: float) -> str:
     return f"{value:g}"
 
 
-def _y_axis(low: float, high: float) -> tuple[float, float, list[float]]:
-    if high - low < 10:
-        low, high = low - 5, high + 5
-    step = nice_step(high - low)
+def _y_axis(
+    low: float, high: float, pad: float = 5, target: int = 5
+) -> tuple[float, float, list[float]]:
+    """A y axis from ``low`` to ``high`` in round steps (about ``target``
+    of them), widened by ``pad`` each way when the values are closer than
+    twice that (ratings: 5 points; a log-loss moves in its third decimal)."""
+    if high - low < 2 * pad:
+        low, high = low - pad, high + pad
+    step = nice_step(high - low, target)
     start = math.floor(low / step) * step
     end = math.ceil(high / step) * step
     n = round((end - start) / step)
-    return start, end, [start + i * step for i in range(n + 1)]
+    return start, end, [round(start + i * step, 12) for i in range(n + 1)]
 
 
 def _date_ticks(first: date, last: date) -> list[date]:
@@ -125,17 +148,23 @@ def _date_ticks(first: date, last: date) -> list[date]:
 def rating_history(
     title: str,
     description: str,
-    entries: list[tuple[date, float, str, str]],
+    entries: list[tuple[date, float, str, str, float | None]],
     events: list[tuple[str, date, date]],
     x_label: str,
     y_label: str,
 ) -> Chart:
     """Rating against date: one point per entry ``(date, rating after, kind,
-    tooltip)`` joined by a line, and a band per event ``(name, first, last)``."""
+    tooltip, deviation)`` joined by a line, a band per event ``(name, first,
+    last)``, and the rating ± its deviation as a shaded band where entries
+    give one (None: a rating without uncertainty)."""
     first = min(e[0] for e in entries)
     last = max(e[0] for e in entries)
     days = max((last - first).days, 1)
-    low, high, y_values = _y_axis(min(e[1] for e in entries), max(e[1] for e in entries))
+    spread = [(e[0], e[1], e[4]) for e in entries if e[4] is not None]
+    low, high, y_values = _y_axis(
+        min([e[1] for e in entries] + [r - d for _, r, d in spread]),
+        max([e[1] for e in entries] + [r + d for _, r, d in spread]),
+    )
     plot_w = WIDTH - LEFT - RIGHT
     plot_h = HEIGHT - TOP - BOTTOM
 
@@ -148,15 +177,18 @@ def rating_history(
         return round(TOP + plot_h * (high - value) / (high - low), 1)
 
     if first == last:
-        points = [Point(x_of(on), y_of(r), kind, label) for on, r, kind, label in entries]
+        points = [Point(x_of(on), y_of(r), kind, label) for on, r, kind, label, _ in entries]
     else:  # x_of and y_of inlined: a player page has a point per game
         start, span = first.toordinal(), high - low
         points = [
             Point(round(LEFT + plot_w * (on.toordinal() - start) / days, 1),
                   round(TOP + plot_h * (high - r) / span, 1), kind, label)
-            for on, r, kind, label in entries
+            for on, r, kind, label, _ in entries
         ]  # fmt: skip
     line = " ".join(f"{p.x},{p.y}" for p in points)
+    # Upper edge left to right, lower edge back: one polygon.
+    edge = [(on, r + d) for on, r, d in spread] + [(on, r - d) for on, r, d in reversed(spread)]
+    uncertainty = " ".join(f"{x_of(on)},{y_of(v)}" for on, v in edge) if spread else ""
     # Rounded again: a difference of two rounded floats prints as 4.200000000000003.
     bands = [Band(round(x_of(a) - 2, 1), round(max(x_of(b) - x_of(a), 0) + 4, 1), name)
              for name, a, b in events]  # fmt: skip
@@ -169,7 +201,8 @@ def rating_history(
         title=title, description=description, width=WIDTH, height=HEIGHT, left=LEFT,
         right=RIGHT, top=TOP, bottom=BOTTOM, x_ticks=_anchored(x_ticks),
         y_ticks=[Tick(y_of(v), _number(v)) for v in y_values],
-        x_label=x_label, y_label=y_label, line=line, points=points, bands=bands,
+        x_label=x_label, y_label=y_label, line=line, uncertainty=uncertainty, points=points,
+        bands=bands,
     )  # fmt: skip
 
 
@@ -211,4 +244,83 @@ def distribution(
         title=title, description=description, width=WIDTH, height=HEIGHT, left=LEFT,
         right=RIGHT, top=TOP, bottom=BOTTOM, x_ticks=_anchored(x_ticks), y_ticks=y_ticks,
         x_label=x_label, y_label=y_label, bars=bars,
+    )  # fmt: skip
+
+
+def _unit_ticks(to_px: Callable[[float], float]) -> list[Tick]:
+    return [Tick(to_px(v / 5), f"{v / 5:g}") for v in range(6)]
+
+
+def calibration(
+    title: str,
+    description: str,
+    bins: list[tuple[float, float, int, str]],
+    x_label: str,
+    y_label: str,
+) -> Chart:
+    """Observed outcome against predicted probability, both from 0 to 1:
+    a dot per bin ``(predicted, observed, count, tooltip)``, its area
+    proportional to its count, over the diagonal a perfect prediction
+    follows."""
+    plot_w = WIDTH - LEFT - RIGHT
+    plot_h = HEIGHT - TOP - BOTTOM
+
+    def x_of(value: float) -> float:
+        return round(LEFT + plot_w * value, 1)
+
+    def y_of(value: float) -> float:
+        return round(TOP + plot_h * (1 - value), 1)
+
+    most = max((n for _, _, n, _ in bins), default=0)
+    dots = [
+        Dot(x_of(p), y_of(o), round(2.5 + 9.5 * math.sqrt(n / most), 1), "bin", label)
+        for p, o, n, label in bins
+        if n
+    ]
+    return Chart(
+        title=title, description=description, width=WIDTH, height=HEIGHT, left=LEFT,
+        right=RIGHT, top=TOP, bottom=BOTTOM, x_ticks=_anchored(_unit_ticks(x_of)),
+        y_ticks=_unit_ticks(y_of), x_label=x_label, y_label=y_label, dots=dots,
+        diagonal=f"{x_of(0)},{y_of(0)} {x_of(1)},{y_of(1)}",
+    )  # fmt: skip
+
+
+def curve(
+    title: str,
+    description: str,
+    points: list[tuple[float, float, str, str]],
+    x_label: str,
+    y_label: str,
+) -> Chart:
+    """A measure against a parameter's value: a point per ``(value,
+    measure, kind, tooltip)`` joined by a line (``kind``: ``point``,
+    ``now`` or ``best``)."""
+    xs = [x for x, _, _, _ in points]
+    low_x, high_x = min(xs), max(xs)
+    ys = [y for _, y, _, _ in points]
+    low, high, y_values = _y_axis(min(ys), max(ys), pad=0.001, target=4)
+    plot_w = WIDTH - LEFT - RIGHT
+    plot_h = HEIGHT - TOP - BOTTOM
+
+    def x_of(value: float) -> float:
+        if high_x == low_x:
+            return LEFT + plot_w / 2
+        return round(LEFT + plot_w * (value - low_x) / (high_x - low_x), 1)
+
+    def y_of(value: float) -> float:
+        return round(TOP + plot_h * (high - value) / (high - low), 1)
+
+    dots = [
+        Dot(x_of(x), y_of(y), 5.0 if kind != "point" else 3.0, kind, label)
+        for x, y, kind, label in points
+    ]
+    step = nice_step(high_x - low_x or 1, 6)
+    first = math.ceil(low_x / step) * step
+    x_ticks = [Tick(x_of(first + i * step), _number(first + i * step))
+               for i in range(int((high_x - first) / step + 1e-9) + 1)]  # fmt: skip
+    return Chart(
+        title=title, description=description, width=WIDTH, height=HEIGHT, left=LEFT,
+        right=RIGHT, top=TOP, bottom=BOTTOM, x_ticks=_anchored(x_ticks),
+        y_ticks=[Tick(y_of(v), f"{v:.4g}") for v in y_values], x_label=x_label,
+        y_label=y_label, line=" ".join(f"{d.x},{d.y}" for d in dots), dots=dots,
     )  # fmt: skip

@@ -13,19 +13,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from projections import queries
 from projections.site.audit import Line
 from projections.site.explain import LadderRules
 from projections.site.games import Game
 from projections.site.html import GameSections, escape_text
+from projections.site.text import label
 from projections.site.writer import CsvCells
 from projections.views.facts import KeptFacts
 from projections.views.facts import read as read_facts
-
-VOIDED_NOTE = "voided: this game changes no rating"
-PER_EVENT_NOTE = (
-    "rated from the ratings before the event; the event's changes are "
-    "summed and applied when it closes"
-)
 
 
 def _n(value: float | None) -> str:
@@ -51,6 +47,7 @@ class GameContext:
         self.ladder_html = escape_text(ladder)
         self.ids, self.names, self.label, self.who = ids, names, label, who
         self.voided = f" ({t['voided']})"
+        self.vs = sections.tr.gettext(" vs ")  # an audit line's sides
         #: player number -> (id, name, escaped name, page, CSV cell)
         self.players: dict[int, tuple[str, str, str, str, str]] = {}
         #: a repeated number (K, S) -> its text in a table (``_n``)
@@ -62,6 +59,14 @@ class GameContext:
         #: a result's (type, value) items -> (games table text, summary text, section markup)
         self.results: dict[tuple, tuple[str, str, str]] = {}
         self.csv = CsvCells()
+
+    def status(self, code: str) -> str:
+        """A game's stored status (``recorded``, ...) as people read it."""
+        return label(self.sections.tr, "status", code)
+
+    def kind(self, code: str) -> str:
+        """An audit line's stored kind (``game voided``, ...) as people read it."""
+        return label(self.sections.tr, "kind", code)
 
     def player(self, n: int) -> tuple[str, str, str, str, str]:
         held = self.players.get(n)
@@ -105,9 +110,10 @@ class GameContext:
         except TypeError:  # an unhashable value: written each time
             held, key = None, None
         if held is None:
+            tr = self.sections.tr
             held = (
-                " ".join(f"{v}" for v in result.values() if v is not None),
-                " ".join(f"{k}={v}" for k, v in result.items() if v is not None),
+                " ".join(label(tr, k, v) for k, v in result.items() if v is not None),
+                queries.summary_result(result, tr),
                 self.sections.result(result),
             )
             if key is not None and len(self.results) < 10_000:
@@ -226,15 +232,17 @@ class GamePage:
         else:
             on, where_event, where_round = day, event, round_
         if first is kept and duel:
-            players_text = f"{who.get(a, str(a))} vs {who.get(b, str(b))}"
+            players_text = f"{who.get(a, str(a))}{c.vs}{who.get(b, str(b))}"
         else:
-            players_text = " vs ".join(
+            players_text = c.vs.join(
                 " & ".join(who.get(p, str(p)) for p in side) for side in first.sides
             )
         if first is not kept:
-            summary_result = " ".join(f"{k}={v}" for k, v in first.result.items() if v is not None)
+            summary_result = queries.summary_result(first.result, sections.tr)
         where = f" {where_event} r{where_round}" if where_event else ""
-        what = f"game {short_id}: {on}{where}: {players_text} ({summary_result})"
+        what = queries.summary_line(
+            short_id, "", f"{on}{where}: {players_text} ({summary_result})", sections.tr
+        )
         source = (
             f"{g.file}:{g.source_row}" if g.file is not None and g.source_row is not None else None
         )
@@ -242,7 +250,8 @@ class GamePage:
         if later:
             trail = sorted([*trail, *later])
         lines = [
-            (a[1][:19].replace("T", " "), a[2], a[3], a[4], a[5] or "", a[6] or "") for a in trail
+            (a[1][:19].replace("T", " "), a[2], c.kind(a[3]), a[4], a[5] or "", a[6] or "")
+            for a in trail
         ]
         audit, audit_lines = self.audit, self.audit_lines
         for when, by, kind, what_, why, src in lines:
@@ -278,12 +287,12 @@ class GamePage:
         # The section.
         family, per_event = c.ruleset(key)
         if voided:
-            note = f"<dt>{lab['note']}</dt><dd>{e(VOIDED_NOTE)}</dd>\n"
+            note = f"<dt>{lab['note']}</dt><dd>{lab['voided_note']}</dd>\n"
         elif per_event and event:
-            note = f"<dt>{lab['note']}</dt><dd>{e(PER_EVENT_NOTE)}</dd>\n"
+            note = f"<dt>{lab['note']}</dt><dd>{lab['per_event_note']}</dd>\n"
         else:
             note = ""
-        status_html = lab[status] if status in ("corrected", "voided") else e(status)
+        status_html = e(c.status(status))
         event_html = ""
         if event:
             rnd = f" · {lab['round']} {round_}" if round_ is not None else ""

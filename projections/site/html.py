@@ -17,12 +17,15 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import msgspec
 from markupsafe import Markup, escape
 
+from projections.site.text import label
+
 try:  # markupsafe's C escaping, without wrapping each result in a Markup
     from markupsafe._speedups import _escape_inner
 except ImportError:  # pragma: no cover - the pure-Python markupsafe
     _escape_inner = None
 
 if TYPE_CHECKING:
+    from ledger.kernel.translation import Translator
     from projections.site.charts import Chart, Point
 
 _json = msgspec.json.Encoder().encode
@@ -156,9 +159,18 @@ def _value_text(value: Any) -> str:
     return str(value)
 
 
-def _result_text(result: dict[str, Any]) -> str:
-    """``result: a · margin: decisive``: each field that is set, in order."""
-    return " · ".join(f"{k}: {_value_text(v)}" for k, v in result.items() if v is not None)
+def _result_text(result: dict[str, Any], tr: Translator) -> str:
+    """``result: a · margin: decisive``: each field that is set, in order,
+    its name and its code through their labels in ``tr``'s language."""
+    field = tr.gettext("{field}: {value}")
+    return " · ".join(
+        field.format(
+            field=label(tr, "result field", k),
+            value=label(tr, k, v) if type(v) is str else _value_text(v),
+        )
+        for k, v in result.items()
+        if v is not None
+    )
 
 
 class GameSections:
@@ -170,14 +182,15 @@ class GameSections:
     AUDIT_COLUMNS = (("when", ""), ("who", "opt"), ("kind", ""), ("what", ""), ("why", ""),
                      ("source", "opt"))  # fmt: skip
 
-    def __init__(self, t: dict[str, str]) -> None:
-        self.t = t
+    def __init__(self, t: dict[str, str], tr: Translator) -> None:
+        self.t, self.tr = t, tr
         self._families: dict[tuple[str, str], str] = {}
         self._results: dict[tuple[tuple[str, type, Any], ...], str] = {}
         e = _e
         self.labels = {k: e(t[k]) for k in (
             "ladder", "date", "event", "round", "status", "family", "result", "note", "game",
-            "players", "audit", "none", "corrected", "voided", "recorded",
+            "players", "audit", "none", "corrected", "voided", "recorded", "voided_note",
+            "per_event_note",
         )}  # fmt: skip
 
         def head(columns: tuple[tuple[str, str], ...]) -> str:
@@ -208,7 +221,7 @@ class GameSections:
             when = self.t["from_start"] if effective == "0001-01-01" else effective
             held = self._families[(family, effective)] = (
                 f'{_e(family)} (<a href="../index.html#rules-caption">{_e(self.t["rules"])}'
-                f"</a>: {_e(when)})"
+                f"</a>{_e(self.t['colon'])}{_e(when)})"
             )
         return held
 
@@ -218,10 +231,10 @@ class GameSections:
         results have few distinct values: each written once)."""
         key = tuple((k, v.__class__, v) for k, v in result.items())
         if not all(kind in _SCALARS for _, kind, _ in key):  # 1 and 1.0 hash alike
-            return _e(_result_text(result))
+            return _e(_result_text(result, self.tr))
         text = self._results.get(key)
         if text is None:
-            text = _e(_result_text(result))
+            text = _e(_result_text(result, self.tr))
             if len(self._results) < 10_000:
                 self._results[key] = text
         return text

@@ -21,7 +21,7 @@ from projections.site.writer import CsvCells
 
 # Places in a history row (``tables.HISTORY_COLUMNS``).
 KEY, ENTRY, KIND, DATE, EVENT, OPPONENTS, S, P, K = 0, 1, 2, 4, 5, 8, 9, 10, 11
-CHANGE, AFTER, GAMES_AFTER, NOTE, STATUS = 13, 14, 16, 17, 18
+CHANGE, AFTER, GAMES_AFTER, NOTE, STATUS, STATE = 13, 14, 16, 17, 18, 20
 
 
 class PlayerRows:
@@ -108,6 +108,13 @@ class PlayerRows:
             if on is None:
                 on = days[day] = date.fromisoformat(day)
             k, p = r[K], r[P]
+            # A family whose ratings know their uncertainty: the chart's band.
+            extra = r[STATE]
+            deviation = (
+                None
+                if extra is None
+                else family_at(key).deviation(PlayerState(rating=after, extra=extra))
+            )
             # Each number's exact text once: the cell's sort key and the CSV's.
             ks = "" if k is None else f"{k}"
             ps = "" if p is None else f"{p}"
@@ -129,7 +136,8 @@ class PlayerRows:
                 corrected = r[STATUS] == "corrected"
                 mark = self.corrected if corrected else ""
                 entries.append((on, after, "corrected" if corrected else "game",
-                                f"{day}: {after:g} ({change:+g}) {event or t['game']}{mark}"))  # fmt: skip
+                                f"{day}: {after:g} ({change:+g}) {event or t['game']}{mark}",
+                                deviation))  # fmt: skip
                 href = f"../{self.page_of(event, day)}#g-{r[ENTRY]}"
                 if event:
                     span = spans.get(event)
@@ -158,7 +166,9 @@ class PlayerRows:
                              f"{known(result) or csv(result)},{numbers},{csv.one(game)}")  # fmt: skip
             else:
                 what = kinds.get(kind_, kind_)
-                entries.append((on, after, "other", f"{day}: {after:g} ({change:+g}) {what}"))
+                entries.append(
+                    (on, after, "other", f"{day}: {after:g} ({change:+g}) {what}", deviation)
+                )
                 note = r[NOTE] or what
                 body.append(
                     f'<tr><td data-v="{sort}">{day}</td><td class="opt"></td><td>{e(note)}</td>'

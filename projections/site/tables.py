@@ -30,7 +30,7 @@ ALL = "9999-12-31\x7f"
 HISTORY_COLUMNS = (
     "key", "entry", "kind", "player", "date", "event", "round", "side", "opponents",
     "s", "p", "k", "before", "change", "after", "games_before", "games_after", "note",
-    "status", "facts",
+    "status", "facts", "state",
 )  # fmt: skip
 #: Rows a server-side cursor fetches at a time (PostgreSQL).
 STREAM_BATCH = 5_000
@@ -139,7 +139,7 @@ def _with_entries(
         yield (
             d.key, d.id, r.kind, ids[r.player], d.date, d.event, d.round, r.side, opponents,
             r.s, r.p, r.k, r.before, r.change, r.after, r.games_before, r.games_after, r.note,
-            d.status, d.facts,
+            d.status, d.facts, r.state,
         )  # fmt: skip
 
 

@@ -95,25 +95,30 @@ class Row(NamedTuple):
     games_before: int
     games_after: int
     note: str
+    #: The family's state after the row (``PlayerState.extra``), for a
+    #: family whose players' state holds more than a rating; else None.
+    state: dict[str, float] | None = None
 
 
 def whole_row(row: tuple[Any, ...]) -> tuple[Any, ...]:
     """A history row as the replay makes it (``replay.HistoryRow``) in its
     whole shape, ``Row``'s fields: a short one (a player's rated game:
     ladder, pos, seat, entry, player, s, p, k, before, change, games before)
-    expanded."""
-    if len(row) == 16:
+    expanded, a whole one without a state given none."""
+    if len(row) == 17:
         return row
+    if len(row) == 16:
+        return (*row, None)
     ladder, pos, seat, entry, player, s, p, k, before, change, games = row
     return (ladder, pos, seat, entry, player, "game", seat, s, p, k, before, change,
-            before + change, games, games + 1, "")  # fmt: skip
+            before + change, games, games + 1, "", None)  # fmt: skip
 
 
 # -- the packed form ----------------------------------------------------------
 # A chunk: a format byte, the number of rows, then eleven columns, each a
 # type code (an ``array`` code, upper-case for a column of one value stored
-# once) and its values; then the rows that differ from the usual, as JSON
-# (rating after, games after, note, and any family state columns).
+# once) and its values; then any family state (``_state_block``); then the
+# rows that differ from the usual, as JSON (rating after, games after, note).
 _FORMAT = 1
 _HEAD = struct.Struct("<BI")
 _COLUMN = struct.Struct("<c")
@@ -136,11 +141,11 @@ def _float_column(values: Sequence[float | None]) -> bytes:
     return b"d" + array("d", values).tobytes()
 
 
-def encode(rows: Sequence[tuple[Any, ...]], state: dict[str, list[float]] | None = None) -> bytes:
+def encode(rows: Sequence[tuple[Any, ...]]) -> bytes:
     """A chunk of one player's rows (``replay.HistoryRow``: short or whole),
-    in effective order; ``state``: a family's extra state columns (a value
-    a row)."""
-    if not state and set(map(len, rows)) == {11}:
+    in effective order. A family's state (``Row.state``) is kept as a column
+    of values per name (None where a row has no such value)."""
+    if set(map(len, rows)) == {11}:
         # Rated games alone (most chunks): kind, side, after, games after
         # and note are those ``whole_row`` gives.
         _, pos, seat, entry, _, s, p, k, before, change, games = zip(*rows, strict=True)
@@ -153,11 +158,14 @@ def encode(rows: Sequence[tuple[Any, ...]], state: dict[str, list[float]] | None
         ))  # fmt: skip
     rows = [whole_row(row) for row in rows]
     (_, pos, seat, entry, _, kind, side, s, p, k, before, change, after, games, games_after,
-     note) = zip(*rows, strict=True)  # fmt: skip
+     note, states) = zip(*rows, strict=True)  # fmt: skip
+    state = _state_columns(states)
     codes = [_KIND_CODE[x] for x in kind]
     extra: dict[str, Any] = {}
     exact = {
-        i: a for i, (b, c, a) in enumerate(zip(before, change, after, strict=True)) if b + c != a
+        i: a
+        for i, (b, c, a) in enumerate(zip(before, change, after, strict=True))
+        if b + c != a or (a == 0 and math.copysign(1, a) != math.copysign(1, b + c))
     }
     if exact:
         extra["after"] = exact
@@ -171,8 +179,6 @@ def encode(rows: Sequence[tuple[Any, ...]], state: dict[str, list[float]] | None
     notes = {i: n for i, n in enumerate(note) if n}
     if notes:
         extra["notes"] = notes
-    if state:
-        extra["state"] = state
     parts = [
         _HEAD.pack(_FORMAT, len(rows)),
         _int_column(pos), _int_column(seat), _int_column(entry), _int_column(codes),
@@ -180,11 +186,56 @@ def encode(rows: Sequence[tuple[Any, ...]], state: dict[str, list[float]] | None
         b"d" + array("d", before).tobytes(), b"d" + array("d", change).tobytes(),
         _int_column(games),
     ]  # fmt: skip
+    if state:
+        parts.append(_state_block(state))
     if extra:
         import json  # (here: most chunks have no exceptions, and a ranking loads none)
 
         parts.append(json.dumps(extra, separators=(",", ":")).encode())
     return b"".join(parts)
+
+
+def _state_columns(states: Sequence[dict[str, float] | None]) -> dict[str, list[Any]] | None:
+    """Rows' family states as a column a name (None where a row has none)."""
+    names = sorted({name for values in states if values for name in values})
+    if not names:
+        return None
+    return {name: [values.get(name) if values else None for values in states] for name in names}
+
+
+# A family's state, when a chunk has one: a marker, the names (their JSON
+# text, its length first), then a column of doubles a name (NaN: none), as
+# the other float columns (a glicko2 row's nine values: 72 bytes, not ~170
+# as JSON text).
+_STATE = b"S"
+_NAMES = struct.Struct("<H")
+
+
+def _state_block(state: dict[str, list[Any]]) -> bytes:
+    import json
+
+    names = json.dumps(list(state), separators=(",", ":")).encode()
+    columns = [_float_column(values) for values in state.values()]
+    return b"".join((_STATE, _NAMES.pack(len(names)), names, *columns))
+
+
+def _read_state(data: bytes, at: int, count: int) -> tuple[dict[str, list[Any]], int]:
+    """A chunk's state block at ``at``: the columns by name (None where a
+    row has none) and where the block ends."""
+    import json
+
+    (length,) = _NAMES.unpack_from(data, at + 1)
+    at += 1 + _NAMES.size
+    names = json.loads(data[at : at + length])
+    at += length
+    state = {}
+    for name in names:
+        once = data[at : at + 1] == b"D"
+        width = 8 if once else 8 * count
+        values = array("d", data[at + 1 : at + 1 + width]).tolist()
+        state[name] = _maybe(values * count if once else values)
+        at += 1 + width
+    return state, at
 
 
 def columns(data: bytes) -> tuple[int, list[Any], dict[str, Any]]:
@@ -205,10 +256,12 @@ def columns(data: bytes) -> tuple[int, list[Any], dict[str, Any]]:
         at += size
         out.append(values.tolist() * count if once else values.tolist())
     extra = {}
+    if data[at : at + 1] == _STATE:
+        extra["state"], at = _read_state(data, at, count)
     if at < len(data):
         import json
 
-        extra = json.loads(data[at:])
+        extra.update(json.loads(data[at:]))
     return count, out, extra
 
 
@@ -238,6 +291,11 @@ def cut(data: bytes, pos: int) -> tuple[bytes, int] | None:
     if kept == count:
         return data, last
     head = _HEAD.pack(_FORMAT, kept)
+    if data[at : at + 1] == _STATE:
+        state, at = _read_state(data, at, count)
+        state = {name: values[:kept] for name, values in state.items()}
+        if any(v is not None for values in state.values() for v in values):
+            parts.append(_state_block(state))
     if at < len(data):
         import json
 
@@ -245,8 +303,6 @@ def cut(data: bytes, pos: int) -> tuple[bytes, int] | None:
         for name in ("after", "games_after", "notes"):
             if name in extra:
                 extra[name] = {i: v for i, v in extra[name].items() if int(i) < kept}
-        if "state" in extra:
-            extra["state"] = {name: v[:kept] for name, v in extra["state"].items()}
         extra = {name: v for name, v in extra.items() if v}
         if extra:
             parts.append(json.dumps(extra, separators=(",", ":")).encode())
@@ -275,8 +331,15 @@ def decode(
     for i, value in extra.get("notes", {}).items():
         notes[int(i)] = value
     kinds = [KINDS[code] for code in codes]
+    states: list[dict[str, float] | None] = [None] * count
+    kept = extra.get("state")
+    if kept:
+        states = [
+            {name: values[i] for name, values in kept.items() if values[i] is not None} or None
+            for i in range(count)
+        ]
     fields = (pos, seat, entry, [player] * count, kinds, side, _maybe(s), _maybe(p), _maybe(k),
-              before, change, after, games, games_after, notes)  # fmt: skip
+              before, change, after, games, games_after, notes, states)  # fmt: skip
     rows = list(map(Row._make, zip([ladder] * count, *fields, strict=True)))
     return rows if (start, end) == (0, count) else rows[start:end]
 
@@ -358,6 +421,13 @@ def entry_rows(conn: Database, ladder: int, entry: int, players: Iterable[int]) 
     found = [r for p in set(players) for r in player_rows(conn, ladder, p) if r.entry == entry]
     found.sort(key=_place)
     return found
+
+
+def state_before(conn: Database, ladder: int, player: int, pos: int) -> dict[str, float] | None:
+    """A player's family state (``Row.state``) just before place ``pos``
+    (None when they have no row before it)."""
+    rows = player_rows(conn, ladder, player, pos - 1)
+    return rows[-1].state if rows else None
 
 
 def ladders_of(conn: Database, player: int) -> list[int]:

@@ -22,7 +22,7 @@ row; any later game event keeps in the audit only its facts then
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from contextlib import suppress
 from datetime import datetime
 from typing import Any
@@ -483,8 +483,10 @@ class Projector:
         ladder, aid = self._ladder(str(e.ladder), seq), str(e.originator_id)
         key = sort_key(e.effective, "adjust", aid)
         data = {"player": str(e.player), "to": e.to, "by": e.by, "reason": e.reason}
+        if e.state:
+            data["state"] = e.state
         self._put_entry(ladder, Entry(key, "adjust", seq, aid, e.effective.isoformat(), data))
-        what = f"set to {e.to:g}" if e.to is not None else f"shifted by {e.by:+g}"
+        what = adjusted(data)
         self._player(str(e.player), seq)  # numbered: the replay rates them
         return ladder, seq, f"rating of {self._name(str(e.player))!r} {what} from {e.effective}"
 
@@ -499,7 +501,7 @@ class Projector:
         data = self._void_entry(ladder, str(e.originator_id))
         if not data:
             return ladder, seq, "rating adjustment voided"
-        what = f"set to {data['to']:g}" if data["to"] is not None else f"shift by {data['by']:+g}"
+        what = adjusted(data)
         name = self._name(data["player"])
         return ladder, seq, f"rating adjustment of {name!r} ({what}) voided"
 
@@ -653,3 +655,14 @@ def _recorded_at(event: Any) -> datetime:
     if isinstance(event, source.GameNote):
         return datetime.fromisoformat(event.recorded_at)
     return event.recorded_at
+
+
+def adjusted(data: Mapping[str, Any]) -> str:
+    """What an adjustment's entry data does, in words."""
+    parts = []
+    if data.get("to") is not None:
+        parts.append(f"set to {data['to']:g}")
+    elif data.get("by") is not None:
+        parts.append(f"shifted by {data['by']:+g}")
+    parts += [f"{name} set to {value:g}" for name, value in (data.get("state") or {}).items()]
+    return ", ".join(parts)

@@ -32,7 +32,7 @@ from projections.db import Database
 from projections.views import history
 
 #: Bump when the view tables change shape (or what their rows hold).
-VERSION = 14
+VERSION = 16
 
 #: The tables, without their secondary indexes (a rebuild fills them first).
 TABLE_DDL = """
@@ -61,7 +61,7 @@ CREATE TABLE view_checkpoints (
     states BLOB NOT NULL, PRIMARY KEY (ladder, key));
 CREATE TABLE view_standings (
     ladder INTEGER NOT NULL, player INTEGER NOT NULL, rating REAL NOT NULL,
-    games INTEGER NOT NULL, last_played TEXT, rated_since TEXT,
+    games INTEGER NOT NULL, last_played TEXT, rated_since TEXT, state TEXT,
     PRIMARY KEY (ladder, player)) WITHOUT ROWID;
 CREATE TABLE view_audit (
     seq INTEGER PRIMARY KEY, recorded_at TEXT NOT NULL, recorded_by TEXT NOT NULL,

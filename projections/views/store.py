@@ -35,8 +35,11 @@ WHOLE_EVERY = 8
 _decode_data = msgspec.json.Decoder(dict[str, Any]).decode
 _pack = msgspec.msgpack.Encoder().encode
 _unpack = msgspec.msgpack.Decoder(
-    tuple[list[int], list[float], list[int], list[int], list[int]]
+    tuple[list[int], list[float], list[int], list[int], list[int], list[dict[str, float] | None]]
 ).decode
+#: A family's state beyond a rating, as ``view_standings.state`` holds it.
+_encode_state = msgspec.json.Encoder().encode
+_decode_state = msgspec.json.Decoder(dict[str, float]).decode
 
 
 class ReplayProgress(msgspec.Struct):
@@ -236,12 +239,13 @@ class LadderStore:
         ids = self.numbers.by_number
         states: dict[str, PlayerState] = {}
         for columns in unpacked:
-            for n, rating, games, last, since in zip(*columns, strict=True):
+            for n, rating, games, last, since, extra in zip(*columns, strict=True):
                 states[ids[n]] = PlayerState(
                     rating=rating,
                     games=games,
                     last_played=date.fromordinal(last) if last else None,
                     rated_since=date.fromordinal(since) if since else None,
+                    extra=extra,
                 )
         return states
 
@@ -273,6 +277,7 @@ class LadderStore:
                 [s.games for _, s in picked],
                 [s.last_played.toordinal() if s.last_played else 0 for _, s in picked],
                 [s.rated_since.toordinal() if s.rated_since else 0 for _, s in picked],
+                [s.extra for _, s in picked],
             )
         )
         self.conn.execute(
@@ -308,7 +313,7 @@ class LadderStore:
         """Every player's state (a rated player's row of the standings), or
         only those of ``players`` (ids; those not rated yet are left out)."""
         sql = (
-            "SELECT player, rating, games, last_played, rated_since FROM view_standings "
+            "SELECT player, rating, games, last_played, rated_since, state FROM view_standings "
             "WHERE ladder=?"
         )
         params: tuple[Any, ...] = (self.ladder,)
@@ -330,8 +335,9 @@ class LadderStore:
                 games=games,
                 last_played=date.fromisoformat(last) if last else None,
                 rated_since=date.fromisoformat(since) if since else None,
+                extra=_decode_state(extra) if extra else None,
             )
-            for player, rating, games, last, since in rows
+            for player, rating, games, last, since, extra in rows
         }
 
     def put_standings(self, states: Mapping[str, PlayerState], replace: bool) -> None:
@@ -341,9 +347,10 @@ class LadderStore:
         self.numbers.fetch(states)
         numbers = self.numbers.by_id
         self.conn.executemany(
-            "INSERT INTO view_standings VALUES (?,?,?,?,?,?) ON CONFLICT (ladder, player) "
+            "INSERT INTO view_standings VALUES (?,?,?,?,?,?,?) ON CONFLICT (ladder, player) "
             "DO UPDATE SET rating = excluded.rating, games = excluded.games, "
-            "last_played = excluded.last_played, rated_since = excluded.rated_since",
+            "last_played = excluded.last_played, rated_since = excluded.rated_since, "
+            "state = excluded.state",
             [
                 (
                     self.ladder,
@@ -352,6 +359,7 @@ class LadderStore:
                     s.games,
                     _iso(s.last_played),
                     _iso(s.rated_since),
+                    None if s.extra is None else _encode_state(s.extra).decode(),
                 )
                 for p, s in states.items()
             ],  # fmt: skip

@@ -22,6 +22,7 @@ from ledger.families.battletech import BattleTechFamily, BattleTechResult
 from ledger.families.bga import BgaFamily, BgaResult
 from ledger.families.elo import EloFamily
 from ledger.families.registry import BUILT_IN, load_family
+from ledger.families.weng_lin import Ranking
 
 
 def family(**params: Any) -> EloFamily:
@@ -542,7 +543,9 @@ TWO_SIDED_RESULTS: dict[str, Any] = {
         [Outcome("a", "marginal"), Outcome("b", "overwhelming"), Outcome("draw")]
     ),
     "adlg": st.sampled_from([Outcome("a"), Outcome("b"), Outcome("draw")]),
+    "glicko2": st.sampled_from([Outcome("a"), Outcome("b"), Outcome("draw")]),
     "bga": st.sampled_from([BgaResult([1, 2]), BgaResult([2, 1]), BgaResult([1, 1])]),
+    "weng-lin": st.sampled_from([Ranking([1, 2]), Ranking([2, 1]), Ranking([1, 1])]),
     "battletech": st.lists(st.integers(min_value=1, max_value=8000), min_size=4, max_size=4).map(
         lambda bv: BattleTechResult(bv=[float(v) for v in bv])
     ),
@@ -552,8 +555,8 @@ TWO_SIDED_RESULTS: dict[str, Any] = {
 def swapped(result: Any) -> Any:
     if isinstance(result, Outcome):
         return Outcome({"a": "b", "b": "a", "draw": "draw"}[result.result], result.margin)
-    if isinstance(result, BgaResult):
-        return BgaResult(list(reversed(result.ranks)))
+    if isinstance(result, BgaResult | Ranking):
+        return type(result)(list(reversed(result.ranks)))
     a_s, a_e, b_s, b_e = result.bv
     return BattleTechResult(bv=[b_s, b_e, a_s, a_e])
 

@@ -186,4 +186,6 @@ def test_every_built_in_family_declares_the_version_of_its_maths() -> None:
         "adlg": 2,
         "battletech": 1,
         "bga": 1,
+        "glicko2": 1,
+        "weng-lin": 1,
     }
