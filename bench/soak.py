@@ -7,11 +7,16 @@ A follower (``ledger project --follow``, its own process) keeps the views
 current while WRITERS processes append games in batches of BATCH (each batch
 one ``import`` through the Python API, no catch-up of their own) until
 EVENTS events are stored. Every EVERY events the follower has projected it
-prints the follower's resident memory, its open file descriptors and, on
-PostgreSQL, the connections it holds open (``pg_stat_activity`` rows of its
-application name). At the end it prints memory against the first reading
-(the target: within +-10% after the first 50,000 events), the connections
-first and last, and whether the views equal views rebuilt from the events
+prints the follower's resident memory, its open file descriptors, on
+PostgreSQL the connections it holds open (``pg_stat_activity`` rows of its
+application name), the players the views hold (fixed: a federation's
+players saturate, so what grows with players is not mistaken for a leak)
+and how many days apart the writers' latest games are (each writer walks
+through its own dates: a batch of the one behind lands before the ladder's
+frontier, a late result whose catch-up replays the games after it). At the
+end it prints memory against the first reading (the target: within +-10%
+after the first 50,000 events), the connections first and last, and whether
+the views equal views rebuilt from the events
 (``projections.verify.compare_views``).
 
 The default is a temporary SQLite file; ``--db`` a PostgreSQL database,
@@ -118,6 +123,23 @@ class Store:
     def position(self) -> int:
         return int(self.one("SELECT position FROM view_tracking WHERE name = 'views'") or 0)
 
+    def players(self) -> int:
+        """Players the views hold: the state that legitimately grows (each
+        one's standing and open history chunk), fixed here at PLAYERS."""
+        return int(self.one("SELECT COUNT(*) FROM view_players"))
+
+    def spread(self) -> int:
+        """Days between the writers' latest games: a batch of the writer
+        behind lands that far before the ladder's frontier, so its catch-up
+        replays the games after it (a late result)."""
+        latest = self.conn.execute(
+            "SELECT MIN(last), MAX(last) FROM (SELECT MAX(substr(key, 1, 10)) AS last "
+            "FROM view_games GROUP BY event) AS writers"
+        ).fetchone()
+        if not latest or latest[0] is None:
+            return 0
+        return (date.fromisoformat(latest[1]) - date.fromisoformat(latest[0])).days
+
     def connections(self) -> int | None:
         if not self.postgres:
             return None
@@ -170,19 +192,21 @@ def run(args: argparse.Namespace, target: int, folder: Path) -> dict[str, Any]:
     print(f"{target:,} events: {args.writers} writers x {batches} batches of {args.batch} games "
           f"({total:,} events with the ladder and players)", flush=True)  # fmt: skip
     print(f"{'projected':>10} {'stored':>10} {'follower RSS':>13} {'fds':>5} {'conns':>6} "
-          f"{'s':>7}", flush=True)  # fmt: skip
+          f"{'players':>8} {'late by':>7} {'s':>7}", flush=True)  # fmt: skip
     try:
         while True:
             position = store.position()
             if position >= mark or (position >= total and not readings):
                 reading = {"projected": position, "stored": store.events(),
                            "rss": rss(follower.pid), "fds": fds(follower.pid),
-                           "connections": store.connections(),
+                           "connections": store.connections(), "players": store.players(),
+                           "spread": store.spread(),
                            "seconds": time.monotonic() - started}  # fmt: skip
                 readings.append(reading)
                 conns = "-" if reading["connections"] is None else reading["connections"]
                 print(f"{position:>10,} {reading['stored']:>10,} "
                       f"{reading['rss'] / _MB:>10.1f} MB {reading['fds']:>5} {conns:>6} "
+                      f"{reading['players']:>8} {reading['spread']:>7} "
                       f"{reading['seconds']:>7.1f}", flush=True)  # fmt: skip
                 while mark <= position:
                     mark += args.every
@@ -224,6 +248,13 @@ def run(args: argparse.Namespace, target: int, folder: Path) -> dict[str, Any]:
           f"the follower keeping up)")  # fmt: skip
     print(f"follower memory: {first / _MB:.1f} MB at the first reading, {last['rss'] / _MB:.1f} "
           f"MB at the end ({change:+.1f}%; target within +-10%)")  # fmt: skip
+    held = sorted({r["players"] for r in readings})
+    if held:
+        print(f"players the views hold: {', '.join(map(str, held))} (what grows with players, "
+              f"their standings and open history chunks, is the same at every reading); the "
+              f"writers were up to {max(r['spread'] for r in readings)} days apart (a batch of "
+              f"the writer behind is a late result: its catch-up replays the games after "
+              f"it)")  # fmt: skip
     print(f"follower file descriptors: {readings[0]['fds'] if readings else '-'} at the first "
           f"reading, {last['fds']} at the end")  # fmt: skip
     if schema:

@@ -58,6 +58,17 @@ class Database:
         each row: a bulk write, many rows a statement on SQLite."""
         insert_rows(self.conn, head, rows)
 
+    @staticmethod
+    def in_list(values: Sequence[Any]) -> tuple[str, tuple[Any, ...]]:
+        """``(?,?,...)`` for ``values`` and its parameters, the list padded
+        (its last value repeated) to a power of two: a statement of a few
+        shapes, not one per length (PostgreSQL prepares each shape it meets
+        often, and a follower running for months would churn its driver's
+        statement cache with lists of every length)."""
+        size = 1 << (len(values) - 1).bit_length() if values else 1
+        padded = (*values, *[values[-1]] * (size - len(values))) if values else (None,)
+        return f"({','.join('?' * size)})", padded
+
     def tuples(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """Every row of a SELECT as a plain tuple: quicker to make and to
         index than a row readable by column name (a ranking of thousands)."""

@@ -115,12 +115,17 @@ def resolve_merges(merged_into: Mapping[str, str]) -> dict[str, str]:
 
 
 _days: dict[str, date] = {}
+#: Days ``_days`` holds at most: a ladder's dates keep coming, and a
+#: follower runs for years.
+DAYS_HELD = 4096
 
 
 def day(text: str) -> date:
-    """An ISO date as a ``date`` (cached: a ladder has few distinct days)."""
+    """An ISO date as a ``date`` (cached: a replay meets few distinct days)."""
     value = _days.get(text)
     if value is None:
+        if len(_days) >= DAYS_HELD:
+            _days.clear()
         value = _days[text] = date.fromisoformat(text)
     return value
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import openpyxl
+import pytest
 
 from tests.conftest import Cli
 
@@ -136,3 +137,110 @@ def test_a_template_under_another_extension_is_refused(tmp_path: Path, cli: Cli)
     assert len(out.strip().splitlines()) == 1
     assert ".csv" in out and ".xlsx" in out
     assert not (tmp_path / "out.txt").exists()
+
+
+# -- repeat games: a game reference ----------------------------------------------------
+BGA_COLUMNS = ["ladder", "date", "reference", "side_a", "side_b", "side_c", "ranks"]
+#: Three games of one evening on BGA between the same three players, each
+#: with its BGA table number.
+EVENING = [
+    ["Arena", "2025-03-02", "612345678", "Alice", "Bob", "Carol", "1,2,3"],
+    ["Arena", "2025-03-02", "612345702", "Alice", "Bob", "Carol", "3,1,2"],
+    ["Arena", "2025-03-02", "612346011", "Alice", "Bob", "Carol", "2,3,1"],
+]
+
+
+def write_sheet(path: Path, columns: list[str], rows: list[list[str]]) -> Path:
+    """The sheet as CSV or as a workbook, by ``path``'s extension."""
+    if path.suffix == ".csv":
+        lines = [",".join(columns), *(",".join(f'"{c}"' for c in row) for row in rows)]
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        return path
+    book = openpyxl.Workbook()
+    book.active.append(columns)
+    for row in rows:
+        book.active.append(row)
+    book.save(path)
+    return path
+
+
+def games_of(cli: Cli, ladder: str, player: str) -> int:
+    return len(cli.json("history", ladder, player))  # type: ignore[arg-type]
+
+
+def open_arena(cli: Cli) -> None:
+    cli.ok("ladder", "open", "Arena", "--family", "bga")
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".xlsx"])
+def test_repeat_games_of_a_day_import_by_their_reference(
+    tmp_path: Path, cli: Cli, suffix: str
+) -> None:
+    open_arena(cli)
+    path = write_sheet(tmp_path / f"bga{suffix}", BGA_COLUMNS, EVENING)
+    out = cli.ok("import", str(path))
+    assert "added 3 games" in out, out
+    assert games_of(cli, "Arena", "Alice") == 3
+    # Read again, the sheet adds nothing: each reference is the same game.
+    again = cli.ok("import", str(path))
+    assert "added 0 games" in again and "skipped 3 already recorded" in again, again
+    # The same reference with another result is that game, changed: refused.
+    changed = [[*EVENING[1][:-1], "1,2,3"]]
+    out = refused(cli, "import", str(write_sheet(tmp_path / f"fix{suffix}", BGA_COLUMNS, changed)))
+    assert "row 2" in out and "already recorded with a different result" in out
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".xlsx"])
+def test_repeat_games_without_a_reference_say_how_to_enter_them(
+    tmp_path: Path, cli: Cli, suffix: str
+) -> None:
+    open_arena(cli)
+    columns = [c for c in BGA_COLUMNS if c != "reference"]
+    rows = [[c for n, c in enumerate(row) if n != 2] for row in EVENING[:2]]
+    out = refused(cli, "import", str(write_sheet(tmp_path / f"bga{suffix}", columns, rows)))
+    assert "row 3: the same game as row 2" in out, out
+    assert "'reference' column" in out and "'table'" in out, out
+    assert games_of_nobody(cli)
+
+
+def games_of_nobody(cli: Cli) -> bool:
+    return cli.run("history", "Arena", "Alice").exit_code != 0 or not cli.json(
+        "history", "Arena", "Alice"
+    )
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".xlsx"])
+def test_one_reference_on_two_rows_is_refused_naming_both(
+    tmp_path: Path, cli: Cli, suffix: str
+) -> None:
+    open_arena(cli)
+    rows = [EVENING[0], [*EVENING[1][:2], EVENING[0][2], "Dan", "Eve", "Frank", "1,2,3"]]
+    out = refused(cli, "import", str(write_sheet(tmp_path / f"bga{suffix}", BGA_COLUMNS, rows)))
+    assert "row 3" in out and "row 2" in out and "'612345678'" in out, out
+    assert "reference" in out
+
+
+def test_record_takes_a_reference_and_its_refusal_says_so(cli: Cli) -> None:
+    open_arena(cli)
+    cli.ok("player", "add", "Alice", "Bob")
+    game = ["record", "Arena", "--date", "2025-03-02", "--side", "Alice", "--side", "Bob"]
+    cli.ok(*game, "--ranks", "1,2", "--reference", "612345678")
+    cli.ok(*game, "--ranks", "2,1", "--reference", "612345702")
+    assert games_of(cli, "Arena", "Alice") == 2
+    cli.ok(*game, "--ranks", "1,2")
+    out = refused(cli, *game, "--ranks", "2,1")
+    assert "--reference" in out and "--table" in out, out
+
+
+def test_templates_offer_the_reference_column(tmp_path: Path, cli: Cli) -> None:
+    open_arena(cli)
+    path = tmp_path / "out.csv"
+    cli.ok("template", "--ladder", "Arena", str(path))
+    assert "reference" in path.read_text(encoding="utf-8").splitlines()[0].split(",")
+    xlsx = tmp_path / "out.xlsx"
+    cli.ok("template", "--ladder", "Arena", str(xlsx))
+    book = openpyxl.load_workbook(xlsx)
+    header = [c.value for c in book["Results"][1]]
+    assert "reference" in header
+    notes = " ".join(str(c.value) for row in book["Instructions"].iter_rows() for c in row)
+    assert "reference" in notes and "BGA" in notes

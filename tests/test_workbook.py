@@ -368,7 +368,7 @@ EXPECTED_COLUMNS = {
     "battletech": ["bv", "units", "objectives", "k_a", "k_b", "k_star"],
     "bga": ["ranks", "quit"],
 }
-BASE = ["ladder", "date", "event", "round", "table", "neutral"]
+BASE = ["ladder", "date", "event", "round", "table", "reference", "neutral"]
 
 
 def validations(ws: Any) -> dict[str, tuple[str, str]]:

@@ -46,6 +46,10 @@ def game_options(required: bool) -> Any:
                               "order of play (without it, the game is numbered after those "
                               "already recorded for its date, event and round).",
                               bounds.ORDER)),
+            click.option("--reference", default=None, metavar="TEXT",
+                         help="The game's own reference (BGA's table number, a club's game "
+                              "number): with it, the ladder and the reference identify the "
+                              "game, so the same players may play several games a day."),
             click.option("--side", "sides", multiple=True, metavar="NAMES",
                          help="A side's players, ';'-separated; repeat: first side is A."),
             click.option("--result", default=None,
@@ -131,6 +135,7 @@ def record(
         event=opts["event"],
         round=opts["round_"],
         table=opts["table"],
+        reference=opts["reference"],
         neutral=bool(opts["neutral"]),
         attributes=as_dict(opts["attrs"]),
     )
@@ -313,6 +318,7 @@ def correct(
         event=opts["event"],
         round=opts["round_"],
         table=opts["table"],
+        reference=opts["reference"],
         sides=split_sides(opts["sides"]) or None,
         result=result_fields(opts),
         neutral=opts["neutral"],

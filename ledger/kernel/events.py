@@ -114,6 +114,11 @@ class GameFacts(msgspec.Struct, frozen=True):
     #: already recorded there (docs/rules/README.md, "When each fact takes effect"). None only in
     #: games recorded before sequences existed.
     sequence: int | None = None
+    #: The game's own reference where its source has one (BGA's table
+    #: number, a club's game number): then it, with the ladder, is what
+    #: identifies the game (``identity.game_identity``), so the same players
+    #: may play any number of games a day.
+    reference: str | None = None
 
 
 def _sequence_from_table(state: dict[str, Any]) -> None:

@@ -51,9 +51,14 @@ def player_id(name: str, attempt: int = 0) -> UUID:
 
 
 def game_identity(facts: Any) -> str:
-    """What identifies a game: its ladder, date, event, round, table and the
-    set of its players (re-recording it is detected as a duplicate)."""
+    """What identifies a game: its ladder and reference when it has one (BGA's
+    table number, a club's game number), else its ladder, date, event,
+    round, table and the set of its players (re-recording it is detected as
+    a duplicate)."""
     texts, sides = _TEXTS, facts.sides
+    if facts.reference is not None:
+        # ``ref:`` where the other form has a date: the two never meet.
+        return f"{texts.get(facts.ladder.int) or _text(facts.ladder)}|ref:{facts.reference}"
     if len(sides) == 2 and len(sides[0]) == 1 and len(sides[1]) == 1:
         # One player a side (most games): no list to sort.
         a, b = sides[0][0], sides[1][0]

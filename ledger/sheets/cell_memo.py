@@ -13,7 +13,8 @@ check made of it, and only what depends on that text alone:
 - the date cell, per ladder: the date, the family in force on it (the date
   is not in the future: checked in full once);
 - each side cell: its players' ids;
-- the event, round and table cells: their values;
+- the event, round and table cells: their values (a reference cell, one
+  game's own, is read in every row: ``game_input.parse_reference``);
 - for a built-in family (``game_input.GameChecks``: its verdict reads a
   game's shape and result only), the ``neutral``, result and attribute cells
   together with the number of players on each side: the normalised result,
@@ -38,6 +39,8 @@ from uuid import UUID
 
 from ledger.families.base import Family
 from ledger.kernel import events as ev
+from ledger.kernel.errors import Invalid
+from ledger.write.game_input import parse_reference
 from ledger.write.state import LadderState
 
 #: A side cell with nothing in it (the side is left out of the game).
@@ -68,8 +71,10 @@ class Dated:
 
 
 #: A row read from memory: (ladder, date, sides, result, neutral,
-#: attributes, event, round, table).
-Known = tuple[LadderState, date, list[Side], dict[str, Any], bool, dict[str, float], Any, Any, Any]
+#: attributes, event, round, table, reference).
+Known = tuple[
+    LadderState, date, list[Side], dict[str, Any], bool, dict[str, float], Any, Any, Any, Any
+]
 
 
 class CellMemo:
@@ -94,6 +99,7 @@ class CellMemo:
         self._date = at["date"]
         self._sides = tuple(at[c] for c in sides)
         self._event, self._round, self._table = at.get("event"), at.get("round"), at.get("table")
+        self._reference = at.get("reference")
         outcome_at = [at[c] for c in outcome]
         self._outcome = itemgetter(*outcome_at) if outcome_at else _nothing
         self._quit = at.get("quit") if "quit" in outcome else None
@@ -151,7 +157,16 @@ class CellMemo:
         table = self.tables.get(None if t is None else cells[t], _MISSING)
         if event is _MISSING or round_ is _MISSING or table is _MISSING:
             return None
-        return (state, dated.on, sides, outcome[0], outcome[1], outcome[2], event, round_, table)
+        reference = None
+        if self._reference is not None and cells[self._reference]:
+            try:
+                reference = parse_reference(cells[self._reference])
+            except Invalid:
+                return None  # said in full
+        return (
+            state, dated.on, sides, outcome[0], outcome[1], outcome[2], event, round_, table,
+            reference,
+        )  # fmt: skip
 
     def learn(
         self, cells: list[Any], state: LadderState, facts: ev.GameFacts, family: Family

@@ -51,7 +51,7 @@ from ledger.sheets.sheet import (
     read_csv,
 )
 from ledger.write.commands import Commands
-from ledger.write.game_batch import DuplicateGame, RepeatedGame, RetiredGame
+from ledger.write.game_batch import DuplicateGame, RepeatedGame, RetiredGame, repeat_games
 from ledger.write.game_identities import corrected, explain
 from ledger.write.game_input import (
     PURE_CHECKS,
@@ -63,6 +63,7 @@ from ledger.write.game_input import (
     parse_date,
     parse_int,
     parse_number,
+    parse_reference,
     typo_warning,
 )
 from ledger.write.state import LadderState
@@ -181,6 +182,7 @@ def row_input(row: dict[str, str], layout: Layout) -> GameInput:
         event=event,
         round=get("round"),
         table=get("table"),
+        reference=get("reference"),
         neutral=neutral in TRUE,
         attributes={
             c[len(ATTRIBUTE_PREFIX) :]: _attribute(row[c], layout)
@@ -245,6 +247,8 @@ def row_problems(
     for column in ("round", "table"):
         if text(column):
             check(column, lambda c=column: parse_int(text(c), c))
+    if text("reference"):
+        check("reference", lambda: parse_reference(row["reference"]))
     if text("neutral") and text("neutral").lower() not in (*TRUE, *FALSE):
         check("neutral", lambda: row_input({"neutral": row["neutral"]}, layout))
     for column in layout.attributes:
@@ -384,7 +388,9 @@ def _import_sheet(
             if known is not None:
                 # Every cell read before in a row that passed: the game is
                 # made from what they were read as (``ledger.sheets.cell_memo``).
-                state, on, sides, result, neutral, attributes, event_of, round_of, table = known
+                state, on, sides, result, neutral, attributes, event_of, round_of, table, ref = (
+                    known
+                )
                 if dry_run:  # the events are kept: each its own values
                     player_ids = [list(side.ids) for side in sides]
                     result = _copied(result)
@@ -403,6 +409,7 @@ def _import_sheet(
                     table=table,
                     neutral=neutral,
                     attributes=attributes,
+                    reference=ref,
                 )
             else:
                 book.row = number
@@ -471,8 +478,12 @@ def _import_sheet(
                 continue
             except RepeatedGame as repeated:
                 errors.append(
-                    f"{path}: row {number}: the same game as row {repeated.first} (same "
-                    "ladder, date, event, round, table and players); give one a different 'table'"
+                    f"{path}: row {number}, column reference: the same reference "
+                    f"{repeated.reference!r} as row {repeated.first}: a reference names one game"
+                    if repeated.reference is not None
+                    else f"{path}: row {number}: the same game as row {repeated.first} (same "
+                    "ladder, date, event, round, table and players); "
+                    + repeat_games("in a 'reference' column", "in 'table'")
                 )
                 continue
             except Invalid as exc:  # a value that would not read back as written

@@ -17,7 +17,7 @@ import msgspec
 
 from ledger.kernel.errors import Invalid
 
-BASE_COLUMNS = ("ladder", "date", "event", "round", "table", "neutral")
+BASE_COLUMNS = ("ladder", "date", "event", "round", "table", "reference", "neutral")
 SIDE_COLUMNS = tuple(f"side_{c}" for c in "abcdefghijklmnopqrstuvwxyz")
 ATTRIBUTE_PREFIX = "attr_"
 PLAYER_SEPARATOR = ";"

@@ -559,7 +559,7 @@ TEMPLATE_SIDES = 5
 #: Base columns formatted as text (an event id such as 2025-03 must not
 #: become a date). A family's list, JSON and player columns are text too
 #: (``ResultColumn.text_cell``), so "1,2" never turns into the number 1.2.
-_TEXT_COLUMNS = ("event",)
+_TEXT_COLUMNS = ("event", "reference")
 #: The base columns that hold whole numbers.
 _NUMBER_COLUMNS = ("round", "table")
 
@@ -599,8 +599,12 @@ def _column_help(family: Family, column: str) -> str:
         ),
         "round": "Optional: the round number (a whole number).",
         "table": "Optional: the table number (a whole number). Two games between the same "
-        "players on the same date, event and round need different table numbers; "
-        "it is also the order of play within a round.",
+        "players on the same date, event and round need different table numbers (or "
+        "references); it is also the order of play within a round.",
+        "reference": "Optional: the game's own reference, e.g. BGA's table number or a club's "
+        "game number. A game with a reference is identified by its ladder and reference alone, "
+        "so the same players may play several games a day (each with its own reference), and "
+        "a sheet read again adds each game once. Two rows with the same reference are refused.",
         "neutral": "yes when no side has the first-player (home) advantage; otherwise "
         "leave blank (or no). Only matters when the ladder gives the first side an advantage.",
     }
@@ -640,6 +644,7 @@ def template_columns(family: str) -> list[str]:
         "event",
         "round",
         "table",
+        "reference",
         "neutral",
         *SIDE_COLUMNS[:sides],
         *(column.name for column in cls.result_columns()),

@@ -47,6 +47,7 @@ from ledger.write.game_input import (
     parse_date,
     parse_int,
     parse_number,
+    parse_reference,
     typo_warning,
 )
 from ledger.write.state import BEGINNING, LadderState, Ruleset, bind_family
@@ -76,6 +77,8 @@ class GameChanges(msgspec.Struct):
     event: str | None = None
     round: str | int | None = None
     table: str | int | None = None
+    #: A new reference; blank removes it.
+    reference: str | None = None
     sides: list[list[str]] | None = None
     result: dict[str, Any] = {}
     neutral: bool | None = None
@@ -378,6 +381,11 @@ class Commands:
             event=(changes.event.strip() or None) if changes.event is not None else old.event,
             round=parse_int(changes.round, "round") if changes.round is not None else old.round,
             table=table,
+            reference=(
+                parse_reference(changes.reference)
+                if changes.reference is not None
+                else old.reference
+            ),
             sides=sides,
             result=result,
             neutral=old.neutral if changes.neutral is None else changes.neutral,

@@ -52,17 +52,40 @@ from ledger.write.state import GameState
 from ledger.write.write_index import Reached, round_key
 
 
+#: How to enter a game the same players played again on the same date,
+#: event and round; ``{reference}`` and ``{table}`` say where the reference
+#: and the table number are given (a sheet's columns, ``record``'s options).
+def repeat_games(reference: str, table: str) -> Message:
+    """How to enter another game between the same players: where its
+    reference or table number goes (``reference``, ``table``)."""
+    return Message(
+        "for another game between the same players, give each game its own reference "
+        "{reference} (BGA's table number, a club's game number) or a different table number "
+        "{table}",
+        reference=reference,
+        table=table,
+    )
+
+
 class DuplicateGame(Conflict):
     """A live game with the same identity is already recorded."""
 
     def __init__(self, gid: UUID, facts: ev.GameFacts) -> None:
-        super().__init__(
-            Message(
-                "this game is already recorded as {id} (same date, event, round, table and "
-                "players); use 'ledger correct {id}' to change it, or give --table",
+        if facts.reference is not None:
+            message = Message(
+                "this game is already recorded as {id} (same reference {reference}); use "
+                "'ledger correct {id}' to change it",
                 id=short(gid),
+                reference=repr(facts.reference),
             )
-        )
+        else:
+            message = Message(
+                "this game is already recorded as {id} (same date, event, round, table and "
+                "players); use 'ledger correct {id}' to change it; {repeat}",
+                id=short(gid),
+                repeat=repeat_games("with --reference", "with --table"),
+            )
+        super().__init__(message)
         self.gid = gid
         self.facts = facts
 
@@ -78,12 +101,14 @@ class RetiredGame(Conflict):
 
 
 class RepeatedGame(Invalid):
-    """The batch already holds this game (same ladder, date, event, round,
-    table and players), first from source row ``first``."""
+    """The batch already holds this game (same ladder and reference, or same
+    ladder, date, event, round, table and players), first from source row
+    ``first``."""
 
-    def __init__(self, first: int) -> None:
+    def __init__(self, first: int, reference: str | None = None) -> None:
         super().__init__(f"the same game as row {first}")
         self.first = first
+        self.reference = reference
 
 
 class StoredGames:
@@ -231,7 +256,7 @@ class GameBatch:
         number = gid.int
         first = self._first.get(number)
         if first is not None:
-            raise RepeatedGame(first)
+            raise RepeatedGame(first, facts.reference)
         self._first[number] = 0 if source is None else source.row
         self.added += 1
         where = (facts.ladder.int, facts.date, facts.event, facts.round)

@@ -43,6 +43,7 @@ class GameInput(msgspec.Struct):
     table: str | int | None = None
     neutral: bool = False
     attributes: dict[str, Any] = {}
+    reference: str | None = None
 
 
 def FieldError(field: str, message: str) -> Invalid:  # noqa: N802 - reads as a class
@@ -67,6 +68,28 @@ def _iso_date(text: str) -> date:
     if len(text.strip()) != 10:
         raise ValueError
     return date.fromisoformat(text.strip())
+
+
+#: The longest game reference (``parse_reference``).
+REFERENCE_LENGTH = 100
+
+
+def parse_reference(text: str | None, field: str = "reference") -> str | None:
+    """A game's reference (BGA's table number, a club's game number) as it
+    identifies the game: trimmed, one line, at most ``REFERENCE_LENGTH``
+    characters (blank: none)."""
+    reference = (text or "").strip()
+    if not reference:
+        return None
+    if "\n" in reference or "\r" in reference:
+        raise FieldError(
+            field, f"{field}: {reference!r} holds a line break; a reference is one line"
+        )
+    if len(reference) > REFERENCE_LENGTH:
+        raise FieldError(
+            field, f"{field}: {len(reference)} characters, at most {REFERENCE_LENGTH} are read"
+        )
+    return reference
 
 
 #: The largest round or table number, as text of plain digits is checked
@@ -249,6 +272,7 @@ def build_facts(
         table=parse_int(game.table, "table"),
         neutral=game.neutral,
         attributes=attributes,
+        reference=parse_reference(game.reference),
     )
 
 

@@ -65,10 +65,9 @@ class PlayerNumbers:
             rows = self._conn.execute("SELECT id, n FROM view_players").fetchall()
             self._whole = True
         else:
+            marks, params = self._conn.in_list(missing)
             rows = self._conn.execute(
-                f"SELECT id, n FROM view_players WHERE {column} IN "
-                f"({','.join('?' * len(missing))})",
-                tuple(missing),
+                f"SELECT id, n FROM view_players WHERE {column} IN {marks}", params
             ).fetchall()
         by_id = self.by_id
         for pid, number in rows:
