@@ -141,6 +141,26 @@ def test_a_windows_1252_sheet_imports_with_a_notice(cli: Cli, tmp_path: Path) ->
     assert "CSV UTF-8" in report["warnings"][0]
 
 
+def test_a_sheet_is_read_as_the_encoding_its_bytes_are_in_wherever_they_are(
+    tmp_path: Path,
+) -> None:
+    """UTF-8 is taken on trust until a byte says otherwise (in the header or
+    on the last line): the sheet is then read as Windows-1252, each row once,
+    with the notice; a UTF-8 sheet is read as UTF-8 without one."""
+    rows = ["Club,2025-01-05,,,,Ann,Bob,a", "Club,2025-01-06,,,,Zoé,Bob,a"]
+    for name, header, encoding, notice in (
+        ("utf8.csv", HEADER, "utf-8", False),
+        ("header.csv", HEADER + ",attr_é", "cp1252", True),
+        ("last.csv", HEADER, "cp1252", True),
+    ):
+        path = written(tmp_path, name, "\n".join([header, *rows]) + "\n", encoding)
+        sheet = read_csv(path)
+        assert sheet.count == 2 and sheet.bad_rows == []
+        assert [cells[5] for _, cells in sheet.rows.records()] == ["Ann", "Zoé"]
+        assert bool(sheet.notices) is notice
+        assert sheet.rows.form.encoding == encoding and not sheet.rows.form.assumed
+
+
 def test_a_file_in_no_known_encoding_says_how_to_save_as_utf8(cli: Cli, tmp_path: Path) -> None:
     open_club(cli)
     path = tmp_path / "bad.csv"

@@ -118,8 +118,9 @@ def test_a_second_sheet_continues_each_rounds_order_of_play(cli: Cli, tmp_path: 
 def test_batches_store_what_one_append_stores(
     tmp_path: Path, make_cli: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Batches of 7 events give the same store as one batch: the same events
-    in the same order, a chain that verifies, the rounds' last numbers."""
+    """Batches of 7 events give the same store as one batch: the same events,
+    a chain that verifies, the rounds' last numbers. One batch keeps the
+    sheet's order; each batch of 7 is stored in id order (``spill``)."""
     path = sheet(tmp_path, "big.csv", HEADER, *rows(40))
     stores = []
     for batch in (7, 100_000):
@@ -140,11 +141,14 @@ def test_batches_store_what_one_append_stores(
             for g in stores[-1]
             if g[2]["date"] == "2025-01-01" and g[2]["round"] == 1
         )
-    ids = [[g[0] for g in store] for store in stores]
-    assert ids[0] == ids[1]
-    facts = [[g[2] for g in store] for store in stores]
-    assert facts[0] == facts[1]
-    assert [g[3] for g in stores[0]] == [g[3] for g in stores[1]]
+    assert [g[3].row for g in stores[1]] == list(range(2, 42))  # one batch: sheet order
+    blocks = [[g[0] for g in stores[0][start : start + 7]] for start in range(0, 40, 7)]
+    assert all(block == sorted(block) for block in blocks)
+    assert sorted(stores[0], key=_id) == sorted(stores[1], key=_id)
+
+
+def _id(game: tuple[Any, ...]) -> Any:
+    return game[0]
 
 
 def test_a_failure_in_a_later_batch_stores_nothing(
@@ -270,3 +274,45 @@ def test_record_and_import_store_a_game_alike(tmp_path: Path, make_cli: Any) -> 
     for table in ("ledger_rounds", "ledger_names"):
         query = f"SELECT * FROM {table} ORDER BY 1"
         assert recorded.sql(query) == imported.sql(query)
+
+
+def test_a_new_sqlite_ledger_has_large_pages_and_an_old_one_keeps_its_own(
+    tmp_path: Path,
+) -> None:
+    """A new SQLite ledger is made with ``SQLITE_PAGE_SIZE`` pages (in WAL
+    mode, as eventsourcing makes it); a ledger made with SQLite's default
+    pages keeps them, and imports and verifies as before."""
+    import sqlite3
+    from contextlib import closing
+
+    from ledger.write.storage import SQLITE_PAGE_SIZE
+
+    old = tmp_path / "old.db"
+    with closing(sqlite3.connect(old)) as conn:
+        conn.execute("PRAGMA page_size = 4096")
+        conn.execute("PRAGMA journal_mode = WAL")
+    for path, pages in ((tmp_path / "new.db", SQLITE_PAGE_SIZE), (old, 4096)):
+        app = LedgerApplication(env=resolve(str(path)).app_env())
+        commands = Commands(app, by="tester")
+        commands.open_ladder("Club", "elo", {})
+        plan = import_sheet(commands, sheet(tmp_path, "s.csv", HEADER, *rows(30)))
+        assert plan.report.added == 30
+        app.close()
+        with closing(sqlite3.connect(path)) as conn:
+            assert conn.execute("PRAGMA page_size").fetchone()[0] == pages
+            assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+            counts = [conn.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+                      for t in ("stored_events", "ledger_chain")]  # fmt: skip
+            assert counts == [2 + 8 + 30] * 2  # the ladder, its players, the games
+
+
+def test_a_query_on_an_empty_file_leaves_it_empty(tmp_path: Path) -> None:
+    """Only a command that records makes a ledger of a file: a query refuses
+    an empty one and writes nothing to it (not even its page size)."""
+    from ledger.kernel.errors import NotFound
+
+    empty = tmp_path / "empty.db"
+    empty.touch()
+    with pytest.raises(NotFound):
+        resolve(str(empty), create=False)
+    assert empty.stat().st_size == 0

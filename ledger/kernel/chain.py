@@ -16,6 +16,7 @@ on the read side ever writes one.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 GENESIS = "0" * 64
@@ -41,15 +42,27 @@ def link_of(previous: str, topic: str, originator_id: str, version: int, state: 
     parts (``originator_id`` as a UUID's text, ``8-4-4-4-12`` hex digits):
     the one computation of a link, whether the recorder writes it, a
     migration copies it or ``verify`` checks it."""
-    # A row edited by hand may come back as text: hash what is stored.
-    state = state.encode() if isinstance(state, str) else state
-    # One update of the parts, each ended by a NUL, then the state.
-    head = f"{previous}\x00{topic}\x00{originator_id}\x00{version}\x00"
+    return links(previous, [(topic, originator_id, version, state)])[-1]
+
+
+def links(previous: str, events: Iterable[tuple[str, str, int, Any]]) -> list[str]:
+    """The links of events given by their parts (as ``link_of`` takes them),
+    each after the one before, the first after ``previous``: a batch's links
+    in one call, with the hash looked up once."""
     # Imported here: every query opens the views, which name this module,
     # and hashlib's OpenSSL load is most of a query's remaining start-up.
-    import hashlib
+    from hashlib import sha256
 
-    return hashlib.sha256(head.encode() + state).hexdigest()
+    out: list[str] = []
+    append = out.append
+    for topic, originator_id, version, state in events:
+        # One update of the parts, each ended by a NUL, then the state (a
+        # row edited by hand may come back as text: hash what is stored).
+        h = sha256(f"{previous}\x00{topic}\x00{originator_id}\x00{version}\x00".encode())
+        h.update(state.encode() if isinstance(state, str) else state)
+        previous = h.hexdigest()
+        append(previous)
+    return out
 
 
 def head(conn: Any) -> tuple[int, str]:

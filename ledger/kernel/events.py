@@ -218,12 +218,10 @@ BY_TOPIC: dict[str, type[LedgerEvent]] = {cls.TOPIC: cls for cls in EVENT_CLASSE
 def encode(event: LedgerEvent) -> bytes:
     """The stored form of an event: msgspec JSON, plus ``class_version``
     when above 1 so that older shapes can be upcast on reading."""
-    version = type(event).class_version
     encoded = _encoder.encode(event)
-    if version == 1:
-        return encoded
+    last = _last_member[type(event)]
     # The struct's JSON object, with its class version as a last member.
-    return encoded[:-1] + b',"class_version":%d}' % version
+    return encoded[:-1] + last if last else encoded
 
 
 def decode(topic: str, state: bytes) -> LedgerEvent:
@@ -248,3 +246,8 @@ _decoders = {cls: msgspec.json.Decoder(cls) for cls in EVENT_CLASSES}
 # ``"class_version":N`` cannot occur inside a JSON string (its quotes would be
 # escaped), so finding it means the event is stored in version N's shape.
 _current = {cls: b'"class_version":%d' % cls.class_version for cls in EVENT_CLASSES}
+#: What ``encode`` puts in place of the closing brace: the class version
+#: (none at version 1).
+_last_member = {
+    cls: b",%s}" % _current[cls] if cls.class_version > 1 else b"" for cls in EVENT_CLASSES
+}

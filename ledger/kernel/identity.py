@@ -94,6 +94,8 @@ _V5_CLEAR = ~((0xC000 << 48) | (0xF000 << 64))
 _V5_SET = (0x8000 << 48) | (5 << 76)
 _new_object = object.__new__
 _set_slot = object.__setattr__
+#: Read once: an enum member read from its class goes through a descriptor.
+_UNKNOWN = SafeUUID.unknown
 
 
 def _version5(digest: bytes) -> UUID:
@@ -102,7 +104,7 @@ def _version5(digest: bytes) -> UUID:
     slots, set as ``UUID`` sets them."""
     uid = _new_object(UUID)
     _set_slot(uid, "int", (int.from_bytes(digest[:16], "big") & _V5_CLEAR) | _V5_SET)
-    _set_slot(uid, "is_safe", SafeUUID.unknown)
+    _set_slot(uid, "is_safe", _UNKNOWN)
     return uid
 
 

@@ -96,6 +96,9 @@ class CsvFormat(msgspec.Struct, frozen=True):
     encoding: str
     delimiter: str
     notices: tuple[str, ...] = ()
+    #: UTF-8 taken on trust (no byte-order mark, the file not read through
+    #: yet): the first pass that reads it all confirms it, or finds out.
+    assumed: bool = False
 
 
 class CsvRows:
@@ -130,7 +133,7 @@ def _blank(cells: list[str]) -> bool:
     return not "".join(cells).strip()
 
 
-def csv_format(path: Path) -> CsvFormat:
+def csv_format(path: Path, scan: bool = True) -> CsvFormat:
     """The encoding and separator of a CSV file.
 
     A byte-order mark says UTF-8 or UTF-16; else the file must be UTF-8, or
@@ -138,6 +141,11 @@ def csv_format(path: Path) -> CsvFormat:
     with a notice. A file in neither, or mixing UTF-8 with other bytes, is
     refused naming the line and how to save it as UTF-8. The separator is
     the one of ``DELIMITERS`` the header line uses most (outside quotes).
+
+    Without ``scan``, a file without a byte-order mark whose first line is
+    UTF-8 is taken as UTF-8 without reading it through (``assumed``): the
+    caller reads it through anyway, and asks again with ``scan`` when a
+    byte is not.
     """
     try:
         with path.open("rb") as f:
@@ -148,14 +156,17 @@ def csv_format(path: Path) -> CsvFormat:
         raise Invalid(f"{path}: cannot read: {exc.strerror or exc}") from None
     notices: tuple[str, ...] = ()
     encoding = next((enc for bom, enc in _BOMS if head.startswith(bom)), None)
+    assumed = encoding is None and not scan
     if encoding is None:
-        encoding, notices = _plain_encoding(path)
+        encoding, notices = ("utf-8", ()) if assumed else _plain_encoding(path)
     try:
         with path.open(encoding=encoding, newline="") as f:
             first = f.readline()
     except UnicodeError as exc:
+        if assumed:
+            return csv_format(path)
         raise Invalid(f"{path}: not valid {encoding} text ({exc.reason}); {SAVE_AS_UTF8}") from None
-    return CsvFormat(encoding, _delimiter(first), notices)
+    return CsvFormat(encoding, _delimiter(first), notices, assumed)
 
 
 def _plain_encoding(path: Path) -> tuple[str, tuple[str, ...]]:
@@ -248,6 +259,8 @@ def _records(path: Path, form: CsvFormat) -> Iterator[tuple[int, list[str] | str
                 number += 1
                 yield number, _csv_problem(str(exc), reader.line_num)
             except UnicodeDecodeError as exc:
+                if form.assumed:
+                    raise  # read_csv asks which encoding it is
                 raise Invalid(
                     f"{path}: row {number + 1}: not {form.encoding} text ({exc.reason}); "
                     f"{SAVE_AS_UTF8}"
@@ -282,7 +295,16 @@ def read_csv(path: Path) -> Sheet:
     the sheet. Cells keep their line breaks (U+2028 and U+0085 are text,
     never row ends); the importer refuses a line break in a name.
     """
-    form = csv_format(path)
+    form = csv_format(path, scan=False)
+    try:
+        return _read_csv(path, form)
+    except UnicodeDecodeError:
+        # Not UTF-8 after all: read it in the encoding the file is in.
+        return _read_csv(path, csv_format(path))
+
+
+def _read_csv(path: Path, form: CsvFormat) -> Sheet:
+    """``read_csv`` in one encoding (its one pass over the file)."""
     header: list[str] | None = None
     columns: list[str] = []
     sheet = Sheet(str(path), [], columns=columns, notices=list(form.notices))
@@ -331,7 +353,8 @@ def read_csv(path: Path) -> Sheet:
     if not sheet.count and not sheet.bad_rows:
         raise Invalid(f"{path}: the sheet has a header but no games")
     sheet.ladder_names.discard("")
-    sheet.rows = CsvRows(path, form, columns, bad)
+    # Read through: UTF-8 taken on trust is now known to be.
+    sheet.rows = CsvRows(path, msgspec.structs.replace(form, assumed=False), columns, bad)
     sheet.decimal_comma = form.delimiter == ";"
     return sheet
 

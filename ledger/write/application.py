@@ -278,12 +278,18 @@ class LedgerApplication(Application):
     def player_by_name(self, name: str, follow_merge: bool = True) -> UUID:
         """The player a name designates; with ``follow_merge``, the player
         their games count for (a merged player's target)."""
-        pid = self.name_holder(name)
+        pid = self.find_player(name, follow_merge)
         if pid is None:
             raise NotFound(
                 Message("unknown player {name}{hint}", name=repr(name), hint=self.player_hint(name))
             )
-        if follow_merge:
+        return pid
+
+    def find_player(self, name: str, follow_merge: bool = True) -> UUID | None:
+        """``player_by_name``, or None for a name nobody holds (no hint
+        looked for: an import meets every new player's name)."""
+        pid = self.name_holder(name)
+        if pid is not None and follow_merge:
             seen = {pid}
             while (into := self.player(pid).merged_into) is not None and into not in seen:
                 seen.add(into)

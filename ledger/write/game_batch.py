@@ -13,18 +13,21 @@ made of what checked games gave), and for each in turn:
   (``RepeatedGame``);
 - numbers it in its round's order of play: its table number, else the next
   after the games recorded there and those before it in the batch;
-- makes its event and, unless a dry run, its stored form, kept with the
-  round it reaches for the write index (``ledger.write.spill``).
+- makes its event and, unless a dry run, its stored form, kept until the
+  append (``ledger.write.spill``).
 
 ``append`` then stores the players the games register and every game in one
-transaction, all or nothing. What the store holds is read game by game for
+transaction, all or nothing, with the last number each round reaches (the
+write index's, ``write_index.Reached``). What the store holds is read game by game for
 a few games (``StoredGames``) and at once for many (``StoredGamesAtOnce``).
 """
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import date, datetime
+from typing import Any
 from uuid import UUID
 
 import msgspec
@@ -46,7 +49,7 @@ from ledger.write.game_input import PlayerBook
 from ledger.write.recorders import Batch, EventRow
 from ledger.write.spill import EventSpill
 from ledger.write.state import GameState
-from ledger.write.write_index import round_key
+from ledger.write.write_index import Reached, round_key
 
 
 #: How to enter a game the same players played again on the same date,
@@ -177,6 +180,8 @@ def registered(
     )
 
 
+#: A new game's topic in the events table.
+_GAME = ev.GameRecorded.TOPIC
 #: ``bounds.ORDER``'s top: a round numbered past it is refused.
 _ORDER_HIGH = int(bounds.ORDER.high)
 
@@ -280,8 +285,9 @@ class GameBatch:
         if self.dry_run:
             self.events.append(event)
         else:
-            row = (gid.hex, version, event.TOPIC, self._encode(event, read_back))
-            self._spill.keep(row, round_.key, sequence)
+            self._spill.keep(
+                (number.to_bytes(16, "big").hex(), version, _GAME, self._encode(event, read_back))
+            )
         return event
 
     def _place(self, identity: str) -> tuple[UUID, int]:
@@ -334,11 +340,13 @@ class GameBatch:
         written so far (the commit follows the last)."""
         if self.dry_run or not self.keeping:
             raise RuntimeError("a dry run or a discarded batch stores nothing")
-        # What placed the games is not needed for their append.
+        # What placed the games is not needed for their append; the write
+        # index takes the last number of each round they were numbered in.
+        reached = Reached({round_.key: round_.last for round_ in self._rounds.values()})
         self._first, self._rounds = {}, {}
         rows = [self._row(e) for e in registrations]
         try:
-            appended = _Appended(rows, registrations, self._spill)
+            appended = _Appended(rows, [*registrations, reached], self._spill)
             if progress is not None:
                 appended.told(progress, len(rows) + self.added)
             return self.app.append_batches(appended)
@@ -357,13 +365,13 @@ class GameBatch:
 
 class _Appended:
     """What a batch appends, batch by batch: its registrations, then its
-    games. Read again from the start on each pass (a PostgreSQL append whose
-    connection fails is retried whole)."""
+    games; what the write index reads of them (``decoded``: the
+    registrations, the rounds the games reach) goes with the first. Read
+    again from the start on each pass (a PostgreSQL append whose connection
+    fails is retried whole)."""
 
-    def __init__(
-        self, rows: list[EventRow], registrations: Sequence[ev.PlayerRegistered], spill: EventSpill
-    ) -> None:
-        self.rows, self.registrations, self.spill = rows, registrations, spill
+    def __init__(self, rows: list[EventRow], decoded: list[Any], spill: EventSpill) -> None:
+        self.rows, self.decoded, self.spill = rows, decoded, spill
         self.progress: Callable[[int, int, str], None] | None = None
         self.total = 0
 
@@ -384,6 +392,8 @@ class _Appended:
         self.progress(done, self.total, "storing games")
 
     def _batches(self) -> Iterator[Batch]:
-        if self.rows:
-            yield self.rows, self.registrations
-        yield from self.spill.read()
+        decoded = self.decoded
+        for rows in itertools.chain([self.rows], self.spill.read()):
+            if rows:
+                yield rows, decoded
+                decoded = []

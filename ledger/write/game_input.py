@@ -20,7 +20,7 @@ from ledger.families.base import Family
 from ledger.families.registry import BUILT_IN
 from ledger.kernel import bounds
 from ledger.kernel import events as ev
-from ledger.kernel.errors import Invalid, NotFound
+from ledger.kernel.errors import Invalid
 from ledger.kernel.identity import name_key, player_id
 from ledger.kernel.matching import NameIndex
 from ledger.kernel.names import clean_name
@@ -159,9 +159,8 @@ class PlayerBook:
             raise FieldError(field, f"{field}: empty player name")
         if key in self._cache:
             return self._remember(name, self._cache[key])
-        try:
-            pid = self.app.player_by_name(name)
-        except NotFound:
+        pid = self.app.find_player(name)
+        if pid is None:
             # A new name must be one a name may be (a known one is found as
             # it was stored, even from before these rules).
             name = clean_name(name, field)
@@ -169,7 +168,7 @@ class PlayerBook:
                 hint = self.app.player_hint(
                     name, N_("add them with 'ledger player add', or pass --add-players")
                 )
-                raise FieldError(field, f"{field}: unknown player {name!r}{hint}") from None
+                raise FieldError(field, f"{field}: unknown player {name!r}{hint}")
             self.new.setdefault(key, name)
             self.first_row.setdefault(key, self.row)
             pid = new_player_id(self.app, name)

@@ -76,14 +76,12 @@ def chain_rows(
     previous: str, ids: Sequence[int], rows: Sequence[EventRow]
 ) -> list[tuple[int, str]]:
     """(sequence, link) for each newly stored event, after ``previous``."""
-    out = []
-    append, link_of = out.append, chain.link_of
-    for seq, (h, version, topic, state) in zip(ids, rows, strict=True):
-        # The id as a UUID's text (how it reads back from either store).
-        text = f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
-        previous = link_of(previous, topic, text, version, state)
-        append((seq, previous))
-    return out
+    # Each id as a UUID's text (how it reads back from either store).
+    parts = (
+        (topic, f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}", version, state)
+        for h, version, topic, state in rows
+    )
+    return list(zip(ids, chain.links(previous, parts), strict=True))
 
 
 class LedgerRecorder(ApplicationRecorder):
