@@ -89,7 +89,8 @@ def whatif_report(
         names.get(p, p): (place, s.rating) for place, (p, s) in zip(places, ranked, strict=True)
     }
     lines = []
-    for player in sorted(set(now) | set(then), key=lambda p: then.get(p, (10**9, 0))[0]):
+    # By hypothetical rank, ties (a shared rank) by name: never by a set's order.
+    for player in sorted(set(now) | set(then), key=lambda p: (then.get(p, (10**9, 0))[0], p)):
         rn, vn = now.get(player, (None, None))
         rw, vw = then.get(player, (None, None))
         lines.append(

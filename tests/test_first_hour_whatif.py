@@ -96,3 +96,31 @@ def test_a_result_column_the_other_family_lacks_is_named(cli: Cli) -> None:
         "the elo family has no result column 'ranks'. Nothing was recorded: this is a "
         "hypothetical, the ladder itself is unchanged\n"
     )
+
+
+def test_players_tied_in_the_hypothetical_are_listed_by_name_in_any_process(cli: Cli) -> None:
+    """Ties in the hypothetical ranking come by name, the same in every
+    process (they came in a set's order, which a string's hash decides)."""
+    import os
+    import subprocess
+    import sys
+
+    cli.ok("ladder", "open", "Club", "--family", "elo")
+    cli.ok("player", "add", "Dan", "Ann", "Cat", "Ben")
+    cli.ok("record", "Club", "--date", "2025-01-05", "--side", "Dan", "--side", "Ben",
+           "--result", "a")  # fmt: skip
+    cli.ok("record", "Club", "--date", "2025-01-05", "--side", "Ann", "--side", "Cat",
+           "--result", "a")  # fmt: skip
+    outputs = set()
+    for seed in ("1", "2", "3", "4"):
+        done = subprocess.run(
+            [sys.executable, "-m", "ledger", "--db", cli.db,
+             *(["--schema", cli.schema] if cli.schema else []),
+             "whatif", "Club", "--set", "k=40", "--format", "json"],
+            capture_output=True, text=True, check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )  # fmt: skip
+        outputs.add(done.stdout)
+    assert len(outputs) == 1
+    lines = json.loads(outputs.pop())
+    assert [line["player"] for line in lines] == ["Ann", "Dan", "Ben", "Cat"]
