@@ -131,6 +131,19 @@ def ann(conn: Database) -> int:
     return conn.execute("SELECT n FROM view_players WHERE name='Ann'").fetchone()[0]
 
 
+def catch_up_decoding(conn: Database, b: Builder, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Catch the views up; the players whose chunks it decoded."""
+    decoded: list[int] = []
+    decode = history.decode
+    with monkeypatch.context() as m:
+        m.setattr(
+            history, "decode", lambda data, ladder, player, *a: decoded.append(player)
+            or decode(data, ladder, player, *a)
+        )  # fmt: skip
+        views.catch_up(conn, b.recorder)
+    return decoded
+
+
 def test_appending_a_game_rewrites_only_the_last_chunk_of_a_long_career(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -162,14 +175,7 @@ def test_a_game_after_a_chunk_half_full_starts_a_chunk_and_decodes_none(
     conn = b.views()
     before = chunks(conn, ann(conn))
     b.game("Club", date(2025, 6, 1), "Ann", "Ben")
-    decoded: list[int] = []
-    decode = history.decode
-    monkeypatch.setattr(
-        history, "decode", lambda data, ladder, player, *a: decoded.append(player)
-        or decode(data, ladder, player, *a)
-    )  # fmt: skip
-    views.catch_up(conn, b.recorder)
-    monkeypatch.undo()
+    decoded = catch_up_decoding(conn, b, monkeypatch)
     assert ann(conn) not in decoded
     after = chunks(conn, ann(conn))
     assert after[:2] == before
@@ -205,14 +211,7 @@ def test_a_correction_late_in_a_chunk_cuts_it_packed_and_starts_another(
     b, ids = club(2 * history.CHUNK + 10)
     conn = b.views()
     b.correct(ids[2 * history.CHUNK - 5], result={"result": "b"})  # late in Ann's 2nd chunk
-    decoded: list[int] = []
-    decode = history.decode
-    monkeypatch.setattr(
-        history, "decode", lambda data, ladder, player, *a: decoded.append(player)
-        or decode(data, ladder, player, *a)
-    )  # fmt: skip
-    views.catch_up(conn, b.recorder)
-    monkeypatch.undo()
+    decoded = catch_up_decoding(conn, b, monkeypatch)
     assert ann(conn) not in decoded
     sizes = [len(history.decode(d, 0, 0)) for _, _, d in chunks(conn, ann(conn))]
     assert sizes[0] == history.CHUNK and history.OPEN_BELOW <= sizes[1] < history.CHUNK
