@@ -116,17 +116,6 @@ def _with_entries(
         )  # fmt: skip
 
 
-def games(conn: Database, ladder: str, cut: str) -> Iterator[tuple]:
-    """(id, short, key, status, facts dict, recorded_at, recorded_by) of every
-    game of a ladder (voided ones too) before ``cut``, in effective order."""
-    ids = dict(conn.execute("SELECT n, id FROM view_players").fetchall())
-    for _, gid, key, status, event, rnd, facts, *_, at, by, _ in kept_games.recorded(
-        conn, _n(conn, ladder), cut
-    ):
-        stored = kept_facts.stored(kept_facts.read(facts), ladder, ids, key[:10], event, rnd)
-        yield gid, short(gid), key, status, stored, at, by
-
-
 def rulesets(conn: Database, ladder: str) -> list[tuple[str, dict[str, Any]]]:
     """(key, ruleset data) of every ruleset adopted by a ladder, in effective order."""
     return [
