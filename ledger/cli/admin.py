@@ -14,6 +14,7 @@ from ledger.cli.context import (
     pass_ledger,
 )
 from ledger.cli.group import fail, machine_failure
+from ledger.cli.help import TranslatedCommand
 from ledger.kernel.errors import Invalid, LedgerError
 from ledger.write import migrate as migrate_mod
 from ledger.write.application import LedgerApplication
@@ -23,7 +24,7 @@ from projections import verify as verify_mod
 from projections.formats import render
 
 
-@click.command()
+@click.command(cls=TranslatedCommand)
 @click.option("--follow", is_flag=True, help="Keep running: catch up as events arrive.")
 @click.option("--interval", default=0.2, show_default=True, type=float,
               help="Seconds between two polls when following.")  # fmt: skip
@@ -68,7 +69,7 @@ def project(led: Ledger, follow: bool, interval: float) -> None:
     click.echo(f"Stopped after applying {total} events.", err=True)
 
 
-@click.command()
+@click.command(cls=TranslatedCommand)
 @click.option("--from", "source", required=True, metavar="PATH|URL", help="The ledger to copy.")
 @click.option("--to", "target", required=True, metavar="PATH|URL", help="An empty ledger.")
 @click.option(
@@ -110,7 +111,7 @@ def migrate(led: Ledger, source: str, target: str, to_schema: str | None, fmt: s
         sys.exit(1)
 
 
-@click.command()
+@click.command(cls=TranslatedCommand)
 @lang_option
 @pass_ledger
 def rebuild(led: Ledger) -> None:

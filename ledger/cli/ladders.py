@@ -19,24 +19,25 @@ from ledger.cli.context import (
     wide_option,
 )
 from ledger.cli.family_help import parameter_help, parameters_epilog
+from ledger.cli.help import TranslatedGroup
 from ledger.cli.params import DATE, SETTING, as_dict
 from ledger.families.base import Family
-from ledger.families.registry import BUILT_IN, family_class
+from ledger.families.registry import family_class
 from projections import queries
 from projections.formats import render, terminal_width
 from projections.rule_changes import not_defaults, rule_history, value_text
 
 
-@click.group()
+@click.group(cls=TranslatedGroup)
 def ladder() -> None:
     """Open ladders, change their rules, list and show them."""
 
 
-@ladder.command("open", epilog=parameters_epilog())
+@ladder.command("open", epilog=parameters_epilog)
 @click.argument("name")
 @click.option(
     "--family", required=True, metavar="FAMILY",
-    help=f"Rating family: {', '.join(sorted(BUILT_IN))}, or package.module:Class.",
+    help="Rating family: one of the built-in families listed below, or package.module:Class.",
 )  # fmt: skip
 @click.option("--set", "sets", multiple=True, type=SETTING, help="A family parameter.")
 @lang_option

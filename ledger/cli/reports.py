@@ -21,6 +21,7 @@ from ledger.cli.context import (
     pass_ledger,
     wide_option,
 )
+from ledger.cli.help import TranslatedCommand
 from ledger.cli.params import DATE, SETTING, as_dict
 from ledger.kernel.errors import Invalid
 from ledger.kernel.translation import Message, Translator
@@ -33,7 +34,7 @@ from projections.rule_changes import not_defaults, value_text
 # about the time ``ledger --version`` does.
 
 
-@click.command()
+@click.command(cls=TranslatedCommand)
 @click.argument("game")
 @format_option
 @lang_option
@@ -112,7 +113,7 @@ def explained(value: Any) -> list[str]:
     return [str(value)]
 
 
-@click.command()
+@click.command(cls=TranslatedCommand)
 @click.argument("ladder_name", metavar="[LADDER]", required=False)
 @click.option("--head", is_flag=True, help="Print only the hash-chain head (to publish).")
 @export_options
@@ -135,7 +136,7 @@ class HeadLine(msgspec.Struct):
     head: str
 
 
-@click.command()
+@click.command(cls=TranslatedCommand)
 @click.option(
     "--head",
     "published",
@@ -181,7 +182,7 @@ def verify(led: Ledger, published: str | None, fmt: str) -> None:
         sys.exit(1)
 
 
-@click.command()
+@click.command(cls=TranslatedCommand)
 @click.argument("ladder_name", metavar="LADDER")
 @click.option(
     "--from-known-at",
@@ -235,7 +236,7 @@ def diff(led: Ledger, ladder_name: str, start: str, end: str | None, fmt: str, w
         click.echo(t.gettext("No rating changed between these moments."))
 
 
-@click.command()
+@click.command(cls=TranslatedCommand)
 @click.argument("ladder_name", metavar="LADDER")
 @click.option("--set", "sets", multiple=True, type=SETTING, help="A parameter to try.")
 @click.option("--family", default=None, help="Try another family (its defaults + --set).")

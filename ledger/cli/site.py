@@ -9,10 +9,11 @@ from pathlib import Path
 import click
 
 from ledger.cli.context import Ledger, lang_option, pass_ledger
+from ledger.cli.help import TranslatedCommand, TranslatedGroup
 from ledger.cli.params import DATE
 
 
-@click.group()
+@click.group(cls=TranslatedGroup)
 def site() -> None:
     """Publish the rankings as a static web site."""
 
@@ -60,7 +61,7 @@ def site_build(
         )
 
 
-@click.command()
+@click.command(cls=TranslatedCommand)
 @click.argument("ladder_name", metavar="LADDER")
 @click.option("--format", "fmt", type=click.Choice(["csv", "json", "xlsx", "parquet"]),
               default="csv", show_default=True,
