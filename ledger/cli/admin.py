@@ -16,6 +16,7 @@ from ledger.cli.context import (
 from ledger.cli.group import fail, machine_failure
 from ledger.cli.help import TranslatedCommand
 from ledger.kernel.errors import Invalid, LedgerError
+from ledger.kernel.translation import N_
 from ledger.write import migrate as migrate_mod
 from ledger.write.application import LedgerApplication
 from ledger.write.storage import resolve
@@ -118,7 +119,7 @@ def rebuild(led: Ledger) -> None:
     """Drop every view and rebuild it from the events alone."""
     from ledger.cli.progress import ProgressBar
 
-    with ProgressBar("reading events", threshold=20_000) as bar:
+    with ProgressBar(N_("reading events"), 20_000, led.t) as bar:
         report = led.rebuilt(lambda stage, done, total: bar(done, total, stage))
     t = led.t
     for warning in report.warnings:

@@ -22,7 +22,7 @@ from ledger.cli.progress import ProgressBar
 from ledger.kernel import bounds
 from ledger.kernel.errors import LedgerError
 from ledger.kernel.identity import short
-from ledger.kernel.translation import Message, Translator, in_language
+from ledger.kernel.translation import N_, Message, Translator, in_language
 from ledger.write.commands import GameChanges
 from ledger.write.game_input import GameInput, parse_number
 from projections.formats import render
@@ -227,7 +227,7 @@ def import_(
     # A dry run appends nothing: the views it leaves are those it found.
     with (
         led.writing(allow_future, stores=not dry_run) as commands,
-        ProgressBar("checking rows", 2000) as progress,
+        ProgressBar(N_("checking rows"), 2000, led.t) as progress,
     ):
         plan = import_sheet(
             commands, file, dry_run, ladder_name, sheet, strict, progress, again=again,
