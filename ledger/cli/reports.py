@@ -81,35 +81,41 @@ def explain(led: Ledger, game: str, fmt: str) -> None:
             click.echo("\n" + t.gettext("{player} (side {side}): {before} -> {after} ({change})")
                        .format(player=p.player, side=p.side, before=f"{p.before:g}",
                                after=f"{p.after:g}", change=f"{p.change:+g}"))  # fmt: skip
+        labels = {key: t.pgettext("explained", key) for key in p.values}
+        width = max([32, *map(len, labels.values())])
         for key, value in p.values.items():
-            lines = explained(value)
-            click.echo(f"  {key:<32} {lines[0]}")
+            lines = explained(value, t)
+            click.echo(f"  {labels[key]:<{width}} {lines[0]}")
             for line in lines[1:]:
-                click.echo(f"  {'':<32} {line}")
+                click.echo(f"  {'':<{width}} {line}")
 
 
 #: Result fields that ``explain`` lists with each player's values rather than on the result line.
 LISTED_BELOW = ("units", "objectives")
 
 
-def explained(value: Any) -> list[str]:
+def explained(value: Any, t: Translator) -> list[str]:
     """An explained value for people, one line or several (a list of units,
     of objectives): numbers to 6 significant digits, yes/no, none; never a
-    Python repr."""
+    Python repr. A family's labels and sentences (marked ``NC_("explained",
+    ...)`` where the family writes them) in ``t``'s language."""
     if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-        return [explained(v)[0] for v in value]
+        return [explained(v, t)[0] for v in value]
     if isinstance(value, dict):
         named = f"{value['name']}: " if isinstance(value.get("name"), str) else ""
-        return [named + ", ".join(f"{k} {explained(v)[0]}" for k, v in value.items()
+        return [named + ", ".join(f"{t.pgettext('explained', k)} {explained(v, t)[0]}"
+                                  for k, v in value.items()
                                   if v is not None and not (named and k == "name"))]  # fmt: skip
     if isinstance(value, list):
-        return ["[" + ", ".join(explained(v)[0] for v in value) + "]"]
+        return ["[" + ", ".join(explained(v, t)[0] for v in value) + "]"]
     if isinstance(value, bool):
-        return ["yes" if value else "no"]
+        return [t.pgettext("explained", "yes") if value else t.pgettext("explained", "no")]
     if value is None:
-        return ["none"]
+        return [t.pgettext("explained", "none")]
     if isinstance(value, float):
         return [f"{value:.6g}"]
+    if isinstance(value, str):
+        return [t.pgettext("explained", value)]
     return [str(value)]
 
 

@@ -57,6 +57,7 @@ from ledger.families.base import (
     side_means,
 )
 from ledger.families.rounding import floor_half_up
+from ledger.kernel.translation import NC_
 
 UnitState = Literal["intact", "critical-damage", "crippled", "destroyed"]
 SideName = Literal["a", "b"]
@@ -69,6 +70,10 @@ DAMAGE_FRACTION: dict[str, tuple[int, int]] = {
     "crippled": (1, 3),
     "destroyed": (0, 1),
 }
+
+
+#: ``explain``'s label of each side's units.
+UNITS = {"A": NC_("explained", "units A"), "B": NC_("explained", "units B")}
 
 
 class Unit(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -546,57 +551,57 @@ class BattleTechFamily(Family):
         change: int,
     ) -> dict[str, Any]:
         """Every input and intermediate value, in the order one checks them."""
-        detail: dict[str, Any] = {"side": "AB"[side]}
+        detail: dict[str, Any] = {NC_("explained", "side"): "AB"[side]}
         # No unit lines when the game was given as BV totals.
         for label, lines in zip("AB", t.units, strict=False):
-            detail[f"units {label}"] = [
+            detail[UNITS[label]] = [
                 {
-                    "name": line.unit.name,
-                    "bv": line.unit.bv,
-                    "state": line.unit.state,
-                    "fled": line.unit.fled,
-                    "fraction": line.fraction,
-                    "ending_bv": line.ending_bv,
+                    NC_("explained", "name"): line.unit.name,
+                    NC_("explained", "bv"): line.unit.bv,
+                    NC_("explained", "state"): line.unit.state,
+                    NC_("explained", "fled"): line.unit.fled,
+                    NC_("explained", "fraction"): line.fraction,
+                    NC_("explained", "ending_bv"): line.ending_bv,
                 }
                 for line in lines
             ]
         if t.objectives:
-            detail["objectives"] = [
+            detail[NC_("explained", "objectives")] = [
                 {
-                    "kind": line.objective.kind,
-                    "name": line.objective.name,
-                    "value": line.objective.value,
-                    "side": line.objective.side,
-                    "survived": line.objective.survived,
-                    "holder": line.objective.holder,
-                    "adds": dict(line.adds),
+                    NC_("explained", "kind"): line.objective.kind,
+                    NC_("explained", "name"): line.objective.name,
+                    NC_("explained", "value"): line.objective.value,
+                    NC_("explained", "side"): line.objective.side,
+                    NC_("explained", "survived"): line.objective.survived,
+                    NC_("explained", "holder"): line.objective.holder,
+                    NC_("explained", "adds"): dict(line.adds),
                 }
                 for line in t.objectives
             ]
         if t.units:
             # The K terms given outright, on top of the objectives' terms.
-            detail["k_a"] = result.k_a
-            detail["k_b"] = result.k_b
-            detail["k_star"] = result.k_star
+            detail[NC_("explained", "k_a")] = result.k_a
+            detail[NC_("explained", "k_b")] = result.k_b
+            detail[NC_("explained", "k_star")] = result.k_star
         detail.update(
             {
-                "A_s": t.a_s,
-                "A_e": t.a_e,
-                "B_s": t.b_s,
-                "B_e": t.b_e,
-                "K_A": t.k_a,
-                "K_B": t.k_b,
-                "K*": t.k_star,
-                "ratings A": [st.rating for st in states[0]],
-                "R_A": r_a,
-                "ratings B": [st.rating for st in states[1]],
-                "R_B": r_b,
-                "divisor": self.params.divisor,
-                "S": s,
-                "E": e,
-                "scale": self.params.scale,
-                "(S-E)/scale": raw,
-                "change": change,
+                NC_("explained", "A_s"): t.a_s,
+                NC_("explained", "A_e"): t.a_e,
+                NC_("explained", "B_s"): t.b_s,
+                NC_("explained", "B_e"): t.b_e,
+                NC_("explained", "K_A"): t.k_a,
+                NC_("explained", "K_B"): t.k_b,
+                NC_("explained", "K*"): t.k_star,
+                NC_("explained", "ratings A"): [st.rating for st in states[0]],
+                NC_("explained", "R_A"): r_a,
+                NC_("explained", "ratings B"): [st.rating for st in states[1]],
+                NC_("explained", "R_B"): r_b,
+                NC_("explained", "divisor"): self.params.divisor,
+                NC_("explained", "S"): s,
+                NC_("explained", "E"): e,
+                NC_("explained", "scale"): self.params.scale,
+                NC_("explained", "(S-E)/scale"): raw,
+                NC_("explained", "change"): change,
             }
         )
         return detail

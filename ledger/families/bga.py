@@ -31,8 +31,9 @@ from ledger.families.base import (
     side_means,
 )
 from ledger.families.rounding import round_half_away
+from ledger.kernel.translation import NC_
 
-NOT_RATED = "not rated: a player quit"
+NOT_RATED = NC_("explained", "not rated: a player quit")
 
 # Levels from the seed, highest first; each is earned strictly above its bound.
 LEVELS: tuple[tuple[float, str], ...] = (
@@ -243,13 +244,13 @@ class BgaFamily(Family):
                 p = 1 / (1 + 10 ** (diff / divisor))
                 virtual.append(
                     {
-                        "opponent": j + 1,
-                        "opponent rating": means[j],
-                        "difference": raw_diff,
-                        "clamped difference": diff,
-                        "S": s,
-                        "P": p,
-                        "S - P": s - p,
+                        NC_("explained", "opponent"): j + 1,
+                        NC_("explained", "opponent rating"): means[j],
+                        NC_("explained", "difference"): raw_diff,
+                        NC_("explained", "clamped difference"): diff,
+                        NC_("explained", "S"): s,
+                        NC_("explained", "P"): p,
+                        NC_("explained", "S - P"): s - p,
                     }
                 )
             mean_s = sum(v["S"] for v in virtual) / len(virtual)
@@ -262,7 +263,11 @@ class BgaFamily(Family):
                 if not rated:
                     # Nobody but the first quitter is rated; no points at stake.
                     detail = (
-                        {"rated": False, "reason": NOT_RATED, "quit": result.quit}
+                        {
+                            NC_("explained", "rated"): False,
+                            NC_("explained", "reason"): NOT_RATED,
+                            NC_("explained", "quit"): result.quit,
+                        }
                         if explain
                         else None
                     )
@@ -278,26 +283,28 @@ class BgaFamily(Family):
                 detail = None
                 if explain:
                     detail = {
-                        "side": i + 1,
-                        "rank": ranks[i],
-                        "rating": means[i],
-                        "games played": state.games,
-                        "N": n,
-                        "advised players": self.params.advised_players,
-                        "N_capped": n_capped,
-                        "K": k,
-                        "multiplier": multiplier,
-                        "effective K": k * multiplier,
-                        "virtual games": [dict(v) for v in virtual],
-                        "mean S": mean_s,
-                        "mean P": mean_p,
-                        "mean (S - P)": mean_sp,
-                        "unrounded": unrounded,
+                        NC_("explained", "side"): i + 1,
+                        NC_("explained", "rank"): ranks[i],
+                        NC_("explained", "rating"): means[i],
+                        NC_("explained", "games played"): state.games,
+                        NC_("explained", "N"): n,
+                        NC_("explained", "advised players"): self.params.advised_players,
+                        NC_("explained", "N_capped"): n_capped,
+                        NC_("explained", "K"): k,
+                        NC_("explained", "multiplier"): multiplier,
+                        NC_("explained", "effective K"): k * multiplier,
+                        NC_("explained", "virtual games"): [dict(v) for v in virtual],
+                        NC_("explained", "mean S"): mean_s,
+                        NC_("explained", "mean P"): mean_p,
+                        NC_("explained", "mean (S - P)"): mean_sp,
+                        NC_("explained", "unrounded"): unrounded,
                     }
                     if quitter:
-                        detail["quit"] = "quit first: rated as last"
-                        detail["quit penalty"] = penalty
-                    detail["change"] = delta
+                        detail[NC_("explained", "quit")] = NC_(
+                            "explained", "quit first: rated as last"
+                        )
+                        detail[NC_("explained", "quit penalty")] = penalty
+                    detail[NC_("explained", "change")] = delta
                 side_changes.append(Change(delta, mean_s, mean_p, k * multiplier, detail))
             changes.append(side_changes)
         return changes

@@ -35,6 +35,7 @@ from ledger.families.base import (
     side_means,
 )
 from ledger.families.rounding import Rounding, apply_rounding, round_half_up
+from ledger.kernel.translation import NC_
 
 
 class KRule(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -162,6 +163,15 @@ class EloParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
 #: The result codes of a two-sided game.
 OUTCOMES = ("a", "b", "draw")
+
+#: ``explain``'s label of the rounded change, by rounding (the key names it).
+ROUNDED: dict[str, str] = {
+    "none": NC_("explained", "rounded (none)"),
+    "half-up": NC_("explained", "rounded (half-up)"),
+    "half-away": NC_("explained", "rounded (half-away)"),
+    "truncate": NC_("explained", "rounded (truncate)"),
+    "floor": NC_("explained", "rounded (floor)"),
+}
 #: The fields of a stored two-sided result.
 _OUTCOME_FIELDS = frozenset(("result", "margin"))
 #: What ``rate`` computes with: a subclass overriding any of them has no
@@ -382,20 +392,22 @@ class EloFamily(Family):
                 if explain:
                     raw = k * (own_s - expected)
                     detail = {
-                        "rating before": state.rating,
-                        "games played": state.games,
-                        "side rating": ratings[side],
-                        "opponent side rating": ratings[1 - side],
-                        "first-player advantage": advantage if side == 0 else -advantage,
-                        "difference used (opp - own)": diff,
-                        "P": expected,
-                        "S": own_s,
-                        "K": k,
-                        "K x (S - P)": raw,
-                        f"rounded ({p.rounding})": apply_rounding(raw, p.rounding),
-                        "opposing side mean (gain cap)": means[1 - side],
-                        "gain cap applies": capped,
-                        "change": delta,
+                        NC_("explained", "rating before"): state.rating,
+                        NC_("explained", "games played"): state.games,
+                        NC_("explained", "side rating"): ratings[side],
+                        NC_("explained", "opponent side rating"): ratings[1 - side],
+                        NC_("explained", "first-player advantage"): advantage
+                        if side == 0
+                        else -advantage,
+                        NC_("explained", "difference used (opp - own)"): diff,
+                        NC_("explained", "P"): expected,
+                        NC_("explained", "S"): own_s,
+                        NC_("explained", "K"): k,
+                        NC_("explained", "K x (S - P)"): raw,
+                        ROUNDED[p.rounding]: apply_rounding(raw, p.rounding),
+                        NC_("explained", "opposing side mean (gain cap)"): means[1 - side],
+                        NC_("explained", "gain cap applies"): capped,
+                        NC_("explained", "change"): delta,
                     }
                 changes.append(Change(delta=delta, s=own_s, p=expected, k=k, detail=detail))
             out.append(changes)

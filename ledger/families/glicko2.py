@@ -35,6 +35,7 @@ from ledger.families.base import (
     ResultColumn,
     example_sides,
 )
+from ledger.kernel.translation import NC_
 
 #: Glicko-2's scale: μ = (r − 1500) / SCALE, φ = RD / SCALE.
 SCALE = 173.7178
@@ -346,31 +347,31 @@ class Glicko2Family(Family):
         if explain:
             values = self._values(state)
             detail = {
-                "rating before": state.rating,
-                "RD before": values["rd"],
-                "volatility before": values["volatility"],
-                "periods sat out (RD grown)": o.idle,
-                "period games before this one": o.v_sum > 0,
-                "rating at the period's start": SCALE * o.mu + CENTRE,
-                "RD at the period's start": SCALE * o.phi,
-                "μ": o.mu,
-                "φ": o.phi,
-                "σ": o.sigma,
-                "opponent μj (side mean)": mu_j,
-                "opponent φj (side root mean square)": phi_j,
-                "g(φj)": g_j,
-                "E": e,
-                "S": s,
-                "v": v,
-                "Δ": delta,
-                "τ": self.params.tau,
-                "new σ (σ′)": sigma,
-                "φ*": phi_star,
-                "φ′": phi_new,
-                "μ′": mu_new,
-                "rating after": rating,
-                "RD after": rd,
-                "change": rating - state.rating,
+                NC_("explained", "rating before"): state.rating,
+                NC_("explained", "RD before"): values["rd"],
+                NC_("explained", "volatility before"): values["volatility"],
+                NC_("explained", "periods sat out (RD grown)"): o.idle,
+                NC_("explained", "period games before this one"): o.v_sum > 0,
+                NC_("explained", "rating at the period's start"): SCALE * o.mu + CENTRE,
+                NC_("explained", "RD at the period's start"): SCALE * o.phi,
+                NC_("explained", "μ"): o.mu,
+                NC_("explained", "φ"): o.phi,
+                NC_("explained", "σ"): o.sigma,
+                NC_("explained", "opponent μj (side mean)"): mu_j,
+                NC_("explained", "opponent φj (side root mean square)"): phi_j,
+                NC_("explained", "g(φj)"): g_j,
+                NC_("explained", "E"): e,
+                NC_("explained", "S"): s,
+                NC_("explained", "v"): v,
+                NC_("explained", "Δ"): delta,
+                NC_("explained", "τ"): self.params.tau,
+                NC_("explained", "new σ (σ′)"): sigma,
+                NC_("explained", "φ*"): phi_star,
+                NC_("explained", "φ′"): phi_new,
+                NC_("explained", "μ′"): mu_new,
+                NC_("explained", "rating after"): rating,
+                NC_("explained", "RD after"): rd,
+                NC_("explained", "change"): rating - state.rating,
             }
         # K: this game's weight in the change, c·φ′²·g(φj) (the change of a
         # period of one game is K × (S − E)).

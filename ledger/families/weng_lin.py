@@ -25,6 +25,7 @@ from ledger.families.base import (
     ResultColumn,
     example_sides,
 )
+from ledger.kernel.translation import NC_
 
 #: ``model`` parameter -> openskill's model class name.
 MODELS = {
@@ -245,9 +246,11 @@ class WengLinFamily(Family):
         detail_all: dict[str, Any] = {}
         if explain:
             detail_all = {
-                "model": self.params.model,
-                "draw probability (predict_draw)": model.predict_draw(teams),
-                "rank probabilities (predict_rank)": [list(r) for r in model.predict_rank(teams)],
+                NC_("explained", "model"): self.params.model,
+                NC_("explained", "draw probability (predict_draw)"): model.predict_draw(teams),
+                NC_("explained", "rank probabilities (predict_rank)"): [
+                    list(r) for r in model.predict_rank(teams)
+                ],
             }
         out: list[list[Change]] = []
         for side_no, side in enumerate(states):
@@ -259,20 +262,22 @@ class WengLinFamily(Family):
                 detail = None
                 if explain:
                     detail = {
-                        "μ before": state.rating,
-                        "σ before": sigma,
-                        "side's μ (sum over its players)": sum(t.mu for t in teams[side_no]),
-                        "side's σ² (sum over its players)": sum(
+                        NC_("explained", "μ before"): state.rating,
+                        NC_("explained", "σ before"): sigma,
+                        NC_("explained", "side's μ (sum over its players)"): sum(
+                            t.mu for t in teams[side_no]
+                        ),
+                        NC_("explained", "side's σ² (sum over its players)"): sum(
                             t.sigma * t.sigma for t in teams[side_no]
                         ),
-                        "rank": ranks[side_no],
-                        "win probability (predict_win)": win[side_no],
+                        NC_("explained", "rank"): ranks[side_no],
+                        NC_("explained", "win probability (predict_win)"): win[side_no],
                         **detail_all,
-                        "S (1 for first place, shared by ties)": s,
-                        "μ after": new.mu,
-                        "σ after": new.sigma,
-                        "μ − 3σ after": new.mu - 3.0 * new.sigma,
-                        "change": new.mu - state.rating,
+                        NC_("explained", "S (1 for first place, shared by ties)"): s,
+                        NC_("explained", "μ after"): new.mu,
+                        NC_("explained", "σ after"): new.sigma,
+                        NC_("explained", "μ − 3σ after"): new.mu - 3.0 * new.sigma,
+                        NC_("explained", "change"): new.mu - state.rating,
                     }
                 changes.append(
                     Change(
