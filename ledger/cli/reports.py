@@ -233,7 +233,7 @@ def diff(led: Ledger, ladder_name: str, start: str, end: str | None, fmt: str, w
         for c in rule_history(led.app.events.get(ladder_id(name)))
         if since.isoformat() < c.recorded_at and (until is None or c.recorded_at <= until.isoformat())
     ]  # fmt: skip
-    between += timetravel.ladder_events(led.conn, ladder_name, since, until)
+    between += timetravel.ladder_events(led.conn, ladder_name, since, until, t)
     if between:
         click.echo(t.gettext("Recorded in between, for the whole ladder:"))
         for line in between:
