@@ -9,12 +9,14 @@ Before, every help was English whatever the language asked for.
 from __future__ import annotations
 
 import inspect
+from pathlib import Path
 
 import click
 import pytest
 from click.testing import CliRunner
 
 from ledger.cli import main
+from tests.conftest import Cli
 
 ENV = {"LEDGER_LANG": None, "LEDGER_DB": None}
 
@@ -91,3 +93,25 @@ def test_every_command_and_option_help_is_french(path: list[str]) -> None:
     assert english, path
     # Each English text is gone (it would show whole, or its first words).
     assert [e for e in english if e[:40] in french] == []
+
+
+def test_the_families_parameters_and_result_fields_are_french(tmp_path: Path) -> None:
+    """The parameter docs and result fields the families write
+    (``family_help``, ``ladder show``) follow the language too."""
+    out = _help("--lang", "fr", "ladder", "open", "--help")
+    assert "Paramètres de la famille elo (--set CLÉ=VALEUR ; listes et tables en JSON) :" in out
+    assert "initial (nombre ≥ 0; défaut 1500)" in out
+    assert "La cote de départ d'un nouveau joueur." in out
+    assert "k_rules (liste d'objets; défaut empty)" in out
+    assert "The rating a new player starts at." not in out
+    out = _help("--lang", "fr", "record", "--help")
+    assert "Qui a gagné : a = le camp A (side_a) a gagné" in out
+    assert "Who won:" not in out
+    cli = Cli(str(tmp_path / "club.db"))
+    cli.ok("ladder", "open", "G", "--family", "glicko2")
+    cli.ok("ladder", "open", "A", "--family", "adlg")
+    shown = cli.ok("ladder", "show", "G", "--lang", "fr")
+    assert "      La cote de départ d'un nouveau joueur." in shown
+    shown = cli.ok("ladder", "show", "A", "--lang", "fr")
+    assert "  aucun : les règles de adlg sont fixes (docs/rules/adlg.md)." in shown
+    assert "Elles classent comme la famille elo avec initial=1000" in shown

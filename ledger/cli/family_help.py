@@ -19,7 +19,7 @@ def parameters_epilog(t: Translator) -> str:
     in ``t``'s language."""
     others = ", ".join(sorted(n for n in BUILT_IN if n != "elo"))
     return _verbatim(
-        BUILT_IN["elo"].params_help()
+        BUILT_IN["elo"].params_help(t)
         + "\n\n"
         + t.gettext(
             "The other families ({others}) document theirs in 'ledger ladder show' and the README."
@@ -43,7 +43,7 @@ def result_fields_epilog(t: Translator) -> str:
     for name, cls in sorted(BUILT_IN.items()):
         lines.append(f"  {name}:")
         for column in cls.result_columns():
-            lines.append(f"    {column.name:<11} {column.help}")
+            lines.append(f"    {column.name:<11} {t.gettext(column.help)}")
     return _verbatim("\n".join(lines))
 
 

@@ -25,6 +25,7 @@ from typing import Any, ClassVar, Literal, NamedTuple
 import msgspec
 
 from ledger.families.params_doc import ParamDoc, describe_struct, render
+from ledger.kernel.translation import Translator, translator
 
 
 class FamilyError(ValueError):
@@ -382,14 +383,20 @@ class Family:
         return describe_struct(cls.Params)
 
     @classmethod
-    def params_help(cls) -> str:
+    def params_help(cls, t: Translator | None = None) -> str:
         """Every parameter, its type, default, allowed values, help and
-        sub-fields, as plain text (for ``--help``, ``ladder show``, README)."""
+        sub-fields, as plain text (for ``--help``, ``ladder show``, README),
+        in ``t``'s language (English by default)."""
+        t = t or translator()
         docs = cls.describe_params()
         if not docs:
-            return f"{cls.name} has no parameters: its rules are fixed."
-        head = f"{cls.name} parameters (--set KEY=VALUE; lists and tables as JSON):"
-        return "\n".join([head, *render(docs, indent=2)])
+            return t.gettext("{family} has no parameters: its rules are fixed.").format(
+                family=cls.name
+            )
+        head = t.gettext("{family} parameters (--set KEY=VALUE; lists and tables as JSON):").format(
+            family=cls.name
+        )
+        return "\n".join([head, *render(docs, indent=2, t=t)])
 
     @classmethod
     def default_params(cls) -> Any:

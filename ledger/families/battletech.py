@@ -57,7 +57,7 @@ from ledger.families.base import (
     side_means,
 )
 from ledger.families.rounding import floor_half_up
-from ledger.kernel.translation import NC_
+from ledger.kernel.translation import N_, NC_
 
 UnitState = Literal["intact", "critical-damage", "crippled", "destroyed"]
 SideName = Literal["a", "b"]
@@ -109,15 +109,15 @@ class BattleTechParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     the ``scale`` the score difference is divided by (20)."""
 
     initial: Annotated[
-        int, msgspec.Meta(ge=0, description="The rating a new player starts at.")
+        int, msgspec.Meta(ge=0, description=N_("The rating a new player starts at."))
     ] = 1000
     divisor: Annotated[
         float,
-        msgspec.Meta(gt=0, description="E = (...) / (1 + 10^((R_B - R_A) / divisor))."),
+        msgspec.Meta(gt=0, description=N_("E = (...) / (1 + 10^((R_B - R_A) / divisor)).")),
     ] = 400
     scale: Annotated[
         float,
-        msgspec.Meta(gt=0, description="The change is (S - E) / scale, rounded half up."),
+        msgspec.Meta(gt=0, description=N_("The change is (S - E) / scale, rounded half up.")),
     ] = 20
 
 
@@ -360,43 +360,49 @@ class BattleTechFamily(Family):
         return (
             ResultColumn(
                 name="bv",
-                help="Four Battle Value totals separated by commas: side A at the start, "
-                "side A at the end, side B at the start, side B at the end, e.g. "
-                "6000,3200,6000,1800. Give either bv or units, not both.",
+                help=N_(
+                    "Four Battle Value totals separated by commas: side A at the start, "
+                    "side A at the end, side B at the start, side B at the end, e.g. "
+                    "6000,3200,6000,1800. Give either bv or units, not both."
+                ),
                 example="6000,3200,6000,1800",
                 kind="numbers",
             ),
             ResultColumn(
                 name="units",
-                help="Instead of bv: the units of each side as JSON, one list per side, "
-                'side A first: [[{"name":"Atlas AS7-D","bv":1897,"state":"crippled"}], '
-                '[{"name":"Marauder MAD-3R","bv":1363,"state":"destroyed","fled":false}]]. '
-                "state is intact, critical-damage, crippled or destroyed; "
-                '"fled": true for a unit that left by a friendly edge.',
+                help=N_(
+                    "Instead of bv: the units of each side as JSON, one list per side, "
+                    'side A first: [[{"name":"Atlas AS7-D","bv":1897,"state":"crippled"}], '
+                    '[{"name":"Marauder MAD-3R","bv":1363,"state":"destroyed","fled":false}]]. '
+                    "state is intact, critical-damage, crippled or destroyed; "
+                    '"fled": true for a unit that left by a friendly edge.'
+                ),
                 kind="json",
             ),
             ResultColumn(
                 name="objectives",
-                help="Optional, with units only: the objectives agreed before play as JSON, "
-                'e.g. [{"kind":"protect","value":600,"side":"a","survived":false,'
-                '"name":"Comms relay"}]. kind is protect (side = defender, survived '
-                "true/false), guard (side = guard, holder = side holding it at the end) "
-                "or contested (holder = side that took it).",
+                help=N_(
+                    "Optional, with units only: the objectives agreed before play as JSON, "
+                    'e.g. [{"kind":"protect","value":600,"side":"a","survived":false,'
+                    '"name":"Comms relay"}]. kind is protect (side = defender, survived '
+                    "true/false), guard (side = guard, holder = side holding it at the end) "
+                    "or contested (holder = side that took it)."
+                ),
                 kind="json",
             ),
             ResultColumn(
                 name="k_a",
-                help="Optional: extra objective points counted in side A's K.",
+                help=N_("Optional: extra objective points counted in side A's K."),
                 kind="number",
             ),
             ResultColumn(
                 name="k_b",
-                help="Optional: extra objective points counted in side B's K.",
+                help=N_("Optional: extra objective points counted in side B's K."),
                 kind="number",
             ),
             ResultColumn(
                 name="k_star",
-                help="Optional: extra objective points open to both sides (K*).",
+                help=N_("Optional: extra objective points open to both sides (K*)."),
                 kind="number",
             ),
         )

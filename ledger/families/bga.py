@@ -31,7 +31,7 @@ from ledger.families.base import (
     side_means,
 )
 from ledger.families.rounding import round_half_away
-from ledger.kernel.translation import NC_
+from ledger.kernel.translation import N_, NC_
 
 NOT_RATED = NC_("explained", "not rated: a player quit")
 
@@ -47,33 +47,37 @@ class BgaParams(msgspec.Struct, forbid_unknown_fields=True):
     """A bga ruleset's parameters (docs/rules/bga.md defaults)."""
 
     initial: Annotated[
-        int, msgspec.Meta(ge=0, description="The rating a new player starts at.")
+        int, msgspec.Meta(ge=0, description=N_("The rating a new player starts at."))
     ] = 1500
     divisor: Annotated[
-        float, msgspec.Meta(gt=0, description="P = 1 / (1 + 10^(difference / divisor)).")
+        float, msgspec.Meta(gt=0, description=N_("P = 1 / (1 + 10^(difference / divisor))."))
     ] = 400
     advised_players: Annotated[
         Annotated[int, msgspec.Meta(ge=2)] | None,
         msgspec.Meta(
-            description="The title's advised number of players: N in K x N/2 is capped at "
-            "it (none: no cap)."
+            description=N_(
+                "The title's advised number of players: N in K x N/2 is capped at "
+                "it (none: no cap)."
+            )
         ),
     ] = None
     difference_cap: Annotated[
         float,
-        msgspec.Meta(ge=0, description="Each rating difference is clamped to ±this."),
+        msgspec.Meta(ge=0, description=N_("Each rating difference is clamped to ±this.")),
     ] = 600
     k_new: Annotated[
-        float, msgspec.Meta(ge=0, description="K of a player with fewer than new_games games.")
+        float, msgspec.Meta(ge=0, description=N_("K of a player with fewer than new_games games."))
     ] = 60
-    k: Annotated[float, msgspec.Meta(ge=0, description="K of an experienced player.")] = 40
+    k: Annotated[float, msgspec.Meta(ge=0, description=N_("K of an experienced player."))] = 40
     new_games: Annotated[
         int,
-        msgspec.Meta(ge=0, description="K is k_new while a player has played fewer games."),
+        msgspec.Meta(ge=0, description=N_("K is k_new while a player has played fewer games.")),
     ] = 30
     quit_penalty: Annotated[
         float,
-        msgspec.Meta(ge=0, description="Points the first player to quit loses beyond last place."),
+        msgspec.Meta(
+            ge=0, description=N_("Points the first player to quit loses beyond last place.")
+        ),
     ] = 10
 
 
@@ -113,18 +117,22 @@ class BgaFamily(Family):
         return (
             ResultColumn(
                 name="ranks",
-                help="One rank per side, in side order (side_a first), separated by commas: "
-                "1 = best; tied sides share a rank. E.g. 1,3,2,4 or 1,1,3. The column is "
-                "formatted as text so Excel keeps the commas.",
+                help=N_(
+                    "One rank per side, in side order (side_a first), separated by commas: "
+                    "1 = best; tied sides share a rank. E.g. 1,3,2,4 or 1,1,3. The column is "
+                    "formatted as text so Excel keeps the commas."
+                ),
                 example="1,3,2,4",
                 required=True,
                 kind="integers",
             ),
             ResultColumn(
                 name="quit",
-                help="Leave blank when everyone finished. Otherwise the name of the player "
-                "who quit first (or their side number, 1 for side_a): only that player is "
-                "rated, as if last and with a penalty; nobody else's rating moves.",
+                help=N_(
+                    "Leave blank when everyone finished. Otherwise the name of the player "
+                    "who quit first (or their side number, 1 for side_a): only that player is "
+                    "rated, as if last and with a penalty; nobody else's rating moves."
+                ),
                 kind="player",
             ),
         )

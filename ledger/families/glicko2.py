@@ -35,7 +35,7 @@ from ledger.families.base import (
     ResultColumn,
     example_sides,
 )
-from ledger.kernel.translation import NC_
+from ledger.kernel.translation import N_, NC_
 
 #: Glicko-2's scale: μ = (r − 1500) / SCALE, φ = RD / SCALE.
 SCALE = 173.7178
@@ -49,41 +49,45 @@ class Glicko2Params(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     tau: Annotated[
         float,
-        Meta(gt=0, description="τ: how much the volatility may change (0.3 to 1.2 is usual)."),
+        Meta(gt=0, description=N_("τ: how much the volatility may change (0.3 to 1.2 is usual).")),
     ] = 0.5
-    initial: Annotated[float, Meta(description="The rating a new player starts at.")] = 1500
+    initial: Annotated[float, Meta(description=N_("The rating a new player starts at."))] = 1500
     initial_rd: Annotated[
-        float, Meta(gt=0, description="The rating deviation (RD) a new player starts with.")
+        float, Meta(gt=0, description=N_("The rating deviation (RD) a new player starts with."))
     ] = 350
     initial_volatility: Annotated[
-        float, Meta(gt=0, description="The volatility σ a new player starts with.")
+        float, Meta(gt=0, description=N_("The volatility σ a new player starts with."))
     ] = 0.06
     max_rd: Annotated[
-        float, Meta(gt=0, description="RD never grows above this while a player is away.")
+        float, Meta(gt=0, description=N_("RD never grows above this while a player is away."))
     ] = 350
     period: Annotated[
         Literal["game", "event", "week", "month"],
         Meta(
-            description="The rating period: game (each game alone), event (the games of one "
-            "event, as AdlG; a game without an event is a period of its own), or the calendar "
-            "week (ISO) or month of the game's date."
+            description=N_(
+                "The rating period: game (each game alone), event (the games of one "
+                "event, as AdlG; a game without an event is a period of its own), or the calendar "
+                "week (ISO) or month of the game's date."
+            )
         ),
     ] = "event"
     ageing: Annotated[
         Literal["week", "month", "none"],
         Meta(
-            description="With game or event periods: RD grows once for each calendar week or "
-            "month a player sat out between two periods (none: never). Week and month periods "
-            "age by their own periods."
+            description=N_(
+                "With game or event periods: RD grows once for each calendar week or "
+                "month a player sat out between two periods (none: never). Week and month periods "
+                "age by their own periods."
+            )
         ),
     ] = "month"
     provisional_rd: Annotated[
         float,
-        Meta(gt=0, description="A rating whose RD is above this is shown as provisional."),
+        Meta(gt=0, description=N_("A rating whose RD is above this is shown as provisional.")),
     ] = 110
     order: Annotated[
         Literal["rating", "conservative"],
-        Meta(description="Rank players by rating, or conservatively by rating − 2 RD."),
+        Meta(description=N_("Rank players by rating, or conservatively by rating − 2 RD.")),
     ] = "rating"
 
 
@@ -176,7 +180,9 @@ class Glicko2Family(Family):
         return (
             ResultColumn(
                 name="result",
-                help="Who won: a = side A (side_a) won, b = side B (side_b) won, draw = a draw.",
+                help=N_(
+                    "Who won: a = side A (side_a) won, b = side B (side_b) won, draw = a draw."
+                ),
                 example="a",
                 choices=("a", "b", "draw"),
                 required=True,

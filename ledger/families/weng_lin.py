@@ -25,7 +25,7 @@ from ledger.families.base import (
     ResultColumn,
     example_sides,
 )
-from ledger.kernel.translation import NC_
+from ledger.kernel.translation import N_, NC_
 
 #: ``model`` parameter -> openskill's model class name.
 MODELS = {
@@ -50,36 +50,38 @@ class WengLinParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     model: Annotated[
         Model,
         Meta(
-            description="openskill's model: plackett-luce (the default), bradley-terry-full, "
-            "bradley-terry-part, thurstone-mosteller-full or thurstone-mosteller-part."
+            description=N_(
+                "openskill's model: plackett-luce (the default), bradley-terry-full, "
+                "bradley-terry-part, thurstone-mosteller-full or thurstone-mosteller-part."
+            )
         ),
     ] = "plackett-luce"
-    mu: Annotated[float, Meta(description="μ: a new player's skill (their rating).")] = 25.0
-    sigma: Annotated[float, Meta(gt=0, description="σ: a new player's uncertainty about μ.")] = (
-        25.0 / 3.0
-    )
-    beta: Annotated[float, Meta(gt=0, description="β: the spread of performance around skill.")] = (
-        25.0 / 6.0
-    )
+    mu: Annotated[float, Meta(description=N_("μ: a new player's skill (their rating)."))] = 25.0
+    sigma: Annotated[
+        float, Meta(gt=0, description=N_("σ: a new player's uncertainty about μ."))
+    ] = 25.0 / 3.0
+    beta: Annotated[
+        float, Meta(gt=0, description=N_("β: the spread of performance around skill."))
+    ] = 25.0 / 6.0
     kappa: Annotated[
-        float, Meta(gt=0, description="κ: the smallest share of σ² a game may leave.")
+        float, Meta(gt=0, description=N_("κ: the smallest share of σ² a game may leave."))
     ] = 0.0001
     tau: Annotated[
-        float, Meta(ge=0, description="τ: added to σ before each game (skill drifts).")
+        float, Meta(ge=0, description=N_("τ: added to σ before each game (skill drifts)."))
     ] = 25.0 / 300.0
     limit_sigma: Annotated[
-        bool, Meta(description="Never let a game raise a player's σ (openskill's option).")
+        bool, Meta(description=N_("Never let a game raise a player's σ (openskill's option)."))
     ] = False
     balance: Annotated[
-        bool, Meta(description="Weigh team members by their skill (openskill's option).")
+        bool, Meta(description=N_("Weigh team members by their skill (openskill's option)."))
     ] = False
     provisional_sigma: Annotated[
         float,
-        Meta(gt=0, description="A rating whose σ is above this is shown as provisional."),
+        Meta(gt=0, description=N_("A rating whose σ is above this is shown as provisional.")),
     ] = 3.0
     order: Annotated[
         Literal["rating", "conservative"],
-        Meta(description="Rank players by μ, or conservatively by μ − 3σ."),
+        Meta(description=N_("Rank players by μ, or conservatively by μ − 3σ.")),
     ] = "rating"
 
 
@@ -116,16 +118,20 @@ class WengLinFamily(Family):
         return (
             ResultColumn(
                 name="ranks",
-                help="One rank per side, in side order (side_a first), separated by commas: "
-                "1 = best; tied sides share a rank. E.g. 1,2 (side A won), 1,1 (a draw), "
-                "2,1,3 or 1,1,3.",
+                help=N_(
+                    "One rank per side, in side order (side_a first), separated by commas: "
+                    "1 = best; tied sides share a rank. E.g. 1,2 (side A won), 1,1 (a draw), "
+                    "2,1,3 or 1,1,3."
+                ),
                 example="1,2",
                 kind="integers",
             ),
             ResultColumn(
                 name="result",
-                help="For a game of two sides, instead of ranks: a (side A won), b (side B "
-                "won) or draw; kept as its ranks (1,2, 2,1 or 1,1).",
+                help=N_(
+                    "For a game of two sides, instead of ranks: a (side A won), b (side B "
+                    "won) or draw; kept as its ranks (1,2, 2,1 or 1,1)."
+                ),
                 choices=tuple(_TWO_SIDED),
                 kind="code",
             ),
