@@ -107,6 +107,9 @@ def test_the_families_parameters_and_result_fields_are_french(tmp_path: Path) ->
     out = _help("--lang", "fr", "record", "--help")
     assert "Qui a gagné : a = le camp A (side_a) a gagné" in out
     assert "Who won:" not in out
+    # A help made from the ladder's parameters (elo's margins) too.
+    assert "Pour une victoire, son ampleur : marginal, decisive, overwhelming." in out
+    assert "how large it was" not in out
     cli = Cli(str(tmp_path / "club.db"))
     cli.ok("ladder", "open", "G", "--family", "glicko2")
     cli.ok("ladder", "open", "A", "--family", "adlg")

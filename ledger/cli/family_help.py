@@ -43,7 +43,7 @@ def result_fields_epilog(t: Translator) -> str:
     for name, cls in sorted(BUILT_IN.items()):
         lines.append(f"  {name}:")
         for column in cls.result_columns():
-            lines.append(f"    {column.name:<11} {t.gettext(column.help)}")
+            lines.append(f"    {column.name:<11} {column.help_in(t)}")
     return _verbatim("\n".join(lines))
 
 

@@ -242,6 +242,10 @@ class ResultColumn(msgspec.Struct, frozen=True):
       into that player's side number), or the side number itself
       (1 = side_a); blank, ``-`` or ``none``: nobody;
     - ``auto``: JSON when the text parses as JSON, else the text.
+
+    A help that depends on the ladder's parameters (elo's margins) also
+    keeps its marked English ``help_template`` and ``help_values``, so that
+    ``help_in`` says it in another language.
     """
 
     name: str
@@ -250,6 +254,14 @@ class ResultColumn(msgspec.Struct, frozen=True):
     choices: tuple[str, ...] = ()
     required: bool = False
     kind: CellKind = "auto"
+    help_template: str = ""
+    help_values: dict[str, str] = {}
+
+    def help_in(self, t: Translator) -> str:
+        """``help`` in ``t``'s language."""
+        if self.help_template:
+            return t.gettext(self.help_template).format(**self.help_values)
+        return t.gettext(self.help) if self.help else ""
 
     @property
     def text_cell(self) -> bool:

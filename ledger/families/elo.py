@@ -221,14 +221,14 @@ class EloFamily(Family):
         margins, which ``params`` decide)."""
         p = cls.to_elo(cls.default_params() if params is None else params)
         margins = [m for m in p.scores if m not in ("draw", "loss")]
+        values = {"margins": listing(margins)}
         if p.default_margin is None:
-            margin_help = (
-                f"For a victory, how large it was: {listing(margins)}. Leave blank for a draw."
-            )
+            template = N_("For a victory, how large it was: {margins}. Leave blank for a draw.")
         else:
-            margin_help = (
-                f"Optional: the winning margin from the ladder's score table "
-                f"({listing(margins)}); blank means {p.default_margin}. Blank for a draw."
+            values["default"] = p.default_margin
+            template = N_(
+                "Optional: the winning margin from the ladder's score table ({margins}); "
+                "blank means {default}. Blank for a draw."
             )
         return (
             ResultColumn(
@@ -243,7 +243,9 @@ class EloFamily(Family):
             ),
             ResultColumn(
                 name="margin",
-                help=margin_help,
+                help=template.format(**values),
+                help_template=template,
+                help_values=values,
                 example=margins[0] if margins and p.default_margin is None else "",
                 choices=tuple(margins),
                 kind="code",
