@@ -95,3 +95,16 @@ def test_the_audit_table_in_french(club: Cli) -> None:
     assert "joueur 'Bo' renommé 'Bob Roy'" not in out  # a player's line names no ladder
     for english in ("opened", "ruleset", "voided", "closed", "set to", "shifted by"):
         assert english not in out, english
+
+
+def test_diff_tells_the_ladder_wide_events_in_french(club: Cli) -> None:
+    rows = club.json("audit")
+    assert isinstance(rows, list)
+    kinds = [r["kind"] for r in rows]
+    before = rows[kinds.index("season closed") - 1]["recorded_at"]
+    out = club.ok("diff", "Club", "--from-known-at", before, "--lang", "fr")
+    assert "Enregistré entre-temps, pour tout le classement :" in out
+    assert "  saison 2025 clôturée (du 2025-01-01 au 2025-12-31)" in out
+    assert "  saison 2025 (du 2025-01-01 au 2025-12-31) annulée : sa clôture ne compte plus" in out
+    english = club.ok("diff", "Club", "--from-known-at", before)
+    assert "  season 2025 closed (2025-01-01 to 2025-12-31)" in english
