@@ -69,3 +69,16 @@ def test_the_families_sentences_and_yes_no_are_french(cli: Cli) -> None:
     # JSON keeps the families' own keys, whatever the language.
     (al, *_) = cli.json("--lang", "fr", "explain", _game(cli, "glicko2"))["players"]  # type: ignore[index]
     assert "rating before" in al["values"]
+
+
+def test_a_unit_s_state_shows_through_its_french_label(cli: Cli) -> None:
+    cli.ok("ladder", "open", "Mechs", "--family", "battletech")
+    units = ('[[{"name":"Atlas","bv":1897,"state":"crippled"}],'
+             '[{"name":"Marauder","bv":1363,"state":"destroyed"}]]')  # fmt: skip
+    out = cli.ok("record", "Mechs", "--date", "2025-01-06", "--side", "Al", "--side", "Bo",
+                 "--field", f"units={units}")  # fmt: skip
+    game = re.search(r"Recorded game ([0-9a-f]{8})", out).group(1)  # type: ignore[union-attr]
+    french = cli.ok("explain", game, "--lang", "fr")
+    assert re.search(r"\n  unités A +Atlas: BV 1897, état estropiée, en fuite non, ", french)
+    assert re.search(r"\n  unités B +Marauder: BV 1363, état détruite, ", french)
+    assert "crippled" not in french and "destroyed" not in french

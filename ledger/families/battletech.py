@@ -60,6 +60,13 @@ from ledger.families.rounding import floor_half_up
 from ledger.kernel.translation import N_, NC_
 
 UnitState = Literal["intact", "critical-damage", "crippled", "destroyed"]
+#: ``explain``'s labels of a unit's state and an objective's kind (the codes
+#: a sheet gives, shown through their label).
+EXPLAINED_CODES = (
+    NC_("explained", "intact"), NC_("explained", "critical-damage"),
+    NC_("explained", "crippled"), NC_("explained", "destroyed"),
+    NC_("explained", "protect"), NC_("explained", "guard"), NC_("explained", "contested"),
+)  # fmt: skip
 SideName = Literal["a", "b"]
 
 #: Fraction of its BV a unit keeps at the end, as (numerator, denominator).
