@@ -51,7 +51,7 @@ def _words(text: str) -> str:
 def test_the_top_level_help_is_french_with_ledger_lang() -> None:
     out = _help("--lang", "fr", "--help")
     assert out.startswith("Usage : ledger [OPTIONS] COMMANDE [ARGS]...")
-    assert "\nCommandes:\n" in out
+    assert "\nCommandes :\n" in out and "\nOptions :\n" in out  # French spacing
     assert "Afficher ce message et quitter." in out
     assert "Afficher la version et quitter." in out
     assert "  record     Enregistrer une partie de LADDER." in out

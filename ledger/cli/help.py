@@ -3,7 +3,7 @@ and click's own words ("Usage:", "Options:", ...), through the translator.
 
 The help texts are the English written in the commands (a command's
 docstring, an option's ``help=``, an ``epilog``); ``pybabel extract`` reads
-them with ``tools/babel_click.py`` (``babel.cfg``), so they need no marks.
+them with ``ledger.cli.help_extract`` (``babel.cfg``), so they need no marks.
 An epilog made from the families (``family_help``) is a function of the
 translator, called when the help is shown.
 
@@ -17,7 +17,8 @@ the contexts of one command line), never in the process.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import click
@@ -69,6 +70,17 @@ def _asked_lang(command: click.Command, ctx: click.Context, args: list[str]) -> 
     return value if value in LANGS else None
 
 
+@contextmanager
+def _section(formatter: click.HelpFormatter, t: Translator, name: str) -> Iterator[None]:
+    """click's ``formatter.section``, its heading in ``t``'s language with
+    that language's colon (French puts a space before it)."""
+    heading = t.gettext("{heading}:").format(heading=t.gettext(name))
+    formatter.write_paragraph()
+    formatter.write(f"{'':>{formatter.current_indent}}{heading}\n")
+    with formatter.indentation():
+        yield
+
+
 def _text(t: Translator, english: str | None) -> str:
     return t.gettext(inspect.cleandoc(english)) if english else ""
 
@@ -100,7 +112,7 @@ class TranslatedCommand(click.Command):
         t = help_translator(ctx)
         args = [p for p in self.get_params(ctx) if isinstance(p, click.Argument)]
         if any(arg.help is not None for arg in args):
-            with formatter.section(t.gettext("Positional arguments")):
+            with _section(formatter, t, "Positional arguments"):
                 formatter.write_dl([(a.make_metavar(ctx), _text(t, a.help)) for a in args])
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -111,7 +123,7 @@ class TranslatedCommand(click.Command):
             if isinstance(p, click.Option) and not p.hidden
         ]
         if rows:
-            with formatter.section(t.gettext("Options")):
+            with _section(formatter, t, "Options"):
                 formatter.write_dl(rows)
 
     def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
@@ -190,5 +202,5 @@ class TranslatedGroup(TranslatedCommand, click.Group):
             )
             for name, command in commands
         ]
-        with formatter.section(t.gettext("Commands")):
+        with _section(formatter, t, "Commands"):
             formatter.write_dl(rows)
