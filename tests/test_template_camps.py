@@ -103,7 +103,7 @@ def test_teams_xlsx_to_prefilled_template_to_import_two_camps(club: Cli, tmp_pat
     sheet = tmp_path / "night.xlsx"
     out = club.ok("template", "--ladder", "BE Club", "--camps", str(camps_xlsx),
                   "--date", "2025-04-01", str(sheet))  # fmt: skip
-    assert "1 game(s) between 2 camps" in out
+    assert "(1 game between 2 camps)" in out
     (game,) = rows(sheet)
     assert game["ladder"] == "BE Club"
     assert game["side_a"] == ";".join(camp_a) and game["side_b"] == ";".join(camp_b)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from ledger.cli.context import Ledger, pass_ledger
+from ledger.cli.context import Ledger, lang_option, pass_ledger
 from ledger.cli.help import TranslatedCommand
 from ledger.cli.params import DATE
 from ledger.kernel.errors import Invalid
@@ -35,6 +35,7 @@ from projections import queries
 @click.option("--date", "on", default=None, type=DATE, help="With --camps: the games' date.")
 @click.option("--event", default=None, help="With --camps: the games' event.")
 @click.argument("output", type=click.Path(path_type=Path))
+@lang_option
 @pass_ledger
 def template(
     led: Ledger, family: str | None, ladder_name: str | None, camps_file: Path | None,
@@ -80,7 +81,19 @@ def template(
         games = team_game_rows(camp_games(camps, max_sides), on, event)
     elif on is not None or event is not None:
         raise Invalid("--date and --event go with --camps")
-    write = write_csv_template if suffix == ".csv" else write_template
-    write(output, family, params=params, ladder=ladder, games=games)
-    what = f"{len(games)} game(s) between {len(camps)} camps" if games else "an example row"
-    click.echo(f"Wrote the {family} result sheet to {output} ({what}).")
+    t = led.t
+    if suffix == ".csv":
+        write_csv_template(output, family, params=params, ladder=ladder, games=games)
+    else:
+        write_template(output, family, params=params, ladder=ladder, games=games, t=t)
+    if games:
+        what = t.ngettext(
+            "{games} game between {camps} camps", "{games} games between {camps} camps", len(games)
+        ).format(games=len(games), camps=len(camps))
+    else:
+        what = t.gettext("an example row")
+    click.echo(
+        t.gettext("Wrote the {family} result sheet to {output} ({what}).").format(
+            family=family, output=output, what=what
+        )
+    )

@@ -25,7 +25,7 @@ from typing import Any, ClassVar, Literal, NamedTuple
 import msgspec
 
 from ledger.families.params_doc import ParamDoc, describe_struct, render
-from ledger.kernel.translation import Translator, translator
+from ledger.kernel.translation import N_, Translator, translator
 
 
 class FamilyError(ValueError):
@@ -428,7 +428,13 @@ class Family:
         the column names. The default reads a legacy ``result_fields`` tuple.
         """
         return tuple(
-            ResultColumn(name=name, help=f"The {cls.name} result field {name!r}.", kind="auto")
+            ResultColumn(
+                name=name,
+                help=_LEGACY_HELP.format(family=cls.name, name=name),
+                kind="auto",
+                help_template=_LEGACY_HELP,
+                help_values={"family": cls.name, "name": name},
+            )
             for name in _legacy_result_fields(cls)
         )
 
@@ -753,6 +759,10 @@ def example_sides(names: Sequence[str], n_sides: int) -> dict[str, str]:
         f"side_{chr(ord('a') + i)}": names[i] if i < len(names) else f"Player {i + 1}"
         for i in range(n_sides)
     }
+
+
+#: The help of a result field a family gives no help of its own for.
+_LEGACY_HELP = N_("The {family} result field '{name}'.")
 
 
 def _legacy_result_fields(cls: type) -> tuple[str, ...]:

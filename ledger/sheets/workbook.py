@@ -37,6 +37,7 @@ import msgspec
 from ledger.families.base import Family, FamilyError
 from ledger.families.registry import family_class
 from ledger.kernel.errors import Invalid
+from ledger.kernel.translation import N_, NC_, Translator, translator
 from ledger.sheets.sheet import ATTRIBUTE_PREFIX, PLAYER_SEPARATOR, SIDE_COLUMNS, Sheet
 
 if TYPE_CHECKING:
@@ -45,8 +46,9 @@ if TYPE_CHECKING:
 
 #: The sheet the template explains the columns on; never read as results.
 INSTRUCTIONS = "Instructions"
-#: The template's result sheet.
-RESULTS = "Results"
+#: The template's result sheet (named in the user's language; the importer
+#: finds it by its header).
+RESULTS = NC_("sheet", "Results")
 #: Rows of the template that get dropdowns (header = row 1).
 TEMPLATE_ROWS = 1000
 #: Characters Excel refuses in a sheet name.
@@ -564,65 +566,89 @@ _TEXT_COLUMNS = ("event", "reference")
 _NUMBER_COLUMNS = ("round", "table")
 
 _GENERAL_NOTES = (
-    "How to fill the {results} sheet",
-    "One row per game. Row 1 holds the column names: keep them as they are "
-    "(columns may be moved; unused optional columns may be deleted).",
-    "Row 2 is an example game: replace it with your own results, or delete it, before importing.",
-    "Import with: ledger import FILE.xlsx (add --dry-run to check without recording).",
-    "The import is all-or-nothing: every row is checked first, and if any row is wrong "
-    "nothing is recorded; every error is listed with its row and column. Fix them and "
-    "import again. Rows already recorded are reported as skipped, never recorded twice.",
-    "Players are matched by name ignoring case and accents ('eric dupont' is 'Éric Dupont'); "
-    "names not yet known are registered by the import.",
-    "Blank rows are ignored.",
+    N_("How to fill the {results} sheet"),
+    N_(
+        "One row per game. Row 1 holds the column names: keep them as they are "
+        "(columns may be moved; unused optional columns may be deleted)."
+    ),
+    N_(
+        "Row 2 is an example game: replace it with your own results, or delete it, before importing."
+    ),
+    N_("Import with: ledger import FILE.xlsx (add --dry-run to check without recording)."),
+    N_(
+        "The import is all-or-nothing: every row is checked first, and if any row is wrong "
+        "nothing is recorded; every error is listed with its row and column. Fix them and "
+        "import again. Rows already recorded are reported as skipped, never recorded twice."
+    ),
+    N_(
+        "Players are matched by name ignoring case and accents ('eric dupont' is 'Éric Dupont'); "
+        "names not yet known are registered by the import."
+    ),
+    N_("Blank rows are ignored."),
 )
-#: Replaces the example note when the sheet is pre-filled with games.
-_PREFILLED_NOTE = (
+#: Replaces the note on row 2's example when the sheet is pre-filled with games.
+_PREFILLED_NOTE = N_(
     "The rows are the games to play, their sides filled in (the camps of 'ledger teams'): "
     "write each game's date (if blank) and result, and delete the rows of games not played."
 )
-
-
-def _column_help(family: Family, column: str) -> str:
-    """What to write in ``column``, in plain words: the sheet's own columns
-    here, a result column as its family words it (``ResultColumn.help``)."""
-    texts = {
-        "ladder": "The ladder's name, as opened with 'ledger ladder open'. May be left "
-        "blank when the import is given --ladder NAME.",
-        "date": "The day the game was played: an Excel date, or text YYYY-MM-DD (e.g. 2025-03-02).",
-        "event": "Optional: the tournament or event id, e.g. BE-2025-LYON."
-        + (
-            f" {family.name} ratings change when each event closes, rated from the ratings "
-            "before the event, so give every game of a tournament the same event."
-            if family.per_event
-            else ""
-        ),
-        "round": "Optional: the round number (a whole number).",
-        "table": "Optional: the table number (a whole number). Two games between the same "
+#: What to write in the sheet's own columns (the column names stay English:
+#: the importer reads them).
+_COLUMN_HELP = {
+    "ladder": N_(
+        "The ladder's name, as opened with 'ledger ladder open'. May be left "
+        "blank when the import is given --ladder NAME."
+    ),
+    "date": N_("The day the game was played: an Excel date, or text YYYY-MM-DD (e.g. 2025-03-02)."),
+    "event": N_("Optional: the tournament or event id, e.g. BE-2025-LYON."),
+    "round": N_("Optional: the round number (a whole number)."),
+    "table": N_(
+        "Optional: the table number (a whole number). Two games between the same "
         "players on the same date, event and round need different table numbers (or "
-        "references); it is also the order of play within a round.",
-        "reference": "Optional: the game's own reference, e.g. BGA's table number or a club's "
+        "references); it is also the order of play within a round."
+    ),
+    "reference": N_(
+        "Optional: the game's own reference, e.g. BGA's table number or a club's "
         "game number. A game with a reference is identified by its ladder and reference alone, "
         "so the same players may play several games a day (each with its own reference), and "
-        "a sheet read again adds each game once. Two rows with the same reference are refused.",
-        "neutral": "yes when no side has the first-player (home) advantage; otherwise "
-        "leave blank (or no). Only matters when the ladder gives the first side an advantage.",
-    }
-    if column in texts:
-        return texts[column]
+        "a sheet read again adds each game once. Two rows with the same reference are refused."
+    ),
+    "neutral": N_(
+        "yes when no side has the first-player (home) advantage; otherwise "
+        "leave blank (or no). Only matters when the ladder gives the first side an advantage."
+    ),
+}
+_PER_EVENT_HELP = N_(
+    "{family} ratings change when each event closes, rated from the ratings "
+    "before the event, so give every game of a tournament the same event."
+)
+
+
+def _column_help(family: Family, column: str, t: Translator) -> str:
+    """What to write in ``column``, in plain words and ``t``'s language: the
+    sheet's own columns here, a result column as its family words it
+    (``ResultColumn.help_in``)."""
+    if column in _COLUMN_HELP:
+        text = t.gettext(_COLUMN_HELP[column])
+        if column == "event" and family.per_event:
+            text += " " + t.gettext(_PER_EVENT_HELP).format(family=family.name)
+        return text
     if column in SIDE_COLUMNS:
         letter = column.removeprefix("side_").upper()
-        if column in ("side_a", "side_b"):
-            first = " (the first side: the one a home advantage applies to)" * (letter == "A")
-            return (
-                f"The player of side {letter}{first}. A team: its members separated by "
-                "';', e.g. Éric Dupont;Paul Roy."
-            )
-        return (
-            f"Side {letter}, when the game had that many players (blank otherwise). "
+        if column == "side_a":
+            return t.gettext(
+                "The player of side {letter} (the first side: the one a home advantage "
+                "applies to). A team: its members separated by ';', e.g. Éric Dupont;Paul Roy."
+            ).format(letter=letter)
+        if column == "side_b":
+            return t.gettext(
+                "The player of side {letter}. A team: its members separated by ';', "
+                "e.g. Éric Dupont;Paul Roy."
+            ).format(letter=letter)
+        return t.gettext(
+            "Side {letter}, when the game had that many players (blank otherwise). "
             "Add side_f, side_g, ... columns for bigger games."
-        )
-    return family.column(column).help
+        ).format(letter=letter)
+    return family.column(column).help_in(t)
 
 
 def _family(name: str, params: Mapping[str, Any] | None) -> tuple[type[Family], Family]:
@@ -670,6 +696,7 @@ def write_template(
     params: Mapping[str, Any] | None = None,
     ladder: str | None = None,
     games: Sequence[Mapping[str, Any]] | None = None,
+    t: Translator | None = None,
 ) -> None:
     """Write a ready-to-fill result sheet for ``family`` to ``path`` (.xlsx).
 
@@ -687,6 +714,11 @@ def write_template(
     ``ladder``), results left for the referee (e.g. the camps of ``ledger
     teams`` as team sides).
 
+    The texts for people (the instructions, the result sheet's name, the
+    dropdowns' prompts and messages, the example's note) are in ``t``'s
+    language (English without); the column names and codes are the
+    importer's, in every language.
+
     ``family`` is a built-in family name or ``package.module:Class``;
     ``params`` (a ladder's parameters) decide the choices offered, such as an
     ``elo`` ladder's margins from its own score table. Raises Invalid for an
@@ -694,7 +726,11 @@ def write_template(
     """
     openpyxl = _openpyxl()
     book = openpyxl.Workbook()
-    add_result_sheet(book, family, params=params, ladder=ladder, games=games, first=True)
+    t = t or translator("en")
+    title = t.pgettext("sheet", RESULTS)
+    add_result_sheet(
+        book, family, params=params, ladder=ladder, games=games, title=title, first=True, t=t
+    )
     _save(book, path)
 
 
@@ -751,14 +787,17 @@ def add_result_sheet(
     games: Sequence[Mapping[str, Any]] | None = None,
     title: str = RESULTS,
     first: bool = False,
+    t: Translator | None = None,
 ) -> None:
     """Add ``write_template``'s result sheet (named ``title``; the book's
-    first sheet when ``first``) and its "Instructions" sheet to ``book``."""
+    first sheet when ``first``) and its "Instructions" sheet to ``book``,
+    their texts for people in ``t``'s language (English without)."""
     from openpyxl.comments import Comment
     from openpyxl.styles import Alignment, Font
     from openpyxl.utils import get_column_letter
     from openpyxl.worksheet.datavalidation import DataValidation
 
+    t = t or translator("en")
     cls, fam = _family(family, params)
     columns, rows = _template_rows(cls, family, ladder, games)
     result_columns = {column.name: column for column in fam.columns()}
@@ -798,17 +837,20 @@ def add_result_sheet(
                 allow_blank=True,
                 showErrorMessage=True,
                 showInputMessage=True,
-                errorTitle=f"Bad {column}",
-                error=f"{column} is one of: {', '.join(choices)} (or blank)",
+                errorTitle=t.gettext("Bad {column}").format(column=column),
+                error=t.gettext("{column} is one of: {choices} (or blank)").format(
+                    column=column, choices=", ".join(choices)
+                ),
                 promptTitle=column,
-                prompt=_column_help(fam, column)[:255],
+                prompt=_column_help(fam, column, t)[:255],
             )
             check.add(f"{letter}2:{letter}{last}")
             ws.add_data_validation(check)
     _set_widths(ws, widths)
     if not games:
         ws["A2"].comment = Comment(
-            "Example game: replace this row with your own results, or delete it.", "ledger"
+            t.gettext("Example game: replace this row with your own results, or delete it."),
+            "ledger",
         )
 
     info = book.create_sheet(INSTRUCTIONS)
@@ -816,29 +858,28 @@ def add_result_sheet(
     wrap = Alignment(wrap_text=True, vertical="top")
     heading, *notes = _GENERAL_NOTES
     if games:
-        notes = [_PREFILLED_NOTE if n.startswith("Row 2 is") else n for n in notes]
-    _put(info, 1, 1, heading.format(results=title)).font = Font(bold=True, size=13)
+        notes[1] = _PREFILLED_NOTE
+    heading = t.gettext(heading).format(results=title)
+    _put(info, 1, 1, heading).font = Font(bold=True, size=13)
     line = 1
     for note in notes:
         line += 1
         _put(info, line, 1, "•").alignment = Alignment(horizontal="right", vertical="top")
-        _put(info, line, 2, note).alignment = wrap
+        _put(info, line, 2, t.gettext(note)).alignment = wrap
     line += 2
-    _put(info, line, 1, "column").font = bold
-    _put(info, line, 2, "what to write").font = bold
+    _put(info, line, 1, t.pgettext("instructions", "column")).font = bold
+    _put(info, line, 2, t.gettext("what to write")).font = bold
     for column in columns:
         line += 1
         _put(info, line, 1, column).alignment = wrap
-        _put(info, line, 2, _column_help(fam, column)).alignment = wrap
+        _put(info, line, 2, _column_help(fam, column, t)).alignment = wrap
     line += 1
     _put(info, line, 1, f"{ATTRIBUTE_PREFIX}NAME").alignment = wrap
-    _put(
-        info,
-        line,
-        2,
+    attributes = t.gettext(
         "Optional: any extra number your ladder's rules use, in a column you add, named "
-        f"{ATTRIBUTE_PREFIX} and the number's name (e.g. {ATTRIBUTE_PREFIX}points_a).",
-    ).alignment = wrap
+        "{prefix} and the number's name (e.g. {prefix}points_a)."
+    )
+    _put(info, line, 2, attributes.format(prefix=ATTRIBUTE_PREFIX)).alignment = wrap
     info.column_dimensions["A"].width = 16
     info.column_dimensions["B"].width = 100
 
