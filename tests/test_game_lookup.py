@@ -35,7 +35,8 @@ def test_the_views_keep_no_id_of_a_game(cli: Cli) -> None:
         [
             r[0]
             for r in cli.sql(
-                "SELECT column_name FROM information_schema.columns WHERE table_name='view_games'"
+                "SELECT column_name FROM information_schema.columns WHERE table_name='view_games' "
+                "AND table_schema = current_schema()"
             )
         ]  # fmt: skip
         if cli.postgres
