@@ -9,8 +9,8 @@ import pytest
 
 from ledger.write.application import LedgerApplication
 from ledger.write.storage import resolve
-from projections import views
-from projections.db import SQLiteDatabase
+from projections import verify, views
+from projections.db import PostgresDatabase, SQLiteDatabase
 from projections.views import games
 from tests.conftest import Cli
 
@@ -85,3 +85,15 @@ def test_views_in_memory_find_a_game_by_prefix_as_views_beside_the_events_do(cli
         assert games.by_ref(memory, ref)["id"] == games.by_ref(beside, ref)["id"]
         assert games.by_ref(memory, ref)["id"].replace("-", "").startswith(ref)
     assert games.ids(memory) == games.ids(beside)
+
+
+def test_verify_names_each_compared_column_of_a_game(cli: Cli) -> None:
+    club(cli)
+    conn = PostgresDatabase(cli.db, cli.schema) if cli.schema else SQLiteDatabase(cli.db)
+    try:
+        rows = verify.rows(conn, "view_games")
+    finally:
+        conn.close()
+    names = verify.column_names("view_games")
+    assert len(rows) == 3 and len(names) == len(rows[0])
+    assert dict(zip(names, rows[0], strict=True))["key"].endswith(rows[0][0])

@@ -372,6 +372,11 @@ def latest_sources(conn: Database, ladder: int) -> dict[str, str]:
     )
 
 
+#: The names of ``COMPARED``'s columns.
+COMPARED_COLUMNS = (
+    "id", "ladder id", "key", "status", "event", "round", "version", "facts", "recorded_at",
+    "recorded_by", "file", "source_row", "reason", "first_facts",
+)  # fmt: skip
 #: Every game as a rebuild must reproduce it, with ids in place of the
 #: views' numbers (``verify`` compares them).
 COMPARED = (
