@@ -141,6 +141,20 @@ class Database:
     #: The column numbering the events in store order.
     events_position = "rowid"
 
+    def events_beside(self) -> str | None:
+        """The event store's table as this connection's SQL names it, when
+        the views are beside it (the same SQLite file or PostgreSQL
+        database); None for throwaway views in memory, which have none."""
+        found = getattr(self, "_events_beside", None)
+        if found is None:
+            name = self._events_name()
+            if self.table_exists(name):
+                found = self._events_beside = name  # known for good once there
+        return found
+
+    def _events_name(self) -> str:
+        return self.events_table
+
     def standing(self) -> Standing:
         """Where the views stand against the event store, read with plain SQL
         (no event-store machinery): a query opens the views this way and
@@ -316,6 +330,10 @@ class PostgresDatabase(Database):
 
     def table_exists(self, name: str) -> bool:
         return self.conn.execute("SELECT to_regclass(%s)", (name,)).fetchone()[0] is not None
+
+    def _events_name(self) -> str:
+        # Named with its schema: a rebuild built aside reads it from there.
+        return f'"{self._schema}".{self.events_table}'
 
     def begin_exclusive(self) -> None:
         self.conn.execute("BEGIN")

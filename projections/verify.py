@@ -159,6 +159,8 @@ def column_names(table: str) -> list[str]:
     """The names of the columns ``rows`` reads of a compared table."""
     if table == "view_history":
         return list(HISTORY_COLUMNS)
+    if table == "view_games":  # (its SQL reads the id with a function: not split on commas)
+        return list(games.COMPARED_COLUMNS)
     selected = COMPARED[table].split("SELECT ", 1)[1].split(" FROM ", 1)[0]
     owners = {"l": "ladder id", "p": "player id"}  # the joined tables' ids, by alias
     out = []

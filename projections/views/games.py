@@ -4,10 +4,17 @@ Every reader of games (the queries, the replay's catch-up, the site, the
 exports, verify, the audit) goes through the functions here, so the games'
 storage is known to this module alone. Today a game is a row of
 ``view_games``: its number ``n`` (the store position of its first record),
-its id, ladder and effective-order key, its status, event and round, its
+its ladder and effective-order key, its status, event and round, its
 version, its facts kept compactly (``views.facts``), the recording of its
 first record (``view_recordings``) with the sheet row and reason, and its
 facts as first recorded once a correction changed them.
+
+A game's id is not kept: it ends its key (``timeline.GAME_KEY``), and a
+game is found by its id or a prefix of it through the event store's own
+index (its primary key, ``(originator_id, originator_version)``), whose
+first record's position is the game's number. Throwaway views in memory
+(time travel, verify, a preview), which have no event store beside them,
+scan their keys instead.
 
 Callers get rows as tuples in the column orders named below; a game's
 facts stay in their kept form (``views.facts.read`` decodes them).
@@ -17,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
+from uuid import UUID
 
 from ledger.kernel import suggest
 from ledger.kernel.errors import NotFound
@@ -26,25 +34,38 @@ from projections.db import Database, Row, stream
 #: The games' table (created with the other view tables).
 DDL = """
 CREATE TABLE view_games (
-    n INTEGER PRIMARY KEY, id TEXT NOT NULL, ladder INTEGER NOT NULL, key TEXT NOT NULL,
+    n INTEGER PRIMARY KEY, ladder INTEGER NOT NULL, key TEXT NOT NULL,
     status TEXT NOT NULL, event TEXT, round INTEGER, version INTEGER NOT NULL,
     facts TEXT NOT NULL, recording INTEGER NOT NULL, source_row INTEGER, reason TEXT,
     first_facts TEXT);
 """
 #: Its secondary indexes (built after a rebuild or a first import fills it).
 INDEX_DDL = """
-CREATE UNIQUE INDEX IF NOT EXISTS view_games_id ON view_games (id);
 CREATE INDEX IF NOT EXISTS view_games_key ON view_games (ladder, key);
 """
 TABLE = "view_games"
 
 #: A game's row as the projector holds it (a list), in this order.
 COLUMNS = (
-    "n, id, ladder, key, status, event, round, version, facts, recording, source_row, "
+    "n, ladder, key, status, event, round, version, facts, recording, source_row, "
     "reason, first_facts"
 )
 #: Numbers read per statement (well under any driver's limit on parameters).
 _BATCH = 500
+
+
+#: Hex digits of a game's id (the event store keeps 32 of them).
+_HEX = frozenset("0123456789abcdef")
+
+
+def game_id(alias: str = "") -> str:
+    """SQL reading a game's id from its key (``alias``: the table's, with
+    its dot), which the key ends with."""
+    return f"substr({alias}key, length({alias}key) - 35)"
+
+
+_ID = game_id("g.")
+_ALIASED = ", ".join(f"g.{column.strip()}" for column in COLUMNS.split(","))
 
 
 # -- the projector's writes --------------------------------------------------
@@ -55,9 +76,10 @@ def game_for_update(
     and written back by ``write``; None when there is none."""
     if n is not None:
         found = conn.execute(f"SELECT {COLUMNS} FROM view_games WHERE n=?", (n,)).fetchone()
-    else:
-        found = conn.execute(f"SELECT {COLUMNS} FROM view_games WHERE id=?", (gid,)).fetchone()
-    return list(found) if found is not None else None
+        return list(found) if found is not None else None
+    digits = _digits(gid or "")
+    found = _games_between(conn, digits, digits, _ALIASED, 1) if len(digits) == 32 else []
+    return list(found[0]) if found else None
 
 
 def write(conn: Database, new: Sequence[Sequence[Any]], changed: Sequence[Sequence[Any]]) -> None:
@@ -69,7 +91,7 @@ def write(conn: Database, new: Sequence[Sequence[Any]], changed: Sequence[Sequen
         conn.executemany(
             "UPDATE view_games SET ladder=?, key=?, status=?, event=?, round=?, "
             "version=?, facts=?, first_facts=? WHERE n=?",
-            [(*g[2:9], g[12], g[0]) for g in changed],
+            [(*g[1:8], g[11], g[0]) for g in changed],
         )
 
 
@@ -80,18 +102,17 @@ def holds_any(conn: Database) -> bool:
 
 # -- a game by id ------------------------------------------------------------
 def by_ref(conn: Database, ref: str) -> Row:
-    """A game's row (every column) by its id or any unambiguous prefix of
-    its short id."""
+    """A game's row (every column, and its ``id``) by its id or any
+    unambiguous prefix of its short id."""
     ref = ref.strip().lower()
-    prefix = ref.replace("-", "")[:8]
+    digits = _digits(ref)
+    prefix = digits[:8]
+    every = f"g.*, {_ID} AS id"
     if len(ref) == 36:
-        rows = conn.execute("SELECT * FROM view_games WHERE id=?", (ref,)).fetchall()
+        rows = _games_between(conn, digits, digits, every, 2) if len(digits) == 32 else []
     else:  # the short id is the id's first 8 digits: a range of the id index
-        rows = conn.execute(
-            "SELECT * FROM view_games WHERE id>=? AND id<? LIMIT 2",
-            (prefix, prefix + "\x7f"),
-        ).fetchall()
-    if not rows or not ref:
+        rows = _games_between(conn, prefix, prefix, every, 2) if prefix else []
+    if not rows:
         hint = suggest.hint(
             suggest.close_ids(ref, _ids_near(conn, prefix)),
             N_("game ids are shown by 'history' and 'audit'"),
@@ -107,9 +128,7 @@ def _ids_near(conn: Database, prefix: str) -> list[str]:
     few dozen at most): where a mistyped short id's right one is found."""
     for length in range(min(len(prefix), 7), 1, -1):
         start = prefix[:length]
-        rows = conn.execute(
-            "SELECT id FROM view_games WHERE id>=? AND id<? LIMIT 50", (start, start + "\x7f")
-        ).fetchall()
+        rows = _games_between(conn, start, start, _ID, 50)
         if rows:
             return [r[0] for r in rows]
     return []
@@ -118,17 +137,51 @@ def _ids_near(conn: Database, prefix: str) -> list[str]:
 def played_where(conn: Database, ref: str) -> tuple[int, str] | None:
     """(ladder number, date) of the game not voided whose id is or starts
     with ``ref`` (None when there is none)."""
-    found = conn.execute(
-        "SELECT ladder, substr(key, 1, 10) FROM view_games WHERE id >= ? AND id <= ? "
-        "AND status <> 'voided' LIMIT 1",
-        (ref, ref + "~"),
-    ).fetchone()
-    return (found[0], found[1]) if found is not None else None
+    digits = _digits(ref.lower())
+    if not digits:
+        return None
+    found = _games_between(
+        conn, digits, digits, "g.ladder, substr(g.key, 1, 10)", 1, "g.status <> 'voided'"
+    )
+    return (found[0][0], found[0][1]) if found else None
 
 
 def ids(conn: Database) -> dict[int, str]:
     """Every game's id by number."""
-    return dict(conn.execute("SELECT n, id FROM view_games").fetchall())
+    return dict(conn.execute(f"SELECT n, {game_id()} FROM view_games").fetchall())
+
+
+def _digits(ref: str) -> str:
+    """The hex digits of a game's id or of its start (none when ``ref``
+    holds anything else but dashes)."""
+    digits = ref.replace("-", "")
+    return digits if len(digits) <= 32 and _HEX.issuperset(digits) else ""
+
+
+def _games_between(
+    conn: Database, low: str, high: str, columns: str, limit: int, where: str = ""
+) -> list[Any]:
+    """``columns`` of up to ``limit`` games (``g``) whose ids' hex digits
+    start from ``low`` through ``high`` (prefixes), in id order: through the
+    event store's primary key where the views are beside it (a game's number
+    is its first record's position), else a scan of the views' keys."""
+    low, high = low.ljust(32, "0"), high.ljust(32, "f")
+    extra = f" AND {where}" if where else ""
+    events = conn.events_beside()
+    if events is None:  # views in memory: a few games, scanned
+        return conn.execute(
+            f"SELECT {columns} FROM view_games g WHERE {_ID} >= ? AND {_ID} <= ?{extra} "
+            f"ORDER BY {_ID} LIMIT {limit}",
+            (str(UUID(low)), str(UUID(high))),
+        ).fetchall()
+    if conn.kind != "sqlite":  # a uuid column; SQLite's holds the 32 digits
+        low, high = str(UUID(low)), str(UUID(high))
+    return conn.execute(
+        f"SELECT {columns} FROM {events} e JOIN view_games g ON g.n = e.{conn.events_position} "
+        f"WHERE e.originator_id >= ? AND e.originator_id <= ? AND e.originator_version = 1"
+        f"{extra} ORDER BY e.originator_id LIMIT {limit}",
+        (low, high),
+    ).fetchall()
 
 
 # -- counts and places in a ladder's order -----------------------------------
@@ -195,7 +248,8 @@ def timeline_page(conn: Database, ladder: int, after: str, size: int) -> list[tu
     """(key, n, id, event, round, facts) of up to ``size`` games of a
     ladder not voided after key ``after``, in effective order."""
     return conn.execute(
-        "SELECT key, n, id, event, round, facts FROM view_games WHERE ladder=? AND key>? "
+        f"SELECT key, n, {game_id()}, event, round, facts FROM view_games WHERE ladder=? "
+        "AND key>? "
         "AND status<>'voided' ORDER BY key LIMIT ?",
         (ladder, after, size),
     ).fetchall()
@@ -208,7 +262,7 @@ def details(conn: Database, numbers: Iterable[int]) -> Iterator[tuple]:
     for at in range(0, len(wanted), _BATCH):
         part = wanted[at : at + _BATCH]
         yield from conn.tuples(
-            "SELECT n, key, id, substr(key, 1, 10), event, round, status, facts "
+            f"SELECT n, key, {game_id()}, substr(key, 1, 10), event, round, status, facts "
             f"FROM view_games WHERE n IN ({','.join('?' * len(part))})",
             part,
         )
@@ -217,7 +271,7 @@ def details(conn: Database, numbers: Iterable[int]) -> Iterator[tuple]:
 #: A game with its first record: (n, id, key, status, event, round, facts,
 #: first_facts, reason, source_row, recorded_at, recorded_by, file).
 RECORDED = (
-    "g.n, g.id, g.key, g.status, g.event, g.round, g.facts, g.first_facts, g.reason, "
+    f"g.n, {_ID}, g.key, g.status, g.event, g.round, g.facts, g.first_facts, g.reason, "
     "g.source_row, r.recorded_at, r.recorded_by, r.file"
 )
 _RECORDED_FROM = "FROM view_games g JOIN view_recordings r ON r.n = g.recording"
@@ -270,7 +324,7 @@ def kept_facts(conn: Database, ladder: int) -> Iterator[str]:
 #: line whose summary is written at query time (``summary`` NULL) the game's
 #: id, facts, key, event and round (``game``, ``game_facts``, ...).
 _AUDIT_GAME = (
-    "g.id AS game, g.facts AS game_facts, g.key AS game_key, g.event AS game_event, "
+    f"{_ID} AS game, g.facts AS game_facts, g.key AS game_key, g.event AS game_event, "
     "g.round AS game_round"
 )
 
@@ -311,18 +365,23 @@ def latest_sources(conn: Database, ladder: int) -> dict[str, str]:
     (a game recorded again: few)."""
     return dict(
         conn.execute(
-            "SELECT g.id, MAX(a.source) FROM view_audit a JOIN view_games g ON g.n = a.subject "
-            "WHERE a.ladder=? AND a.kind='game recorded' AND a.source IS NOT NULL GROUP BY g.id",
+            f"SELECT {_ID}, MAX(a.source) FROM view_audit a JOIN view_games g ON g.n = a.subject "
+            "WHERE a.ladder=? AND a.kind='game recorded' AND a.source IS NOT NULL GROUP BY g.n",
             (ladder,),
         ).fetchall()
     )
 
 
+#: The names of ``COMPARED``'s columns.
+COMPARED_COLUMNS = (
+    "id", "ladder id", "key", "status", "event", "round", "version", "facts", "recorded_at",
+    "recorded_by", "file", "source_row", "reason", "first_facts",
+)  # fmt: skip
 #: Every game as a rebuild must reproduce it, with ids in place of the
 #: views' numbers (``verify`` compares them).
 COMPARED = (
-    "SELECT g.id, l.id, g.key, g.status, g.event, g.round, g.version, g.facts, "
+    f"SELECT {_ID} AS game, l.id, g.key, g.status, g.event, g.round, g.version, g.facts, "
     "r.recorded_at, r.recorded_by, r.file, g.source_row, g.reason, g.first_facts "
     "FROM view_games g LEFT JOIN view_ladders l ON l.n = g.ladder "
-    "LEFT JOIN view_recordings r ON r.n = g.recording ORDER BY g.id"
+    "LEFT JOIN view_recordings r ON r.n = g.recording ORDER BY 1"
 )

@@ -62,8 +62,8 @@ KIND_NAMES = {
 _json = msgspec.json.Encoder()
 
 # Positions in a game's row (``games.COLUMNS``, in order).
-N, ID, LADDER, KEY, STATUS, EVENT, ROUND, VERSION, FACTS = range(9)
-FIRST = 12  # first_facts
+N, LADDER, KEY, STATUS, EVENT, ROUND, VERSION, FACTS = range(8)
+FIRST = 11  # first_facts
 _NO_ATTRIBUTES: dict[str, float] = {}
 _CORRECTED = ev.GameCorrected.TOPIC
 _GAME_MARKERS = source.CURRENT_GAMES
@@ -136,8 +136,11 @@ class Projector:
         self._games: dict[str, list[Any]] = {}
         self._new_games: list[list[Any]] = []
         self._old_games: list[list[Any]] = []
-        #: Every game's number, in a rebuild (whose views have no id index yet).
-        self._game_numbers: dict[str, int] | None = {} if timeline else None
+        #: Every game's number, in a rebuild of views in memory (which have
+        #: no event store beside them to find a game by id).
+        self._game_numbers: dict[str, int] | None = (
+            {} if timeline and conn.events_beside() is None else None
+        )
         self._audit: dict[int, list[Any]] = {}
         #: (recorded at, by, file) -> the recording's number, in this run.
         self._recordings: dict[tuple[str, str, str | None], int] = {}
@@ -424,7 +427,7 @@ class Projector:
             recording = self._recording(seq, (note.recorded_at, note.recorded_by,
                                                where.file if where else None))  # fmt: skip
             game = [
-                seq, gid, ladder, key, "recorded", facts.event, facts.round, 1, kept, recording,
+                seq, ladder, key, "recorded", facts.event, facts.round, 1, kept, recording,
                 where.row if where else None, note.reason, None,
             ]  # fmt: skip
             self._games[gid] = game
@@ -644,7 +647,9 @@ class Projector:
         if game is not None:
             return game
         numbers = self._game_numbers
-        found = games.game_for_update(self.conn, numbers[gid] if numbers is not None else None, gid)
+        found = games.game_for_update(
+            self.conn, numbers.get(gid) if numbers is not None else None, gid
+        )
         if found is None:
             raise LookupError(f"game {gid} is changed in the event store but never recorded")
         game = self._games[gid] = found
