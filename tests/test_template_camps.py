@@ -210,3 +210,23 @@ def test_date_without_camps_is_refused(club: Cli, tmp_path: Path) -> None:
         "template", "--ladder", "BE Club", "--date", "2025-04-01", str(out)
     )
     assert not out.exists()
+
+
+def test_teams_camp_sheet_in_french_has_french_instructions_and_still_imports(
+    club: Cli, tmp_path: Path
+) -> None:
+    camps_xlsx = tmp_path / "camps.xlsx"
+    out = club.ok("--lang", "fr", "teams", "BE Club", *PLAYERS, "--camps", "2",
+                  "--format", "xlsx", "-o", str(camps_xlsx))  # fmt: skip
+    assert out.strip() == f"Feuille des camps écrite dans {camps_xlsx}."
+    book = openpyxl.load_workbook(camps_xlsx)
+    assert book["Instructions"]["A1"].value == "Comment remplir la feuille Result"
+    # The headers and the sheets the template reads back stay the importer's.
+    assert [c.value for c in book["Result"][1]][:3] == ["ladder", "date", "event"]
+    columns = list(book["Camps"].iter_cols(values_only=True))
+    assert [col[0] for col in columns] == ["Camp A", "Camp B"]
+    sheet = tmp_path / "night.xlsx"
+    club.ok("template", "--ladder", "BE Club", "--camps", str(camps_xlsx),
+            "--date", "2025-04-01", str(sheet))  # fmt: skip
+    fill(sheet, "b", "marginal")
+    assert "added 1 game" in club.ok("import", str(sheet))

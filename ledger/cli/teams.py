@@ -170,9 +170,9 @@ def teams(
         )
         write_camp_sheet(
             output, result.splits[0], team_game_rows(games, on), family=entered.family,
-            params=entered.params, ladder=title, camps_sheet=CAMPS_SHEET,
+            params=entered.params, ladder=title, camps_sheet=CAMPS_SHEET, t=led.t,
         )  # fmt: skip
-        click.echo(f"Wrote the camp sheet to {output}.")
+        click.echo(led.t.gettext("Wrote the camp sheet to {path}.").format(path=output))
         return
     if fmt == "json":
         text = msgspec.json.format(msgspec.json.encode(result)).decode()

@@ -928,14 +928,15 @@ def team_game_rows(
 
 def write_camp_sheet(
     path: Path, split: Any, games: Sequence[Mapping[str, Any]], *, family: str,
-    params: Mapping[str, Any], ladder: str, camps_sheet: str,
+    params: Mapping[str, Any], ladder: str, camps_sheet: str, t: Translator | None = None,
 ) -> None:  # fmt: skip
     """The camp sheet of a split of ``ledger teams`` (its ``camps``, each
     with its ``camp`` letter, ``players`` and ``side_rating``): one column
     per camp on the sheet ``camps_sheet`` (printable), a "Detail" sheet, and
     the family's result sheet ("Result") pre-filled with ``games`` (the
     camps' games, ``team_game_rows``), ready for import once the results are
-    written in. Raises Invalid when the file cannot be written."""
+    written in, its instructions in ``t``'s language. Raises Invalid when
+    the file cannot be written."""
     from openpyxl.styles import Font
 
     book = _openpyxl().Workbook()
@@ -958,5 +959,5 @@ def write_camp_sheet(
                 detail,
                 [c.camp, p.player, p.rating, p.grade, "yes" if p.new else None, c.side_rating],
             )
-    add_result_sheet(book, family, params=params, ladder=ladder, games=games, title="Result")
+    add_result_sheet(book, family, params=params, ladder=ladder, games=games, title="Result", t=t)
     _save(book, path)
