@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import msgspec
 
 from ledger.kernel.errors import Invalid
+from ledger.kernel.translation import Message
 
 if TYPE_CHECKING:
     import pyarrow
@@ -111,7 +112,13 @@ def write_parquet(
                 del batch  # the rows, once they are columns
                 for array, field in zip(arrays, shape, strict=True):
                     if not field.nullable and array.null_count:
-                        raise Invalid(f"{table}.{field.name}: an empty value in a required column")
+                        raise Invalid(
+                            Message(
+                                "{table}.{name}: an empty value in a required column",
+                                table=table,
+                                name=field.name,
+                            )
+                        )
                 writer.write_batch(pa.RecordBatch.from_arrays(arrays, schema=shape))
     except BaseException:
         path.unlink(missing_ok=True)

@@ -15,6 +15,7 @@ from ledger.cli.context import (
 )
 from ledger.cli.group import fail, machine_failure
 from ledger.kernel.errors import Invalid, LedgerError
+from ledger.kernel.translation import Message
 from ledger.write import migrate as migrate_mod
 from ledger.write.application import LedgerApplication
 from ledger.write.storage import resolve
@@ -93,7 +94,9 @@ def migrate(led: Ledger, source: str, target: str, to_schema: str | None, fmt: s
         views.catch_up(source_views, source_app.recorder)
         problems = verify_mod.check_chain(source_views, source_app.recorder, None)
         if problems:
-            raise Invalid(f"the source ledger fails verification: {problems[0]}")
+            raise Invalid(
+                Message("the source ledger fails verification: {problems}", problems=problems[0])
+            )
         copied, head = migrate_mod.copy_events(source_app, target_app)
         target_views = views.connect(open_views(target_store))
         views.rebuild(target_views, target_app.recorder)

@@ -35,6 +35,7 @@ from ledger.families.base import (
     ResultColumn,
     example_sides,
 )
+from ledger.kernel.translation import Message
 
 #: Glicko-2's scale: μ = (r − 1500) / SCALE, φ = RD / SCALE.
 SCALE = 173.7178
@@ -196,7 +197,7 @@ class Glicko2Family(Family):
 
     def check_result(self, result: Outcome, n_sides: int) -> None:
         if result.margin is not None:
-            raise FamilyError("a glicko2 result has no margin", field="margin")
+            raise FamilyError(Message("a glicko2 result has no margin"), field="margin")
 
     @property
     def integer_ratings(self) -> bool:

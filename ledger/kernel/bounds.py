@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 
 from ledger.kernel.errors import Invalid
+from ledger.kernel.translation import Message
 
 
 class Range(msgspec.Struct, frozen=True):
@@ -32,15 +33,28 @@ class Range(msgspec.Struct, frozen=True):
         Invalid naming ``field``, the value and the range."""
         if isinstance(value, bool) or not isinstance(value, int | float):
             kind = "whole number" if self.integer else "number"
-            raise Invalid(f"{field}: {value!r} is not a {kind}", field=field)
+            raise Invalid(
+                Message("{field}: {value!r} is not a {kind}", field=field, value=value, kind=kind),
+                field=field,
+            )
         if isinstance(value, float) and not math.isfinite(value):
             raise Invalid(
-                f"{field}: {value} is not a finite number (allowed: {self.describe()})",
+                Message(
+                    "{field}: {value} is not a finite number (allowed: {allowed})",
+                    field=field,
+                    value=value,
+                    allowed=self.describe(),
+                ),
                 field=field,
             )
         if not self.low <= value <= self.high:
             raise Invalid(
-                f"{field}: {_figure(value)} is out of range (allowed: {self.describe()})",
+                Message(
+                    "{field}: {value} is out of range (allowed: {allowed})",
+                    field=field,
+                    value=_figure(value),
+                    allowed=self.describe(),
+                ),
                 field=field,
             )
         return value

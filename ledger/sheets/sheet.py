@@ -16,6 +16,7 @@ from pathlib import Path
 import msgspec
 
 from ledger.kernel.errors import Invalid
+from ledger.kernel.translation import Lines, Message
 
 BASE_COLUMNS = ("ladder", "date", "event", "round", "table", "reference", "neutral")
 SIDE_COLUMNS = tuple(f"side_{c}" for c in "abcdefghijklmnopqrstuvwxyz")
@@ -54,16 +55,28 @@ def check_columns(
         known = column in BASE_COLUMNS or column in SIDE_COLUMNS or column in results
         if not known and not column.startswith(ATTRIBUTE_PREFIX):
             problems.append(
-                f"{label}: row 1, column {number}: unknown column {column!r} (expected "
-                f"{', '.join(BASE_COLUMNS + ('side_a', 'side_b', '...') + results)} "
-                f"or {ATTRIBUTE_PREFIX}NAME)"
+                Message(
+                    "{label}: row 1, column {number}: unknown column {column!r} (expected "
+                    "{expected} or {prefix}NAME)",
+                    label=label,
+                    number=number,
+                    column=column,
+                    expected=", ".join(BASE_COLUMNS + ("side_a", "side_b", "...") + results),
+                    prefix=ATTRIBUTE_PREFIX,
+                )
             )
     seen: dict[str, int] = {}
     for number, column in enumerate(columns, start=1):
         if column and column in seen:
             # Its second cell would silently replace the first.
             problems.append(
-                f"{label}: row 1, column {number}: column {column!r} is also column {seen[column]}"
+                Message(
+                    "{label}: row 1, column {number}: column {column!r} is also column {seen}",
+                    label=label,
+                    number=number,
+                    column=column,
+                    seen=seen[column],
+                )
             )
         seen.setdefault(column, number)
     required = (
@@ -71,9 +84,11 @@ def check_columns(
     )
     for column in required:
         if column not in columns:
-            problems.append(f"{label}: row 1: missing column {column!r}")
+            problems.append(
+                Message("{label}: row 1: missing column {column!r}", label=label, column=column)
+            )
     if problems:
-        raise Invalid("\n".join(problems))
+        raise Invalid(Lines(problems))
 
 
 #: What separates cells, found from the header line: ``,`` (the default),
@@ -151,9 +166,11 @@ def csv_format(path: Path, scan: bool = True) -> CsvFormat:
         with path.open("rb") as f:
             head = f.read(4)
     except FileNotFoundError:
-        raise Invalid(f"{path}: no such file") from None
+        raise Invalid(Message("{path}: no such file", path=path)) from None
     except OSError as exc:
-        raise Invalid(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise Invalid(
+            Message("{path}: cannot read: {reason}", path=path, reason=exc.strerror or exc)
+        ) from None
     notices: tuple[str, ...] = ()
     encoding = next((enc for bom, enc in _BOMS if head.startswith(bom)), None)
     assumed = encoding is None and not scan
@@ -165,7 +182,15 @@ def csv_format(path: Path, scan: bool = True) -> CsvFormat:
     except UnicodeError as exc:
         if assumed:
             return csv_format(path)
-        raise Invalid(f"{path}: not valid {encoding} text ({exc.reason}); {SAVE_AS_UTF8}") from None
+        raise Invalid(
+            Message(
+                "{path}: not valid {encoding} text ({reason}); {advice}",
+                path=path,
+                encoding=encoding,
+                reason=exc.reason,
+                advice=SAVE_AS_UTF8,
+            )
+        ) from None
     return CsvFormat(encoding, _delimiter(first), notices, assumed)
 
 
@@ -196,8 +221,13 @@ def _windows_1252(path: Path, bad: int, mixed: bool) -> tuple[str, tuple[str, ..
     where = f"line {line}: byte 0x{byte:02X}"
     if mixed:
         raise Invalid(
-            f"{path}: {where} is not UTF-8, yet earlier lines are: the file mixes two "
-            f"encodings; {SAVE_AS_UTF8}"
+            Message(
+                "{path}: {where} is not UTF-8, yet earlier lines are: the file mixes two "
+                "encodings; {advice}",
+                path=path,
+                where=where,
+                advice=SAVE_AS_UTF8,
+            )
         )
     try:
         with path.open(encoding="cp1252") as f:
@@ -205,8 +235,14 @@ def _windows_1252(path: Path, bad: int, mixed: bool) -> tuple[str, tuple[str, ..
                 pass
     except UnicodeDecodeError as exc:
         raise Invalid(
-            f"{path}: {where} is not UTF-8, and the file is not Windows-1252 text either "
-            f"({exc.reason}); {SAVE_AS_UTF8}"
+            Message(
+                "{path}: {where} is not UTF-8, and the file is not Windows-1252 text "
+                "either ({reason}); {advice}",
+                path=path,
+                where=where,
+                reason=exc.reason,
+                advice=SAVE_AS_UTF8,
+            )
         ) from None
     return "cp1252", (
         f"{path}: not UTF-8 ({where}): read as Windows-1252, the encoding of Excel's plain "
@@ -262,8 +298,14 @@ def _records(path: Path, form: CsvFormat) -> Iterator[tuple[int, list[str] | str
                 if form.assumed:
                     raise  # read_csv asks which encoding it is
                 raise Invalid(
-                    f"{path}: row {number + 1}: not {form.encoding} text ({exc.reason}); "
-                    f"{SAVE_AS_UTF8}"
+                    Message(
+                        "{path}: row {row}: not {encoding} text ({reason}); {advice}",
+                        path=path,
+                        row=number + 1,
+                        encoding=form.encoding,
+                        reason=exc.reason,
+                        advice=SAVE_AS_UTF8,
+                    )
                 ) from None
 
 
@@ -316,8 +358,12 @@ def _read_csv(path: Path, form: CsvFormat) -> Sheet:
     for number, cells in _records(path, form):
         if isinstance(cells, str):
             if header is None:
-                raise Invalid(f"{path}: row 1 (the header): {cells}")
-            sheet.bad_rows.append(f"{path}: row {number}: {cells}")
+                raise Invalid(
+                    Message("{path}: row 1 (the header): {cells}", path=path, cells=cells)
+                )
+            sheet.bad_rows.append(
+                Message("{path}: row {number}: {cells}", path=path, number=number, cells=cells)
+            )
             bad.add(number)
             continue
         if header is None:
@@ -348,10 +394,14 @@ def _read_csv(path: Path, form: CsvFormat) -> Sheet:
     sheet.count = count
     if not columns:
         raise Invalid(
-            f"{path}: the sheet is empty (expected a header row: ladder,date,side_a,side_b,result,...)"
+            Message(
+                "{path}: the sheet is empty (expected a header row: "
+                "ladder,date,side_a,side_b,result,...)",
+                path=path,
+            )
         )
     if not sheet.count and not sheet.bad_rows:
-        raise Invalid(f"{path}: the sheet has a header but no games")
+        raise Invalid(Message("{path}: the sheet has a header but no games", path=path))
     sheet.ladder_names.discard("")
     # Read through: UTF-8 taken on trust is now known to be.
     sheet.rows = CsvRows(path, msgspec.structs.replace(form, assumed=False), columns, bad)

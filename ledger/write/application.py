@@ -106,9 +106,11 @@ def _reads_back(event: Any, state: bytes) -> None:
         same = False
     if not same:
         raise Invalid(
-            f"refused to store {event.TOPIC.partition(':')[2]}: a value in it would not "
-            "read back as written (a number that is not finite, or out of range?); "
-            "nothing was recorded"
+            Message(
+                "refused to store {event}: a value in it would not read back as written "
+                "(a number that is not finite, or out of range?); nothing was recorded",
+                event=event.TOPIC.partition(":")[2],
+            )
         )
 
 
@@ -263,7 +265,7 @@ class LedgerApplication(Application):
     def player(self, pid: UUID) -> PlayerRecord:
         state = player_record(pid, self._events(pid))
         if state is None:
-            raise NotFound(f"unknown player id {pid}")
+            raise NotFound(Message("unknown player id {pid}", pid=pid))
         return state
 
     # -- the write index -----------------------------------------------------------

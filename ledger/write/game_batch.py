@@ -83,7 +83,7 @@ class DuplicateGame(Conflict):
                 "this game is already recorded as {id} (same date, event, round, table and "
                 "players); use 'ledger correct {id}' to change it; {repeat}",
                 id=short(gid),
-                repeat=repeat_games("with --reference", "with --table"),
+                repeat=repeat_games(Message("with --reference"), Message("with --table")),
             )
         super().__init__(message)
         self.gid = gid
@@ -305,7 +305,7 @@ class GameBatch:
                 if state.voided:
                     return gid, state.version + 1
                 raise DuplicateGame(gid, state.facts)
-        raise Conflict("too many games share this identity: give them --table numbers")
+        raise Conflict(Message("too many games share this identity: give them --table numbers"))
 
     def registrations(self, book: PlayerBook) -> list[ev.PlayerRegistered]:
         """The registration events of the new players the games name (from

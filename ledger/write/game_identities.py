@@ -24,6 +24,7 @@ import msgspec
 
 from ledger.kernel import events as ev
 from ledger.kernel.identity import game_id, game_identity, short
+from ledger.kernel.translation import Message
 from ledger.write.application import LedgerApplication
 
 
@@ -194,9 +195,12 @@ def explain(game: GameHistory, identity: str, name_of: Callable[[UUID], str]) ->
     corrected on 2025-03-02 by ann to 2025-01-06, Alice v Carol: misread``.
     ``name_of`` gives a player's name."""
     if game.void is not None:
-        return (
-            f"game {short(game.id)} voided on {_when(game.void.at)} by {game.void.by}"
-            f"{_why(game.void.reason)}"
+        return Message(
+            "game {id} voided on {when} by {by}{why}",
+            id=short(game.id),
+            when=_when(game.void.at),
+            by=game.void.by,
+            why=_why(game.void.reason),
         )
     moved = game.corrected_from(identity) or game.versions[-1]
     return corrected(game.id, moved, name_of)
@@ -204,9 +208,13 @@ def explain(game: GameHistory, identity: str, name_of: Callable[[UUID], str]) ->
 
 def corrected(gid: UUID, moved: Version, name_of: Callable[[UUID], str]) -> str:
     """``game 1a2b3c4d corrected on 2025-03-02 by ann to <the facts>: why``."""
-    return (
-        f"game {short(gid)} corrected on {_when(moved.at)} by {moved.by} to "
-        f"{describe(moved.facts, name_of)}{_why(moved.reason)}"
+    return Message(
+        "game {id} corrected on {when} by {by} to {facts}{why}",
+        id=short(gid),
+        when=_when(moved.at),
+        by=moved.by,
+        facts=describe(moved.facts, name_of),
+        why=_why(moved.reason),
     )
 
 
