@@ -42,7 +42,7 @@ ColumnKind = Literal["text", "date", "timestamp", "integer", "number", "boolean"
 #: Rows per record batch, and so per row group.
 BATCH_ROWS = 32_768
 #: What a person types when pyarrow is missing.
-INSTALL_HINT = (
+INSTALL_HINT = Message(
     "--format parquet needs pyarrow, an optional extra the base install leaves out: "
     "pip install 'ledger[parquet]'"
 )

@@ -63,7 +63,7 @@ def project(led: Ledger, follow: bool, interval: float) -> None:
     except Exception as exc:
         if machine_failure(exc) is not None:
             raise
-        fail(f"the follower stopped: {service.first_line(exc)}")
+        fail(Message("the follower stopped: {reason}", reason=service.first_line(exc)))
     finally:
         lock.release()
     click.echo(f"Stopped after applying {total} events.", err=True)

@@ -36,7 +36,6 @@ CLICK_TEXTS = (
     N_("Got unexpected extra argument ({args})"),
     N_("Got unexpected extra arguments ({args})"),
     N_("{value!r} is not one of {choices}."),
-    N_("{value!r} is not {choice}."),
     N_("invalid choice: {value}. (choose from {choices})"),
     N_("{value!r} is not a valid {number_type}."),
     N_("{value} is not in the range {range}."),
@@ -50,6 +49,8 @@ CLICK_TEXTS = (
     N_("{name} {filename!r} is not writable."),
     N_("Could not open file {filename!r}: {message}"),
     N_("Choose from:\n\t{choices}"),
+    # Last: its {choice} would match the end of the texts above.
+    N_("{value!r} is not {choice}."),
 )
 
 #: The words click fills into its templates, and the number types it names.

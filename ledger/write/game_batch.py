@@ -42,6 +42,7 @@ from ledger.write.game_identities import (
     GameHistory,
     GameIdentities,
     Version,
+    corrected_into,
     history,
     retired_game,
 )
@@ -134,6 +135,10 @@ class StoredGames:
         (``game_identities.retired_game``: the games first recorded under it)."""
         return retired_game(self.app, identity)
 
+    def holder(self, identity: str) -> GameHistory | None:
+        """The live game corrected into ``identity``, or None."""
+        return corrected_into(self.app, identity)
+
     def earlier_version(self, gid: UUID, facts: ev.GameFacts) -> Version | None:
         """The correction that replaced ``facts`` (a former version of game
         ``gid``, order of play aside), or None when the game never held them."""
@@ -161,6 +166,9 @@ class StoredGamesAtOnce(StoredGames):
 
     def retired(self, identity: str) -> GameHistory | None:
         return self.identities.retired(identity) if self._any_retired else None
+
+    def holder(self, identity: str) -> GameHistory | None:
+        return self.identities.holder(identity) if self._any_retired else None
 
     def earlier_version(self, gid: UUID, facts: ev.GameFacts) -> Version | None:
         return self.identities.earlier_version(gid, facts)
@@ -247,6 +255,9 @@ class GameBatch:
         gid = game_id(identity)
         version = 1
         stored = self.stored
+        holder = stored.holder(identity)
+        if holder is not None:  # a game corrected into this identity since
+            raise DuplicateGame(holder.id, holder.current)
         if stored.may_hold(gid):
             gid, version = self._place(identity)
         if not self.again:

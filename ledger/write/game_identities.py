@@ -102,8 +102,13 @@ class GameIdentities:
     def __init__(self, games: list[GameHistory]) -> None:
         self.games = {g.id: g for g in games}
         self._by_identity: dict[str, list[GameHistory]] = {}
+        #: The live corrected games by the identity they hold now, which
+        #: their id (made from the identity first recorded) does not give.
+        self._holders: dict[str, GameHistory] = {}
         for game in games:
             current = game_identity(game.current)
+            if game.void is None and len(game.versions) > 1:
+                self._holders[current] = game
             for identity in dict.fromkeys(game_identity(v.facts) for v in game.versions):
                 # A live game's current identity is a duplicate, not a retired one.
                 if game.void is not None or identity != current:
@@ -134,6 +139,10 @@ class GameIdentities:
         if not games:
             return None
         return next((g for g in games if g.void is not None), games[0])
+
+    def holder(self, identity: str) -> GameHistory | None:
+        """The live game corrected into ``identity``, or None."""
+        return self._holders.get(identity)
 
     def earlier_version(self, gid: UUID, facts: ev.GameFacts) -> Version | None:
         """The correction that replaced ``facts`` (a former version of game
@@ -167,6 +176,27 @@ def retired_game(app: LedgerApplication, identity: str) -> GameHistory | None:
             return game if game.void is not None else None
         retired = retired or game  # corrected into another game since
     return retired
+
+
+def corrected_into(app: LedgerApplication, identity: str) -> GameHistory | None:
+    """The live game a correction gave ``identity``, or None: a game keeps
+    the id of the identity it was first recorded under, so a new record
+    of its new identity finds it here, read from the corrections alone
+    (``ledger record``; an import reads them all once, ``GameIdentities``)."""
+    seen: set[UUID] = set()
+    for note in app.notifications(topics=(ev.GameCorrected.TOPIC,)):
+        gid = (
+            note.originator_id
+            if isinstance(note.originator_id, UUID)
+            else UUID(str(note.originator_id))
+        )
+        if gid in seen or game_identity(ev.decode(note.topic, note.state).game) != identity:
+            continue
+        seen.add(gid)
+        game = history(gid, list(app.events.get(gid)))
+        if game is not None and game.void is None and game_identity(game.current) == identity:
+            return game
+    return None
 
 
 def describe(facts: ev.GameFacts, name_of: Callable[[UUID], str]) -> str:
