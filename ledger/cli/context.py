@@ -158,8 +158,8 @@ class Ledger:
         if db.kind == "postgres" and standing.version != VERSION:
             # Creating or upgrading the views is DDL: the owner's alone.
             self._refuse_unless_owner(
-                db, "create them", "ledger project",
-                "the views are missing or of another version: ",
+                db, Message("create them"), "ledger project",
+                Message("the views are missing or of another version: "),
             )  # fmt: skip
         views.connect(db)
         self._conn = db
@@ -204,7 +204,7 @@ class Ledger:
         if self._conn is None:
             self._conn = open_views(self.storage)
         self._refuse_unless_owner(
-            self._conn, "rebuild the views (a rebuild drops and recreates their tables)",
+            self._conn, Message("rebuild the views (a rebuild drops and recreates their tables)"),
             "ledger rebuild",
         )  # fmt: skip
         self.app  # noqa: B018 - the event store's tables exist before the views read them

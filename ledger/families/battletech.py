@@ -285,7 +285,7 @@ def _check_objective(i: int, obj: Objective) -> None:
     where = f"objectives[{i}] ({obj.kind})"
     _check_number(obj.value, f"{where} value", "objectives")
     if obj.kind in ("protect", "guard") and obj.side is None:
-        role = "defender" if obj.kind == "protect" else "guard"
+        role = Message("defender") if obj.kind == "protect" else Message("guard")
         raise FamilyError(
             Message("{where} needs 'side': the {role}, 'a' or 'b'", where=where, role=role),
             field="objectives",

@@ -26,13 +26,13 @@ class Range(msgspec.Struct, frozen=True):
     integer: bool = False
 
     def describe(self) -> str:
-        return f"{_figure(self.low)} to {_figure(self.high)}"
+        return Message("{low} to {high}", low=_figure(self.low), high=_figure(self.high))
 
     def check(self, value: Any, field: str) -> Any:
         """``value`` unchanged when it is a finite number in range; else an
         Invalid naming ``field``, the value and the range."""
         if isinstance(value, bool) or not isinstance(value, int | float):
-            kind = "whole number" if self.integer else "number"
+            kind = Message("whole number") if self.integer else Message("number")
             raise Invalid(
                 Message("{field}: {value!r} is not a {kind}", field=field, value=value, kind=kind),
                 field=field,

@@ -150,7 +150,7 @@ def _side(cell: str, column: str) -> list[str]:
 def _side_names(cell: str, column: str) -> tuple[str, ...]:
     """``_side``, read once per cell text (a sheet names its sides again and
     again; a refused cell is not remembered and is refused each time)."""
-    _one_line(cell, column, "a player's name (team members are separated by ';')")
+    _one_line(cell, column, Message("a player's name (team members are separated by ';')"))
     return tuple(n.strip() for n in cell.split(PLAYER_SEPARATOR) if n.strip())
 
 
@@ -178,7 +178,7 @@ def row_input(row: dict[str, str], layout: Layout) -> GameInput:
         )
     event = get("event")
     if event:
-        _one_line(event, "event", "an event id")
+        _one_line(event, "event", Message("an event id"))
     ladder = get("ladder")
     result = {}
     for column in layout.results:
@@ -186,7 +186,7 @@ def row_input(row: dict[str, str], layout: Layout) -> GameInput:
         if cell and cell.strip():
             result[column] = cell
     return GameInput(
-        ladder=_one_line(ladder.strip(), "ladder", "a ladder's name") if ladder else "",
+        ladder=_one_line(ladder.strip(), "ladder", Message("a ladder's name")) if ladder else "",
         date=(get("date") or "").strip(),
         sides=sides,
         result=result,

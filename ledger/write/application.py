@@ -333,7 +333,7 @@ class LedgerApplication(Application):
 
     def game_by_ref(self, ref: str) -> GameState:
         """A game by its id or any unambiguous prefix of it (as printed)."""
-        _, gid = refs.find(self, ref, {ev.GameRecorded.TOPIC: "game"})
+        _, gid = refs.find(self, ref, {ev.GameRecorded.TOPIC: N_("game")})
         return self.game(gid)
 
     def known_game_ids(self) -> set[int]:

@@ -27,7 +27,7 @@ from ledger.kernel import events as ev
 from ledger.kernel.errors import Conflict, Invalid, NotFound
 from ledger.kernel.identity import adjustment_id, ladder_id, name_key, season_id, short
 from ledger.kernel.names import clean_name
-from ledger.kernel.translation import Message, said
+from ledger.kernel.translation import N_, Message, said
 from ledger.write import refs
 from ledger.write.application import LedgerApplication, now
 from ledger.write.game_batch import (
@@ -327,7 +327,7 @@ class Commands:
         ``checks`` (an import's ``game_input.GameChecks``) reuses the verdict
         on a game of the same shape and result by a built-in family."""
         _check_numbers(facts)
-        self._not_future(facts.date, "the game's date")
+        self._not_future(facts.date, Message("the game's date"))
         fam = ladder.family_on(facts.date) if checks is None else checks.family(ladder, facts.date)
         key = None if checks is None else checks.result_key(fam, facts)
         known = None if checks is None else checks.checked(key)
@@ -445,7 +445,7 @@ class Commands:
         counts. Returns what was voided ("game 1a2b3c4d")."""
         require_reason(reason)
         topic, uid = refs.find(self.app, ref, VOIDABLE)
-        what = f"{VOIDABLE[topic]} {short(uid)}"
+        what = Message("{kind} {id}", kind=Message(VOIDABLE[topic]), id=short(uid))
         if topic != ev.GameRecorded.TOPIC:
             self._void_entry(uid, what, reason)
             return what
@@ -502,7 +502,7 @@ class Commands:
             raise Invalid(
                 Message("the season ends ({end}) before it starts ({start})", end=end, start=start)
             )
-        self._not_future(end, "the season's end")
+        self._not_future(end, Message("the season's end"))
         sid = season_id(state.id, label)
         before = self.app.timeline_entry(sid)
         if before is not None and not before.voided:
@@ -551,7 +551,11 @@ class Commands:
                     name=state.name,
                 )
             )
-        self._void_entry(sid, f"season {label!r} of ladder {state.name!r}", reason)
+        self._void_entry(
+            sid,
+            Message("season {label!r} of ladder {name!r}", label=label, name=state.name),
+            reason,
+        )
         return sid
 
     def adjust(
@@ -629,9 +633,9 @@ class Commands:
 
 #: What ``void`` takes by id: the topic that first records it -> its name.
 VOIDABLE = {
-    ev.GameRecorded.TOPIC: "game",
-    ev.RatingAdjusted.TOPIC: "adjustment",
-    ev.SeasonClosed.TOPIC: "season close",
+    ev.GameRecorded.TOPIC: N_("game"),
+    ev.RatingAdjusted.TOPIC: N_("adjustment"),
+    ev.SeasonClosed.TOPIC: N_("season close"),
 }
 
 

@@ -21,8 +21,12 @@ def find(app: Any, ref: str, kinds: Mapping[str, str]) -> tuple[str, UUID]:
     """The (topic, id) of the one aggregate whose id starts with ``ref``
     among those first recorded by the topics of ``kinds`` (topic -> what a
     person calls it: "game", "adjustment")."""
-    names = list(dict.fromkeys(kinds.values()))
-    what = " or ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+    names = [Message(name) for name in dict.fromkeys(kinds.values())]
+    what = names[0]
+    for name in names[1:-1]:
+        what = Message("{first}, {then}", first=what, then=name)
+    if len(names) > 1:
+        what = Message("{first} or {last}", first=what, last=names[-1])
     text = ref.strip().lower().replace("-", "")
     if not text or len(text) > 32 or any(c not in "0123456789abcdef" for c in text):
         raise Invalid(
