@@ -24,8 +24,6 @@ import gettext
 from collections.abc import Sequence
 from pathlib import Path
 
-from ledger.kernel.errors import Invalid
-
 #: The languages the catalogs give, English (the code's own texts) first.
 LANGS = ("en", "fr")
 DOMAIN = "ledger"
@@ -159,6 +157,8 @@ def translator(lang: str = "en") -> Translator:
     own texts; another language reads its compiled catalog (a missing one
     is an error, never a silent fall back to English)."""
     if lang not in LANGS:
+        from ledger.kernel.errors import Invalid  # here: the errors module marks its texts
+
         raise Invalid(
             Message(
                 "--lang must be one of {langs}, got {lang!r}", langs=", ".join(LANGS), lang=lang

@@ -37,7 +37,7 @@ from ledger.write.recorders import (
 CHUNK = 1000
 
 #: What a write says when its connection was lost while it committed.
-COMMIT_UNCERTAIN = (
+COMMIT_UNCERTAIN = Message(
     "lost the connection to the ledger's database while it committed: this write may or "
     "may not have been recorded. Run the same command again: a game or row already "
     "recorded is refused or skipped as such, what is missing is recorded"
