@@ -95,7 +95,7 @@ def check_columns(
 #: ``;`` (French and other Excels, where ``,`` is the decimal mark) or a tab.
 DELIMITERS = (",", ";", "\t")
 #: How to make a sheet UTF-8, said when a file is in no encoding we read.
-SAVE_AS_UTF8 = (
+SAVE_AS_UTF8 = Message(
     "save it as UTF-8: in Excel, File > Save As > 'CSV UTF-8 (Comma delimited)'; "
     "in LibreOffice, tick 'Edit filter settings' and choose 'Unicode (UTF-8)'"
 )
@@ -218,7 +218,7 @@ def _plain_encoding(path: Path) -> tuple[str, tuple[str, ...]]:
 
 def _windows_1252(path: Path, bad: int, mixed: bool) -> tuple[str, tuple[str, ...]]:
     line, byte = _line_of(path, bad)
-    where = f"line {line}: byte 0x{byte:02X}"
+    where = Message("line {line}: byte 0x{byte:02X}", line=line, byte=byte)
     if mixed:
         raise Invalid(
             Message(
@@ -245,8 +245,13 @@ def _windows_1252(path: Path, bad: int, mixed: bool) -> tuple[str, tuple[str, ..
             )
         ) from None
     return "cp1252", (
-        f"{path}: not UTF-8 ({where}): read as Windows-1252, the encoding of Excel's plain "
-        f"'CSV' on Windows; check accented names, or {SAVE_AS_UTF8}",
+        Message(
+            "{path}: not UTF-8 ({where}): read as Windows-1252, the encoding of Excel's plain "
+            "'CSV' on Windows; check accented names, or {advice}",
+            path=path,
+            where=where,
+            advice=SAVE_AS_UTF8,
+        ),
     )
 
 
@@ -312,18 +317,22 @@ def _records(path: Path, form: CsvFormat) -> Iterator[tuple[int, list[str] | str
 def _csv_problem(message: str, line: int) -> str:
     """A csv module error in people's words."""
     if "field larger than field limit" in message:
-        return (
-            f"a cell longer than {csv.field_size_limit():,} characters (line {line}; "
-            "a quote left open?)"
+        return Message(
+            "a cell longer than {most:,} characters (line {line}; a quote left open?)",
+            most=csv.field_size_limit(),
+            line=line,
         )
     if "unexpected end of data" in message:
-        return f"a quoted cell is never closed (its quote opens before line {line})"
-    if "expected after" in message:
-        return (
-            f"text after the closing quote of a cell (line {line}); a quote inside a "
-            'quoted cell is written twice ("")'
+        return Message(
+            "a quoted cell is never closed (its quote opens before line {line})", line=line
         )
-    return f"cannot be read as CSV: {message} (line {line})"
+    if "expected after" in message:
+        return Message(
+            "text after the closing quote of a cell (line {line}); a quote inside a "
+            'quoted cell is written twice ("")',
+            line=line,
+        )
+    return Message("cannot be read as CSV: {message} (line {line})", message=message, line=line)
 
 
 def read_csv(path: Path) -> Sheet:
@@ -380,8 +389,14 @@ def _read_csv(path: Path, form: CsvFormat) -> Sheet:
             continue  # blank lines
         if len(cells) > width and any(c.strip() for c in cells[width:]):
             sheet.bad_rows.append(
-                f"{path}: row {number}: {len(cells)} cells but only {width} columns"
-                + _separator_hint(form, cells)
+                Message(
+                    "{path}: row {number}: {count} cells but only {width} columns{hint}",
+                    path=path,
+                    number=number,
+                    count=len(cells),
+                    width=width,
+                    hint=_separator_hint(form, cells),
+                )
             )
             bad.add(number)
             continue
@@ -412,4 +427,6 @@ def _read_csv(path: Path, form: CsvFormat) -> Sheet:
 def _separator_hint(form: CsvFormat, cells: list[str]) -> str:
     if form.delimiter == ";" and any("," in c for c in cells):
         return ""
-    return f" (cells are separated by {form.delimiter!r}, as in the header)"
+    return Message(
+        " (cells are separated by {delimiter!r}, as in the header)", delimiter=form.delimiter
+    )

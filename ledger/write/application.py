@@ -380,5 +380,8 @@ class LedgerApplication(Application):
 
 def _conflict_message(detail: str) -> str:
     if "ledger_names" in detail:
-        return "that name is already taken by another player (names match case- and accent-insensitively)"
-    return "already recorded (a concurrent or repeated command)"
+        return Message(
+            "that name is already taken by another player (names match case- and "
+            "accent-insensitively)"
+        )
+    return Message("already recorded (a concurrent or repeated command)")
