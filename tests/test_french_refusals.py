@@ -129,6 +129,17 @@ def test_a_bad_parameter_is_refused_in_french(club: Cli) -> None:
     said = _error(club.fails("--lang", "fr", "teams", "Empire", "Éric Dupont", "Anne Martin",
                              "--camps", "x"))  # fmt: skip
     assert said == "Erreur : Valeur invalide pour '--camps' : 'x' n'est pas un entier valide."
+    # The ledger's own option types: a bound, and a refusal of the option's value.
+    game = ["record", "Empire", "--date", "2025-03-02", "--side", "Éric Dupont",
+            "--side", "Anne Martin", "--result", "a", "--round", "-3"]  # fmt: skip
+    assert _error(club.fails(*game)) == (
+        "Error: Invalid value for '--round': -3 is out of range (allowed: 0 to 1,000,000)"
+    )
+    assert _error(club.fails("--lang", "fr", *game)) == (
+        "Erreur : Valeur invalide pour '--round' : -3 est hors limites (permis : 0 à 1,000,000)"
+    )
+    said = _error(club.fails("--lang", "fr", "tune", "Empire", "--vary", "k=40:10:2"))
+    assert said == "Erreur : Valeur invalide pour '--vary' : la fin est inférieure au début"
 
 
 _ROWS = [
@@ -213,3 +224,28 @@ def test_click_s_usage_errors_are_french(club: Cli, monkeypatch: pytest.MonkeyPa
     said = club.run("--bogus").output  # before any command: the environment's language
     assert said.splitlines()[-1] == "Erreur : Option inconnue '--bogus'."
     assert club.run("--bogus").exit_code == 2
+
+
+def test_a_refusal_s_parts_keep_their_language_across_processes() -> None:
+    """A sheet's lines (``Lines``), a refusal quoting a family's
+    (an error as a value) and one without its head (``Headless``) travel
+    pickled (a worker process's refusal) and are still translated."""
+    import pickle
+
+    from ledger.families.base import FamilyError
+    from ledger.kernel.translation import Headless, Lines, Message, translator
+
+    french = translator("fr")
+    row = Message("{path}: row {number}: {cells}", path="s.csv", number=2, cells="x")
+    family = FamilyError(Message("a draw has no margin"), field="margin")
+    quoted = Message("{subject}: {exc}", subject="Empire", exc=family)
+    lines = pickle.loads(pickle.dumps(Lines([row, quoted, "plain"])))
+    assert str(lines) == "s.csv: row 2: x\nEmpire: a draw has no margin\nplain"
+    assert lines.in_language(french) == (
+        "s.csv : ligne 2 : x\nEmpire : un nul n'a pas d'écart\nplain"
+    )
+    bound = Message("{field}: {value} is out of range (allowed: {allowed})", field="value",
+                    value=-3, allowed="0 to 9")  # fmt: skip
+    cut = pickle.loads(pickle.dumps(Headless(bound, "field")))
+    assert str(cut) == "-3 is out of range (allowed: 0 to 9)"
+    assert cut.in_language(french) == "-3 est hors limites (permis : 0 to 9)"
