@@ -49,7 +49,7 @@ LOCALE := ledger/locale
 POT ?= $(VENV)/ledger.pot
 
 catalog-template:
-	$(BIN)/pybabel -q extract -F babel.cfg -k NC_:1c,2 -k Message --no-location --sort-output \
+	PYTHONPATH=tools $(BIN)/pybabel -q extract -F babel.cfg -k NC_:1c,2 -k Message --no-location --sort-output \
 		--project ledger -o $(POT) .
 
 catalog: $(STAMP) catalog-template

@@ -307,6 +307,15 @@ def phase_whatif(args: dict[str, Any]) -> dict[str, Any]:
     return {"players": len(lines), "seconds": elapsed, "cpu_s": cpu, "peak_rss_mb": peak_rss_mb()}
 
 
+def tunes_k(family: str) -> bool:
+    """Whether the family has the K that ``TUNE_GRID`` varies (Battle
+    Empire's and AdlG's tables have none: no tune line for them)."""
+    from ledger.families.registry import load_family
+
+    params = type(load_family(family, {})).Params
+    return "k" in params.__struct_fields__
+
+
 def phase_tune(args: dict[str, Any]) -> dict[str, Any]:
     """``ledger tune LADDER --vary k=10:40:2`` as the command runs it: the
     ladder read, the rules in force and the 16 grid points scored, the
@@ -756,8 +765,9 @@ def bench_size(n: int, opts: argparse.Namespace, workdir: Path, small: Store | N
         fig["tables_bytes"] = store.table_bytes()
         say(f"[{n:,}] whatif")
         fig["whatif"] = run_phase("whatif", {"store": store.to_dict(), "ladder": ladder})
-        say(f"[{n:,}] tune ({TUNE_GRID})")
-        fig["tune"] = run_phase("tune", {"store": store.to_dict(), "ladder": ladder})
+        if tunes_k(family):
+            say(f"[{n:,}] tune ({TUNE_GRID})")
+            fig["tune"] = run_phase("tune", {"store": store.to_dict(), "ladder": ladder})
         say(f"[{n:,}] floor")
         fig["floor"] = run_phase(
             "floor", {"store": store.to_dict(), "family": family,
@@ -938,12 +948,13 @@ def lines_for(fig: dict[str, Any]) -> list[Line]:
          f"{wi['cpu_s']:.2f} s = {wi['cpu_s'] / reb['cpu_s']:.2f}x", TARGETS["whatif"],
          wi["seconds"] <= WHATIF_X * reb["seconds"], wi["cpu_s"] <= WHATIF_X * reb["cpu_s"])  # fmt: skip
 
-    tu = fig["tune"]
-    how = "one replay" if tu["at_once"] else "a replay per point"
-    line(f"tune ({tu['points']}-point grid, {how})",
-         f"{tu['seconds']:.2f} s = {tu['seconds'] / reb['seconds']:.2f}x rebuild",
-         f"{tu['cpu_s']:.2f} s = {tu['cpu_s'] / reb['cpu_s']:.2f}x", TARGETS["tune"],
-         tu["seconds"] <= TUNE_X * reb["seconds"], tu["cpu_s"] <= TUNE_X * reb["cpu_s"])  # fmt: skip
+    tu = fig.get("tune")
+    if tu is not None:  # (families with a K)
+        how = "one replay" if tu["at_once"] else "a replay per point"
+        line(f"tune ({tu['points']}-point grid, {how})",
+             f"{tu['seconds']:.2f} s = {tu['seconds'] / reb['seconds']:.2f}x rebuild",
+             f"{tu['cpu_s']:.2f} s = {tu['cpu_s'] / reb['cpu_s']:.2f}x", TARGETS["tune"],
+             tu["seconds"] <= TUNE_X * reb["seconds"], tu["cpu_s"] <= TUNE_X * reb["cpu_s"])  # fmt: skip
 
     tables = fig.get("tables_bytes") or {}
     if tables and ev_bytes > 0:

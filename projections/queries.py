@@ -421,8 +421,10 @@ def audit_lines(
 ) -> list[AuditLine]:
     """Audit lines (``where``: a condition on the audit row ``a``), each
     game event's summary written from the game's facts then and the
-    players' names now (in ``t``'s language). A game's first record is
-    audited on its own row."""
+    players' names now, any other's from its stored sentence (``said``),
+    in ``t``'s language. A game's first record is audited on its own row."""
+    from projections.views.said import sentence
+
     t = t or translator()
     who = {n: name for n, (_, name) in numbers(conn).items()}
     rows = kept_games.audit_rows(conn, where, params)
@@ -433,7 +435,9 @@ def audit_lines(
             by=r["recorded_by"],
             kind=r["kind"],
             ladder=r["ladder"],
-            summary=r["summary"] if r["summary"] is not None else game_summary(r, who, t),
+            summary=sentence(r["summary"], t)
+            if r["summary"] is not None
+            else game_summary(r, who, t),
             reason=r["reason"],
             source=r["source"],
         )

@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 
 from ledger.kernel.errors import Invalid, NotFound
-from ledger.kernel.translation import Message
+from ledger.kernel.translation import Message, Translator
 from projections import queries, views
 from projections.db import Database
 
@@ -143,15 +143,20 @@ LADDER_WIDE = ("season closed", "season voided", "ruleset voided")
 
 
 def ladder_events(
-    current: Database, ladder: str, start: datetime, end: datetime | None
+    current: Database,
+    ladder: str,
+    start: datetime,
+    end: datetime | None,
+    t: Translator | None = None,
 ) -> list[str]:
     """The season closes and voids, and the rule changes voided, recorded
-    in ``ladder`` between two moments: a line each."""
+    in ``ladder`` between two moments: a line each, in ``t``'s language."""
     lid = queries.ladder_row(current, ladder)["n"]
     recorded = queries.audit_lines(
         current,
         "a.ladder=? AND a.recorded_at>? " + ("AND a.recorded_at<=? " if end else ""),
         (lid, start.isoformat(), *([end.isoformat()] if end else [])),
+        t,
     )
     return [
         f"{r.summary}" + (f" ({r.reason})" if r.reason else "")

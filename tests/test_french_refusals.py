@@ -203,7 +203,7 @@ def test_click_s_usage_errors_are_french(club: Cli, monkeypatch: pytest.MonkeyPa
     french = club.run("--lang", "fr", "record", "Empire", "--bogus")
     assert french.exit_code == 2
     assert french.output.splitlines() == [
-        "Utilisation : main record [OPTIONS] LADDER",
+        "Usage : main record [OPTIONS] LADDER",
         "Essayez 'main record --help' pour l'aide.",
         "",
         "Erreur : Option inconnue '--bogus'.",

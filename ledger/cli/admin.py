@@ -14,8 +14,9 @@ from ledger.cli.context import (
     pass_ledger,
 )
 from ledger.cli.group import fail, machine_failure
+from ledger.cli.help import TranslatedCommand
 from ledger.kernel.errors import Invalid, LedgerError
-from ledger.kernel.translation import Message
+from ledger.kernel.translation import N_, Message
 from ledger.write import migrate as migrate_mod
 from ledger.write.application import LedgerApplication
 from ledger.write.storage import resolve
@@ -24,7 +25,7 @@ from projections import verify as verify_mod
 from projections.formats import render
 
 
-@click.command()
+@click.command(cls=TranslatedCommand)
 @click.option("--follow", is_flag=True, help="Keep running: catch up as events arrive.")
 @click.option("--interval", default=0.2, show_default=True, type=float,
               help="Seconds between two polls when following.")  # fmt: skip
@@ -69,7 +70,7 @@ def project(led: Ledger, follow: bool, interval: float) -> None:
     click.echo(f"Stopped after applying {total} events.", err=True)
 
 
-@click.command()
+@click.command(cls=TranslatedCommand)
 @click.option("--from", "source", required=True, metavar="PATH|URL", help="The ledger to copy.")
 @click.option("--to", "target", required=True, metavar="PATH|URL", help="An empty ledger.")
 @click.option(
@@ -113,14 +114,14 @@ def migrate(led: Ledger, source: str, target: str, to_schema: str | None, fmt: s
         sys.exit(1)
 
 
-@click.command()
+@click.command(cls=TranslatedCommand)
 @lang_option
 @pass_ledger
 def rebuild(led: Ledger) -> None:
     """Drop every view and rebuild it from the events alone."""
     from ledger.cli.progress import ProgressBar
 
-    with ProgressBar("reading events", threshold=20_000) as bar:
+    with ProgressBar(N_("reading events"), 20_000, led.t) as bar:
         report = led.rebuilt(lambda stage, done, total: bar(done, total, stage))
     t = led.t
     for warning in report.warnings:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ledger.kernel.errors import Denied, Invalid
-from ledger.kernel.translation import LANGS, Message, Translator, translator
+from ledger.kernel.translation import LANGS, N_, Message, Translator, translator
 from ledger.write.storage import Storage, resolve
 from projections.db import Database, PostgresDatabase, SQLiteDatabase
 from projections.formats import FORMATS, render
@@ -248,7 +248,7 @@ class Ledger:
             return
         from ledger.cli.progress import ProgressBar
 
-        with ProgressBar("bringing the views up to date", threshold=CATCH_UP_SHOWN) as bar:
+        with ProgressBar(N_("bringing the views up to date"), CATCH_UP_SHOWN, self.t) as bar:
             report = views.catch_up_report(
                 conn, recorder,
                 progress=lambda stage, done, total: bar(done, total, f"views: {stage}"),

@@ -9,6 +9,7 @@ import click
 import msgspec
 
 from ledger.cli.context import Ledger, family_needed, format_option, pass_ledger
+from ledger.cli.help import TranslatedCommand
 from ledger.cli.params import DATE, SETTING, VARY, as_dict
 from ledger.cli.reports import note_unrated
 from projections.formats import render
@@ -23,7 +24,7 @@ def _window(start: date | None, end: date | None) -> str:
     return f" from {start}" if start else f" to {end}" if end else ""
 
 
-@click.command()
+@click.command(cls=TranslatedCommand)
 @click.argument("ladder_name", metavar="LADDER")
 @click.option("--from", "start", default=None, type=DATE, help="Score games from this date.")
 @click.option("--to", "end", default=None, type=DATE, help="Score games up to this date.")
@@ -88,7 +89,7 @@ class Bin(msgspec.Struct):
     count: int
 
 
-@click.command()
+@click.command(cls=TranslatedCommand)
 @click.argument("ladder_name", metavar="LADDER")
 @click.option("--vary", "varies", multiple=True, required=True, type=VARY,
               help="A parameter and its values, STOP included: k=10:40:2 (repeat: a grid).")  # fmt: skip

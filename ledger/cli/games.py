@@ -16,12 +16,13 @@ from ledger.cli.context import (
     pass_ledger,
 )
 from ledger.cli.family_help import result_fields_epilog
+from ledger.cli.help import TranslatedCommand, TranslatedGroup
 from ledger.cli.params import ATTRIBUTE, DATE, SETTING, STATE_VALUE, as_dict
 from ledger.cli.progress import ProgressBar
 from ledger.kernel import bounds
 from ledger.kernel.errors import LedgerError
 from ledger.kernel.identity import short
-from ledger.kernel.translation import Message, Translator, in_language
+from ledger.kernel.translation import N_, Message, Translator, in_language
 from ledger.write.commands import GameChanges
 from ledger.write.game_input import GameInput, parse_number
 from projections.formats import render
@@ -103,7 +104,7 @@ def split_sides(sides: tuple[str, ...]) -> list[list[str]]:
     return [[n.strip() for n in side.split(";") if n.strip()] for side in sides]
 
 
-@click.command(epilog=result_fields_epilog())
+@click.command(cls=TranslatedCommand, epilog=result_fields_epilog)
 @click.argument("ladder_name", metavar="LADDER")
 @game_options(required=True)
 @click.option("--add-players", is_flag=True, help="Register players not yet known.")
@@ -151,7 +152,7 @@ def record(
         click.echo(t.gettext("note: {text}").format(text=in_language(note, t)))
 
 
-@click.command("import")
+@click.command("import", cls=TranslatedCommand)
 @click.argument("file", type=click.Path(path_type=Path))
 @click.option("--dry-run", is_flag=True, help="Check and report; write nothing.")
 @click.option("--ladder", "ladder_name", default=None, help="Ladder for rows that name none.")
@@ -226,7 +227,7 @@ def import_(
     # A dry run appends nothing: the views it leaves are those it found.
     with (
         led.writing(allow_future, stores=not dry_run) as commands,
-        ProgressBar("checking rows", 2000) as progress,
+        ProgressBar(N_("checking rows"), 2000, led.t) as progress,
     ):
         plan = import_sheet(
             commands, file, dry_run, ladder_name, sheet, strict, progress, again=again,
@@ -296,7 +297,7 @@ def new_players(names: list[str], t: Translator) -> str:
     )
 
 
-@click.command()
+@click.command(cls=TranslatedCommand)
 @click.argument("game")
 @game_options(required=False)
 @click.option("--reason", required=True, help="Why the record was wrong.")
@@ -332,7 +333,7 @@ def correct(
         click.echo(t.gettext("note: {text}").format(text=in_language(note, t)))
 
 
-@click.command()
+@click.command(cls=TranslatedCommand)
 @click.argument("ref", metavar="ID")
 @click.option("--reason", required=True, help="Why it does not count (kept in the audit log).")
 @lang_option
@@ -349,7 +350,7 @@ def void(led: Ledger, ref: str, reason: str) -> None:
     click.echo(led.t.gettext("Voided {what}.").format(what=what))
 
 
-@click.group()
+@click.group(cls=TranslatedGroup)
 def season() -> None:
     """Season closes (year-end decay)."""
 
@@ -408,7 +409,7 @@ def season_void(led: Ledger, ladder_name: str, label: str, reason: str) -> None:
         label=repr(label), ladder=repr(ladder_name)))  # fmt: skip
 
 
-@click.command()
+@click.command(cls=TranslatedCommand)
 @click.argument("ladder_name", metavar="LADDER")
 @click.argument("player_name", metavar="PLAYER")
 @click.option(

@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 
 import click
 
+from ledger.cli.help import TranslatedGroup
 from ledger.kernel.errors import LOST_NOTHING_RECORDED, LedgerError, connection_lost
 from ledger.kernel.translation import Message, Translator, in_language, translator
 
@@ -37,7 +38,7 @@ def refusal(exc: BaseException) -> object:
     return exc.args[0] if len(exc.args) == 1 else str(exc)
 
 
-class LedgerGroup(click.Group):
+class LedgerGroup(TranslatedGroup):
     """Turns a refused command (LedgerError) into a clear message and exit 1."""
 
     def invoke(self, ctx: click.Context) -> Any:

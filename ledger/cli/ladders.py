@@ -19,24 +19,26 @@ from ledger.cli.context import (
     wide_option,
 )
 from ledger.cli.family_help import parameter_help, parameters_epilog
+from ledger.cli.help import TranslatedGroup
 from ledger.cli.params import DATE, SETTING, as_dict
 from ledger.families.base import Family
-from ledger.families.registry import BUILT_IN, family_class
+from ledger.families.registry import family_class
+from ledger.kernel.translation import Translator
 from projections import queries
 from projections.formats import render, terminal_width
 from projections.rule_changes import not_defaults, rule_history, value_text
 
 
-@click.group()
+@click.group(cls=TranslatedGroup)
 def ladder() -> None:
     """Open ladders, change their rules, list and show them."""
 
 
-@ladder.command("open", epilog=parameters_epilog())
+@ladder.command("open", epilog=parameters_epilog)
 @click.argument("name")
 @click.option(
     "--family", required=True, metavar="FAMILY",
-    help=f"Rating family: {', '.join(sorted(BUILT_IN))}, or package.module:Class.",
+    help="Rating family: one of the built-in families listed below, or package.module:Class.",
 )  # fmt: skip
 @click.option("--set", "sets", multiple=True, type=SETTING, help="A family parameter.")
 @lang_option
@@ -163,7 +165,7 @@ def ladder_show(led: Ledger, name: str, fmt: str) -> None:
     for label, value in facts:
         click.echo(f"{label:<{pad}}{value}")
     click.echo(t.gettext("Parameters in force:"))
-    for line in parameter_lines(family, info.params):
+    for line in parameter_lines(family, info.params, t):
         click.echo(line)
     for warning in info.version_warnings:
         click.echo(t.gettext("Warning: {text}").format(text=warning))
@@ -189,18 +191,22 @@ def ladder_show(led: Ledger, name: str, fmt: str) -> None:
                 when=change.voided))  # fmt: skip
 
 
-def parameter_lines(family: type[Family], params: dict[str, Any]) -> list[str]:
+def parameter_lines(family: type[Family], params: dict[str, Any], t: Translator) -> list[str]:
     """The parameters in force, each with its help (wrapped, never cut);
-    for a family with none, that its rules are fixed and the values they fix."""
+    for a family with none, that its rules are fixed and the values they fix;
+    in ``t``'s language."""
     width = min(terminal_width(), 100) if sys.stdout.isatty() else 78
     if not params:
-        lines = [f"  none: {family.name}'s rules are fixed" + (
+        fixed_rules = t.gettext("none: {family}'s rules are fixed").format(family=family.name)
+        lines = [f"  {fixed_rules}" + (
             f" ({family.rules_doc})." if family.rules_doc else ".")]  # fmt: skip
         to_elo = getattr(family, "to_elo", None)
         if to_elo is not None:
             fixed = not_defaults("elo", msgspec.to_builtins(to_elo(family.default_params())))
             lines += textwrap.wrap(
-                "They rate as the elo family with " + ", ".join(fixed) + ".", width,
+                t.gettext("They rate as the elo family with {values}.").format(
+                    values=", ".join(fixed)
+                ), width,
                 initial_indent="  ", subsequent_indent="    ",
             )  # fmt: skip
         return lines
@@ -208,7 +214,7 @@ def parameter_lines(family: type[Family], params: dict[str, Any]) -> list[str]:
     for key, value in params.items():
         lines.append(f"  {key} = {value_text(value)}")
         about = parameter_help(family, key)
-        if about:
-            lines += textwrap.wrap(about, width, initial_indent="      ",
+        if about:  # (never gettext(""): that is the catalog's header)
+            lines += textwrap.wrap(t.gettext(about), width, initial_indent="      ",
                                    subsequent_indent="      ")  # fmt: skip
     return lines

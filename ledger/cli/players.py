@@ -11,13 +11,14 @@ from ledger.cli.context import (
     pass_ledger,
     wide_option,
 )
+from ledger.cli.help import TranslatedGroup
 from ledger.kernel.matching import DuplicatePair, likely_duplicates
 from ledger.kernel.translation import in_language
 from projections import queries
 from projections.formats import render
 
 
-@click.group()
+@click.group(cls=TranslatedGroup)
 def player() -> None:
     """Register, rename, merge and list players."""
 

@@ -27,6 +27,7 @@ from ledger.cli.context import (
     show,
     wide_option,
 )
+from ledger.cli.help import TranslatedCommand
 from ledger.cli.params import DATE
 from ledger.kernel.translation import N_, Translator
 from projections.formats import table_lines
@@ -46,7 +47,7 @@ HISTORY_SPARE = (
 )  # fmt: skip
 
 
-@click.command()
+@click.command(cls=TranslatedCommand)
 @click.argument("ladder_name", metavar="LADDER")
 @click.option("--as-of", default=None, type=DATE, help="The ranking at the end of DATE.")
 @click.option(
@@ -114,7 +115,7 @@ def _standings(
     emit(rows, fmt, title, kind, output, RANKING_SPARE, wide, t)
 
 
-@click.command()
+@click.command(cls=TranslatedCommand)
 @click.argument("ladder_name", metavar="LADDER")
 @click.argument("player_name", metavar="[PLAYER]", required=False)
 @lang_option

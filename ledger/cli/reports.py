@@ -21,6 +21,7 @@ from ledger.cli.context import (
     pass_ledger,
     wide_option,
 )
+from ledger.cli.help import TranslatedCommand
 from ledger.cli.params import DATE, SETTING, as_dict
 from ledger.kernel.errors import Invalid
 from ledger.kernel.translation import Message, Translator
@@ -33,7 +34,7 @@ from projections.rule_changes import not_defaults, value_text
 # about the time ``ledger --version`` does.
 
 
-@click.command()
+@click.command(cls=TranslatedCommand)
 @click.argument("game")
 @format_option
 @lang_option
@@ -80,39 +81,45 @@ def explain(led: Ledger, game: str, fmt: str) -> None:
             click.echo("\n" + t.gettext("{player} (side {side}): {before} -> {after} ({change})")
                        .format(player=p.player, side=p.side, before=f"{p.before:g}",
                                after=f"{p.after:g}", change=f"{p.change:+g}"))  # fmt: skip
+        labels = {key: t.pgettext("explained", key) for key in p.values}
+        width = max([32, *map(len, labels.values())])
         for key, value in p.values.items():
-            lines = explained(value)
-            click.echo(f"  {key:<32} {lines[0]}")
+            lines = explained(value, t)
+            click.echo(f"  {labels[key]:<{width}} {lines[0]}")
             for line in lines[1:]:
-                click.echo(f"  {'':<32} {line}")
+                click.echo(f"  {'':<{width}} {line}")
 
 
 #: Result fields that ``explain`` lists with each player's values rather than on the result line.
 LISTED_BELOW = ("units", "objectives")
 
 
-def explained(value: Any) -> list[str]:
+def explained(value: Any, t: Translator) -> list[str]:
     """An explained value for people, one line or several (a list of units,
     of objectives): numbers to 6 significant digits, yes/no, none; never a
-    Python repr."""
+    Python repr. A family's labels and sentences (marked ``NC_("explained",
+    ...)`` where the family writes them) in ``t``'s language."""
     if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-        return [explained(v)[0] for v in value]
+        return [explained(v, t)[0] for v in value]
     if isinstance(value, dict):
         named = f"{value['name']}: " if isinstance(value.get("name"), str) else ""
-        return [named + ", ".join(f"{k} {explained(v)[0]}" for k, v in value.items()
+        return [named + ", ".join(f"{t.pgettext('explained', k)} {explained(v, t)[0]}"
+                                  for k, v in value.items()
                                   if v is not None and not (named and k == "name"))]  # fmt: skip
     if isinstance(value, list):
-        return ["[" + ", ".join(explained(v)[0] for v in value) + "]"]
+        return ["[" + ", ".join(explained(v, t)[0] for v in value) + "]"]
     if isinstance(value, bool):
-        return ["yes" if value else "no"]
+        return [t.pgettext("explained", "yes") if value else t.pgettext("explained", "no")]
     if value is None:
-        return ["none"]
+        return [t.pgettext("explained", "none")]
     if isinstance(value, float):
         return [f"{value:.6g}"]
+    if isinstance(value, str):
+        return [t.pgettext("explained", value)]
     return [str(value)]
 
 
-@click.command()
+@click.command(cls=TranslatedCommand)
 @click.argument("ladder_name", metavar="[LADDER]", required=False)
 @click.option("--head", is_flag=True, help="Print only the hash-chain head (to publish).")
 @export_options
@@ -135,7 +142,7 @@ class HeadLine(msgspec.Struct):
     head: str
 
 
-@click.command()
+@click.command(cls=TranslatedCommand)
 @click.option(
     "--head",
     "published",
@@ -181,7 +188,7 @@ def verify(led: Ledger, published: str | None, fmt: str) -> None:
         sys.exit(1)
 
 
-@click.command()
+@click.command(cls=TranslatedCommand)
 @click.argument("ladder_name", metavar="LADDER")
 @click.option(
     "--from-known-at",
@@ -226,7 +233,7 @@ def diff(led: Ledger, ladder_name: str, start: str, end: str | None, fmt: str, w
         for c in rule_history(led.app.events.get(ladder_id(name)))
         if since.isoformat() < c.recorded_at and (until is None or c.recorded_at <= until.isoformat())
     ]  # fmt: skip
-    between += timetravel.ladder_events(led.conn, ladder_name, since, until)
+    between += timetravel.ladder_events(led.conn, ladder_name, since, until, t)
     if between:
         click.echo(t.gettext("Recorded in between, for the whole ladder:"))
         for line in between:
@@ -235,7 +242,7 @@ def diff(led: Ledger, ladder_name: str, start: str, end: str | None, fmt: str, w
         click.echo(t.gettext("No rating changed between these moments."))
 
 
-@click.command()
+@click.command(cls=TranslatedCommand)
 @click.argument("ladder_name", metavar="LADDER")
 @click.option("--set", "sets", multiple=True, type=SETTING, help="A parameter to try.")
 @click.option("--family", default=None, help="Try another family (its defaults + --set).")

@@ -9,10 +9,12 @@ from pathlib import Path
 import click
 
 from ledger.cli.context import Ledger, lang_option, pass_ledger
+from ledger.cli.help import TranslatedCommand, TranslatedGroup
 from ledger.cli.params import DATE
+from ledger.kernel.translation import N_
 
 
-@click.group()
+@click.group(cls=TranslatedGroup)
 def site() -> None:
     """Publish the rankings as a static web site."""
 
@@ -35,7 +37,7 @@ def site_build(
     from ledger.cli.progress import ProgressBar
     from projections.site.build import build_site
 
-    with ProgressBar("writing pages", threshold=500) as progress:
+    with ProgressBar(N_("writing pages"), 500, led.t) as progress:
         report = build_site(led.conn, out_dir, list(ladders) or None, led.lang, title, as_of,
                             progress if progress.shown else None)  # fmt: skip
     t = led.t
@@ -60,7 +62,7 @@ def site_build(
         )
 
 
-@click.command()
+@click.command(cls=TranslatedCommand)
 @click.argument("ladder_name", metavar="LADDER")
 @click.option("--format", "fmt", type=click.Choice(["csv", "json", "xlsx", "parquet"]),
               default="csv", show_default=True,

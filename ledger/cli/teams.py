@@ -11,6 +11,7 @@ import click
 import msgspec
 
 from ledger.cli.context import Ledger, family_needed, lang_option, pass_ledger
+from ledger.cli.help import TranslatedCommand
 from ledger.cli.params import DATE
 from ledger.families.registry import family_class
 from ledger.kernel.errors import Invalid
@@ -107,7 +108,7 @@ def _number(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-@click.command()
+@click.command(cls=TranslatedCommand)
 @click.argument("ladder_name", metavar="LADDER")
 @click.argument("players", nargs=-1, metavar="[PLAYER...]")
 @click.option("--from", "sheet", type=click.Path(path_type=Path, exists=True, dir_okay=False),

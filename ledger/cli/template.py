@@ -9,13 +9,14 @@ from pathlib import Path
 import click
 
 from ledger.cli.context import Ledger, pass_ledger
+from ledger.cli.help import TranslatedCommand
 from ledger.cli.params import DATE
 from ledger.kernel.errors import Invalid
 from ledger.kernel.translation import Message, said
 from projections import queries
 
 
-@click.command()
+@click.command(cls=TranslatedCommand)
 @click.option("--family", default=None, help="Family of the sheet (or take the ladder's).")
 @click.option(
     "--ladder",

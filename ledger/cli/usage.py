@@ -154,9 +154,9 @@ class InLanguage(click.ClickException):
         t, error = self.t, self.error
         ctx = getattr(error, "ctx", None)
         if isinstance(error, click.UsageError) and ctx is not None:
-            usage = ctx.get_usage()
-            if usage.startswith("Usage:"):
-                usage = t.gettext("Usage:") + usage.removeprefix("Usage:")
+            usage = ctx.get_usage()  # a TranslatedCommand's in the language (cli.help)
+            if usage.startswith("Usage: "):
+                usage = t.gettext("Usage: ") + usage.removeprefix("Usage: ")
             hint = ""
             if ctx.command.get_help_option(ctx) is not None:
                 names = ctx.command.get_help_option_names(ctx)

@@ -25,7 +25,7 @@ from typing import Any, ClassVar, Literal, NamedTuple
 import msgspec
 
 from ledger.families.params_doc import ParamDoc, describe_struct, render
-from ledger.kernel.translation import N_, Message
+from ledger.kernel.translation import N_, Message, Translator, translator
 
 
 class FamilyError(ValueError):
@@ -245,6 +245,10 @@ class ResultColumn(msgspec.Struct, frozen=True):
       into that player's side number), or the side number itself
       (1 = side_a); blank, ``-`` or ``none``: nobody;
     - ``auto``: JSON when the text parses as JSON, else the text.
+
+    A help that depends on the ladder's parameters (elo's margins) also
+    keeps its marked English ``help_template`` and ``help_values``, so that
+    ``help_in`` says it in another language.
     """
 
     name: str
@@ -253,6 +257,14 @@ class ResultColumn(msgspec.Struct, frozen=True):
     choices: tuple[str, ...] = ()
     required: bool = False
     kind: CellKind = "auto"
+    help_template: str = ""
+    help_values: dict[str, str] = {}
+
+    def help_in(self, t: Translator) -> str:
+        """``help`` in ``t``'s language."""
+        if self.help_template:
+            return t.gettext(self.help_template).format(**self.help_values)
+        return t.gettext(self.help) if self.help else ""
 
     @property
     def text_cell(self) -> bool:
@@ -406,14 +418,20 @@ class Family:
         return describe_struct(cls.Params)
 
     @classmethod
-    def params_help(cls) -> str:
+    def params_help(cls, t: Translator | None = None) -> str:
         """Every parameter, its type, default, allowed values, help and
-        sub-fields, as plain text (for ``--help``, ``ladder show``, README)."""
+        sub-fields, as plain text (for ``--help``, ``ladder show``, README),
+        in ``t``'s language (English by default)."""
+        t = t or translator()
         docs = cls.describe_params()
         if not docs:
-            return f"{cls.name} has no parameters: its rules are fixed."
-        head = f"{cls.name} parameters (--set KEY=VALUE; lists and tables as JSON):"
-        return "\n".join([head, *render(docs, indent=2)])
+            return t.gettext("{family} has no parameters: its rules are fixed.").format(
+                family=cls.name
+            )
+        head = t.gettext("{family} parameters (--set KEY=VALUE; lists and tables as JSON):").format(
+            family=cls.name
+        )
+        return "\n".join([head, *render(docs, indent=2, t=t)])
 
     @classmethod
     def default_params(cls) -> Any:

@@ -27,8 +27,10 @@ class BattleEmpireParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True
     variant: Annotated[
         Literal["fr", "en"],
         msgspec.Meta(
-            description="fr (the French text): a player rated 500 or more above the opposing "
-            "side's mean gains nothing; en (the English text): no such rule."
+            description=N_(
+                "fr (the French text): a player rated 500 or more above the opposing "
+                "side's mean gains nothing; en (the English text): no such rule."
+            )
         ),
     ] = "fr"
 

@@ -57,9 +57,16 @@ from ledger.families.base import (
     side_means,
 )
 from ledger.families.rounding import floor_half_up
-from ledger.kernel.translation import Message
+from ledger.kernel.translation import N_, NC_, Message
 
 UnitState = Literal["intact", "critical-damage", "crippled", "destroyed"]
+#: ``explain``'s labels of a unit's state and an objective's kind (the codes
+#: a sheet gives, shown through their label).
+EXPLAINED_CODES = (
+    NC_("explained", "intact"), NC_("explained", "critical-damage"),
+    NC_("explained", "crippled"), NC_("explained", "destroyed"),
+    NC_("explained", "protect"), NC_("explained", "guard"), NC_("explained", "contested"),
+)  # fmt: skip
 SideName = Literal["a", "b"]
 
 #: Fraction of its BV a unit keeps at the end, as (numerator, denominator).
@@ -70,6 +77,10 @@ DAMAGE_FRACTION: dict[str, tuple[int, int]] = {
     "crippled": (1, 3),
     "destroyed": (0, 1),
 }
+
+
+#: ``explain``'s label of each side's units.
+UNITS = {"A": NC_("explained", "units A"), "B": NC_("explained", "units B")}
 
 
 class Unit(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -105,15 +116,15 @@ class BattleTechParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     the ``scale`` the score difference is divided by (20)."""
 
     initial: Annotated[
-        int, msgspec.Meta(ge=0, description="The rating a new player starts at.")
+        int, msgspec.Meta(ge=0, description=N_("The rating a new player starts at."))
     ] = 1000
     divisor: Annotated[
         float,
-        msgspec.Meta(gt=0, description="E = (...) / (1 + 10^((R_B - R_A) / divisor))."),
+        msgspec.Meta(gt=0, description=N_("E = (...) / (1 + 10^((R_B - R_A) / divisor)).")),
     ] = 400
     scale: Annotated[
         float,
-        msgspec.Meta(gt=0, description="The change is (S - E) / scale, rounded half up."),
+        msgspec.Meta(gt=0, description=N_("The change is (S - E) / scale, rounded half up.")),
     ] = 20
 
 
@@ -383,43 +394,49 @@ class BattleTechFamily(Family):
         return (
             ResultColumn(
                 name="bv",
-                help="Four Battle Value totals separated by commas: side A at the start, "
-                "side A at the end, side B at the start, side B at the end, e.g. "
-                "6000,3200,6000,1800. Give either bv or units, not both.",
+                help=N_(
+                    "Four Battle Value totals separated by commas: side A at the start, "
+                    "side A at the end, side B at the start, side B at the end, e.g. "
+                    "6000,3200,6000,1800. Give either bv or units, not both."
+                ),
                 example="6000,3200,6000,1800",
                 kind="numbers",
             ),
             ResultColumn(
                 name="units",
-                help="Instead of bv: the units of each side as JSON, one list per side, "
-                'side A first: [[{"name":"Atlas AS7-D","bv":1897,"state":"crippled"}], '
-                '[{"name":"Marauder MAD-3R","bv":1363,"state":"destroyed","fled":false}]]. '
-                "state is intact, critical-damage, crippled or destroyed; "
-                '"fled": true for a unit that left by a friendly edge.',
+                help=N_(
+                    "Instead of bv: the units of each side as JSON, one list per side, "
+                    'side A first: [[{"name":"Atlas AS7-D","bv":1897,"state":"crippled"}], '
+                    '[{"name":"Marauder MAD-3R","bv":1363,"state":"destroyed","fled":false}]]. '
+                    "state is intact, critical-damage, crippled or destroyed; "
+                    '"fled": true for a unit that left by a friendly edge.'
+                ),
                 kind="json",
             ),
             ResultColumn(
                 name="objectives",
-                help="Optional, with units only: the objectives agreed before play as JSON, "
-                'e.g. [{"kind":"protect","value":600,"side":"a","survived":false,'
-                '"name":"Comms relay"}]. kind is protect (side = defender, survived '
-                "true/false), guard (side = guard, holder = side holding it at the end) "
-                "or contested (holder = side that took it).",
+                help=N_(
+                    "Optional, with units only: the objectives agreed before play as JSON, "
+                    'e.g. [{"kind":"protect","value":600,"side":"a","survived":false,'
+                    '"name":"Comms relay"}]. kind is protect (side = defender, survived '
+                    "true/false), guard (side = guard, holder = side holding it at the end) "
+                    "or contested (holder = side that took it)."
+                ),
                 kind="json",
             ),
             ResultColumn(
                 name="k_a",
-                help="Optional: extra objective points counted in side A's K.",
+                help=N_("Optional: extra objective points counted in side A's K."),
                 kind="number",
             ),
             ResultColumn(
                 name="k_b",
-                help="Optional: extra objective points counted in side B's K.",
+                help=N_("Optional: extra objective points counted in side B's K."),
                 kind="number",
             ),
             ResultColumn(
                 name="k_star",
-                help="Optional: extra objective points open to both sides (K*).",
+                help=N_("Optional: extra objective points open to both sides (K*)."),
                 kind="number",
             ),
         )
@@ -595,57 +612,57 @@ class BattleTechFamily(Family):
         change: int,
     ) -> dict[str, Any]:
         """Every input and intermediate value, in the order one checks them."""
-        detail: dict[str, Any] = {"side": "AB"[side]}
+        detail: dict[str, Any] = {NC_("explained", "side"): "AB"[side]}
         # No unit lines when the game was given as BV totals.
         for label, lines in zip("AB", t.units, strict=False):
-            detail[f"units {label}"] = [
+            detail[UNITS[label]] = [
                 {
-                    "name": line.unit.name,
-                    "bv": line.unit.bv,
-                    "state": line.unit.state,
-                    "fled": line.unit.fled,
-                    "fraction": line.fraction,
-                    "ending_bv": line.ending_bv,
+                    NC_("explained", "name"): line.unit.name,
+                    NC_("explained", "bv"): line.unit.bv,
+                    NC_("explained", "state"): line.unit.state,
+                    NC_("explained", "fled"): line.unit.fled,
+                    NC_("explained", "fraction"): line.fraction,
+                    NC_("explained", "ending_bv"): line.ending_bv,
                 }
                 for line in lines
             ]
         if t.objectives:
-            detail["objectives"] = [
+            detail[NC_("explained", "objectives")] = [
                 {
-                    "kind": line.objective.kind,
-                    "name": line.objective.name,
-                    "value": line.objective.value,
-                    "side": line.objective.side,
-                    "survived": line.objective.survived,
-                    "holder": line.objective.holder,
-                    "adds": dict(line.adds),
+                    NC_("explained", "kind"): line.objective.kind,
+                    NC_("explained", "name"): line.objective.name,
+                    NC_("explained", "value"): line.objective.value,
+                    NC_("explained", "side"): line.objective.side,
+                    NC_("explained", "survived"): line.objective.survived,
+                    NC_("explained", "holder"): line.objective.holder,
+                    NC_("explained", "adds"): dict(line.adds),
                 }
                 for line in t.objectives
             ]
         if t.units:
             # The K terms given outright, on top of the objectives' terms.
-            detail["k_a"] = result.k_a
-            detail["k_b"] = result.k_b
-            detail["k_star"] = result.k_star
+            detail[NC_("explained", "k_a")] = result.k_a
+            detail[NC_("explained", "k_b")] = result.k_b
+            detail[NC_("explained", "k_star")] = result.k_star
         detail.update(
             {
-                "A_s": t.a_s,
-                "A_e": t.a_e,
-                "B_s": t.b_s,
-                "B_e": t.b_e,
-                "K_A": t.k_a,
-                "K_B": t.k_b,
-                "K*": t.k_star,
-                "ratings A": [st.rating for st in states[0]],
-                "R_A": r_a,
-                "ratings B": [st.rating for st in states[1]],
-                "R_B": r_b,
-                "divisor": self.params.divisor,
-                "S": s,
-                "E": e,
-                "scale": self.params.scale,
-                "(S-E)/scale": raw,
-                "change": change,
+                NC_("explained", "A_s"): t.a_s,
+                NC_("explained", "A_e"): t.a_e,
+                NC_("explained", "B_s"): t.b_s,
+                NC_("explained", "B_e"): t.b_e,
+                NC_("explained", "K_A"): t.k_a,
+                NC_("explained", "K_B"): t.k_b,
+                NC_("explained", "K*"): t.k_star,
+                NC_("explained", "ratings A"): [st.rating for st in states[0]],
+                NC_("explained", "R_A"): r_a,
+                NC_("explained", "ratings B"): [st.rating for st in states[1]],
+                NC_("explained", "R_B"): r_b,
+                NC_("explained", "divisor"): self.params.divisor,
+                NC_("explained", "S"): s,
+                NC_("explained", "E"): e,
+                NC_("explained", "scale"): self.params.scale,
+                NC_("explained", "(S-E)/scale"): raw,
+                NC_("explained", "change"): change,
             }
         )
         return detail

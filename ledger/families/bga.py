@@ -31,9 +31,9 @@ from ledger.families.base import (
     side_means,
 )
 from ledger.families.rounding import round_half_away
-from ledger.kernel.translation import Message
+from ledger.kernel.translation import N_, NC_, Message
 
-NOT_RATED = "not rated: a player quit"
+NOT_RATED = NC_("explained", "not rated: a player quit")
 
 # Levels from the seed, highest first; each is earned strictly above its bound.
 LEVELS: tuple[tuple[float, str], ...] = (
@@ -47,33 +47,37 @@ class BgaParams(msgspec.Struct, forbid_unknown_fields=True):
     """A bga ruleset's parameters (docs/rules/bga.md defaults)."""
 
     initial: Annotated[
-        int, msgspec.Meta(ge=0, description="The rating a new player starts at.")
+        int, msgspec.Meta(ge=0, description=N_("The rating a new player starts at."))
     ] = 1500
     divisor: Annotated[
-        float, msgspec.Meta(gt=0, description="P = 1 / (1 + 10^(difference / divisor)).")
+        float, msgspec.Meta(gt=0, description=N_("P = 1 / (1 + 10^(difference / divisor))."))
     ] = 400
     advised_players: Annotated[
         Annotated[int, msgspec.Meta(ge=2)] | None,
         msgspec.Meta(
-            description="The title's advised number of players: N in K x N/2 is capped at "
-            "it (none: no cap)."
+            description=N_(
+                "The title's advised number of players: N in K x N/2 is capped at "
+                "it (none: no cap)."
+            )
         ),
     ] = None
     difference_cap: Annotated[
         float,
-        msgspec.Meta(ge=0, description="Each rating difference is clamped to ±this."),
+        msgspec.Meta(ge=0, description=N_("Each rating difference is clamped to ±this.")),
     ] = 600
     k_new: Annotated[
-        float, msgspec.Meta(ge=0, description="K of a player with fewer than new_games games.")
+        float, msgspec.Meta(ge=0, description=N_("K of a player with fewer than new_games games."))
     ] = 60
-    k: Annotated[float, msgspec.Meta(ge=0, description="K of an experienced player.")] = 40
+    k: Annotated[float, msgspec.Meta(ge=0, description=N_("K of an experienced player."))] = 40
     new_games: Annotated[
         int,
-        msgspec.Meta(ge=0, description="K is k_new while a player has played fewer games."),
+        msgspec.Meta(ge=0, description=N_("K is k_new while a player has played fewer games.")),
     ] = 30
     quit_penalty: Annotated[
         float,
-        msgspec.Meta(ge=0, description="Points the first player to quit loses beyond last place."),
+        msgspec.Meta(
+            ge=0, description=N_("Points the first player to quit loses beyond last place.")
+        ),
     ] = 10
 
 
@@ -113,18 +117,22 @@ class BgaFamily(Family):
         return (
             ResultColumn(
                 name="ranks",
-                help="One rank per side, in side order (side_a first), separated by commas: "
-                "1 = best; tied sides share a rank. E.g. 1,3,2,4 or 1,1,3. The column is "
-                "formatted as text so Excel keeps the commas.",
+                help=N_(
+                    "One rank per side, in side order (side_a first), separated by commas: "
+                    "1 = best; tied sides share a rank. E.g. 1,3,2,4 or 1,1,3. The column is "
+                    "formatted as text so Excel keeps the commas."
+                ),
                 example="1,3,2,4",
                 required=True,
                 kind="integers",
             ),
             ResultColumn(
                 name="quit",
-                help="Leave blank when everyone finished. Otherwise the name of the player "
-                "who quit first (or their side number, 1 for side_a): only that player is "
-                "rated, as if last and with a penalty; nobody else's rating moves.",
+                help=N_(
+                    "Leave blank when everyone finished. Otherwise the name of the player "
+                    "who quit first (or their side number, 1 for side_a): only that player is "
+                    "rated, as if last and with a penalty; nobody else's rating moves."
+                ),
                 kind="player",
             ),
         )
@@ -263,13 +271,13 @@ class BgaFamily(Family):
                 p = 1 / (1 + 10 ** (diff / divisor))
                 virtual.append(
                     {
-                        "opponent": j + 1,
-                        "opponent rating": means[j],
-                        "difference": raw_diff,
-                        "clamped difference": diff,
-                        "S": s,
-                        "P": p,
-                        "S - P": s - p,
+                        NC_("explained", "opponent"): j + 1,
+                        NC_("explained", "opponent rating"): means[j],
+                        NC_("explained", "difference"): raw_diff,
+                        NC_("explained", "clamped difference"): diff,
+                        NC_("explained", "S"): s,
+                        NC_("explained", "P"): p,
+                        NC_("explained", "S - P"): s - p,
                     }
                 )
             mean_s = sum(v["S"] for v in virtual) / len(virtual)
@@ -282,7 +290,11 @@ class BgaFamily(Family):
                 if not rated:
                     # Nobody but the first quitter is rated; no points at stake.
                     detail = (
-                        {"rated": False, "reason": NOT_RATED, "quit": result.quit}
+                        {
+                            NC_("explained", "rated"): False,
+                            NC_("explained", "reason"): NOT_RATED,
+                            NC_("explained", "quit"): result.quit,
+                        }
                         if explain
                         else None
                     )
@@ -298,26 +310,28 @@ class BgaFamily(Family):
                 detail = None
                 if explain:
                     detail = {
-                        "side": i + 1,
-                        "rank": ranks[i],
-                        "rating": means[i],
-                        "games played": state.games,
-                        "N": n,
-                        "advised players": self.params.advised_players,
-                        "N_capped": n_capped,
-                        "K": k,
-                        "multiplier": multiplier,
-                        "effective K": k * multiplier,
-                        "virtual games": [dict(v) for v in virtual],
-                        "mean S": mean_s,
-                        "mean P": mean_p,
-                        "mean (S - P)": mean_sp,
-                        "unrounded": unrounded,
+                        NC_("explained", "side"): i + 1,
+                        NC_("explained", "rank"): ranks[i],
+                        NC_("explained", "rating"): means[i],
+                        NC_("explained", "games played"): state.games,
+                        NC_("explained", "N"): n,
+                        NC_("explained", "advised players"): self.params.advised_players,
+                        NC_("explained", "N_capped"): n_capped,
+                        NC_("explained", "K"): k,
+                        NC_("explained", "multiplier"): multiplier,
+                        NC_("explained", "effective K"): k * multiplier,
+                        NC_("explained", "virtual games"): [dict(v) for v in virtual],
+                        NC_("explained", "mean S"): mean_s,
+                        NC_("explained", "mean P"): mean_p,
+                        NC_("explained", "mean (S - P)"): mean_sp,
+                        NC_("explained", "unrounded"): unrounded,
                     }
                     if quitter:
-                        detail["quit"] = "quit first: rated as last"
-                        detail["quit penalty"] = penalty
-                    detail["change"] = delta
+                        detail[NC_("explained", "quit")] = NC_(
+                            "explained", "quit first: rated as last"
+                        )
+                        detail[NC_("explained", "quit penalty")] = penalty
+                    detail[NC_("explained", "change")] = delta
                 side_changes.append(Change(delta, mean_s, mean_p, k * multiplier, detail))
             changes.append(side_changes)
         return changes

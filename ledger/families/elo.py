@@ -35,20 +35,20 @@ from ledger.families.base import (
     side_means,
 )
 from ledger.families.rounding import Rounding, apply_rounding, round_half_up
-from ledger.kernel.translation import Message
+from ledger.kernel.translation import N_, NC_, Message
 
 
 class KRule(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """One line of a K schedule: ``k`` applies when every condition given holds."""
 
-    k: Annotated[float, Meta(ge=0, description="The K of a player this rule applies to.")]
+    k: Annotated[float, Meta(ge=0, description=N_("The K of a player this rule applies to."))]
     games_below: Annotated[
         int | None,
-        Meta(description="Applies while the player has played fewer than this many games."),
+        Meta(description=N_("Applies while the player has played fewer than this many games.")),
     ] = None
     rating_at_least: Annotated[
         float | None,
-        Meta(description="Applies when the player's rating before the game is at least this."),
+        Meta(description=N_("Applies when the player's rating before the game is at least this.")),
     ] = None
 
     def applies(self, state: PlayerState) -> bool:
@@ -62,107 +62,138 @@ class KRule(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 class Bracket(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Season penalty: a rating strictly above ``above`` loses ``penalty``."""
 
-    above: Annotated[float, Meta(description="Applies to a rating strictly above this.")]
-    penalty: Annotated[float, Meta(description="Points the rating loses.")]
+    above: Annotated[float, Meta(description=N_("Applies to a rating strictly above this."))]
+    penalty: Annotated[float, Meta(description=N_("Points the rating loses."))]
 
 
 class EloParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """Parameters of the generic ``elo`` family (docs/rules/elo.md defaults)."""
 
-    initial: Annotated[float, Meta(ge=0, description="The rating a new player starts at.")] = 1500
+    initial: Annotated[float, Meta(ge=0, description=N_("The rating a new player starts at."))] = (
+        1500
+    )
     divisor: Annotated[
-        float, Meta(description="P = 1 / (1 + 10^(difference / divisor)); must be positive.")
+        float, Meta(description=N_("P = 1 / (1 + 10^(difference / divisor)); must be positive."))
     ] = 400
-    k: Annotated[float, Meta(ge=0, description="K when no K rule applies.")] = 20
+    k: Annotated[float, Meta(ge=0, description=N_("K when no K rule applies."))] = 20
     k_rules: Annotated[
         list[KRule],
         Meta(
-            description="K schedule, as a JSON list: the first rule whose conditions all "
-            'hold gives K, e.g. [{"k": 40, "games_below": 30}, {"k": 10, '
-            '"rating_at_least": 2400}].'
+            description=N_(
+                "K schedule, as a JSON list: the first rule whose conditions all "
+                'hold gives K, e.g. [{"k": 40, "games_below": 30}, {"k": 10, '
+                '"rating_at_least": 2400}].'
+            )
         ),
     ] = []
     scores: Annotated[
         dict[str, float],
         Meta(
-            description="S for each result, as a JSON table: 'loss', 'draw' and one or "
-            "more winning margins (each margin is a --margin value), e.g. "
-            '{"win": 1, "draw": 0.5, "loss": 0}.'
+            description=N_(
+                "S for each result, as a JSON table: 'loss', 'draw' and one or "
+                "more winning margins (each margin is a --margin value), e.g. "
+                '{"win": 1, "draw": 0.5, "loss": 0}.'
+            )
         ),
     ] = msgspec.field(default_factory=lambda: {"win": 1.0, "draw": 0.5, "loss": 0.0})
     default_margin: Annotated[
         str | None,
-        Meta(description="The winning margin of a victory recorded without one (none: required)."),
+        Meta(
+            description=N_("The winning margin of a victory recorded without one (none: required).")
+        ),
     ] = "win"
     probability_places: Annotated[
-        int | None, Meta(description="Decimal places P is rounded to (half up); none: not rounded.")
+        int | None,
+        Meta(description=N_("Decimal places P is rounded to (half up); none: not rounded.")),
     ] = None
     rounding: Annotated[
         Rounding,
         Meta(
-            description="How a change (of a game or a season close) is rounded: none, half-up "
-            "(halves toward +infinity), half-away (halves away from zero), truncate (toward "
-            "zero), floor (down)."
+            description=N_(
+                "How a change (of a game or a season close) is rounded: none, half-up "
+                "(halves toward +infinity), half-away (halves away from zero), truncate (toward "
+                "zero), floor (down)."
+            )
         ),
     ] = "none"
     integer: Annotated[
-        bool, Meta(description="Integer ratings (needs a rounding other than none).")
+        bool, Meta(description=N_("Integer ratings (needs a rounding other than none)."))
     ] = False
     difference_cap: Annotated[
         float | None,
-        Meta(description="The rating difference is clamped to ±this before P is computed."),
+        Meta(description=N_("The rating difference is clamped to ±this before P is computed.")),
     ] = None
     gain_cap: Annotated[
         float | None,
         Meta(
-            description="A player rated this much (or more) above the opposing side's mean "
-            "rating gains nothing from the game; a loss stays."
+            description=N_(
+                "A player rated this much (or more) above the opposing side's mean "
+                "rating gains nothing from the game; a loss stays."
+            )
         ),
     ] = None
     gain_cap_strict: Annotated[
-        bool, Meta(description="With gain_cap: only strictly more than the cap (AdlG).")
+        bool, Meta(description=N_("With gain_cap: only strictly more than the cap (AdlG)."))
     ] = False
     update: Annotated[
         Literal["game", "event"],
         Meta(
-            description="game: each game changes ratings at once; event: every game of an "
-            "event is rated from the ratings before it and applied when it closes."
+            description=N_(
+                "game: each game changes ratings at once; event: every game of an "
+                "event is rated from the ratings before it and applied when it closes."
+            )
         ),
     ] = "game"
     team: Annotated[
         Literal["mean", "sum"],
-        Meta(description="A team side's rating: the mean or the sum of its players' ratings."),
+        Meta(description=N_("A team side's rating: the mean or the sum of its players' ratings.")),
     ] = "mean"
     home_advantage: Annotated[
         float,
-        Meta(description="Added to the first side's rating when P is computed, unless neutral."),
+        Meta(
+            description=N_("Added to the first side's rating when P is computed, unless neutral.")
+        ),
     ] = 0
     season_penalties: Annotated[
         list[Bracket],
         Meta(
-            description="Season close: a player who played no game in the season loses the "
-            "penalty of the highest bracket their rating is above (in any order), e.g. "
-            '[{"above": 1300, "penalty": 100}, {"above": 1100, "penalty": 50}].'
+            description=N_(
+                "Season close: a player who played no game in the season loses the "
+                "penalty of the highest bracket their rating is above (in any order), e.g. "
+                '[{"above": 1300, "penalty": 100}, {"above": 1100, "penalty": 50}].'
+            )
         ),
     ] = []
     season_floor: Annotated[
         float | None,
-        Meta(description="Season penalties never take a rating below this (none: no floor)."),
+        Meta(description=N_("Season penalties never take a rating below this (none: no floor).")),
     ] = None
     season_regression: Annotated[
         float | None,
         Meta(
-            description="Season close: every rated player moves toward season_mean by this "
-            "fraction (0 to 1): rating = mean × f + rating × (1 − f)."
+            description=N_(
+                "Season close: every rated player moves toward season_mean by this "
+                "fraction (0 to 1): rating = mean × f + rating × (1 − f)."
+            )
         ),
     ] = None
     season_mean: Annotated[
-        float | None, Meta(description="The mean of season_regression (none: the initial rating).")
+        float | None,
+        Meta(description=N_("The mean of season_regression (none: the initial rating).")),
     ] = None
 
 
 #: The result codes of a two-sided game.
 OUTCOMES = ("a", "b", "draw")
+
+#: ``explain``'s label of the rounded change, by rounding (the key names it).
+ROUNDED: dict[str, str] = {
+    "none": NC_("explained", "rounded (none)"),
+    "half-up": NC_("explained", "rounded (half-up)"),
+    "half-away": NC_("explained", "rounded (half-away)"),
+    "truncate": NC_("explained", "rounded (truncate)"),
+    "floor": NC_("explained", "rounded (floor)"),
+}
 #: The fields of a stored two-sided result.
 _OUTCOME_FIELDS = frozenset(("result", "margin"))
 #: What ``rate`` computes with: a subclass overriding any of them has no
@@ -190,19 +221,21 @@ class EloFamily(Family):
         margins, which ``params`` decide)."""
         p = cls.to_elo(cls.default_params() if params is None else params)
         margins = [m for m in p.scores if m not in ("draw", "loss")]
+        values = {"margins": listing(margins)}
         if p.default_margin is None:
-            margin_help = (
-                f"For a victory, how large it was: {listing(margins)}. Leave blank for a draw."
-            )
+            template = N_("For a victory, how large it was: {margins}. Leave blank for a draw.")
         else:
-            margin_help = (
-                f"Optional: the winning margin from the ladder's score table "
-                f"({listing(margins)}); blank means {p.default_margin}. Blank for a draw."
+            values["default"] = p.default_margin
+            template = N_(
+                "Optional: the winning margin from the ladder's score table ({margins}); "
+                "blank means {default}. Blank for a draw."
             )
         return (
             ResultColumn(
                 name="result",
-                help="Who won: a = side A (side_a) won, b = side B (side_b) won, draw = a draw.",
+                help=N_(
+                    "Who won: a = side A (side_a) won, b = side B (side_b) won, draw = a draw."
+                ),
                 example="a",
                 choices=OUTCOMES,
                 required=True,
@@ -210,7 +243,9 @@ class EloFamily(Family):
             ),
             ResultColumn(
                 name="margin",
-                help=margin_help,
+                help=template.format(**values),
+                help_template=template,
+                help_values=values,
                 example=margins[0] if margins and p.default_margin is None else "",
                 choices=tuple(margins),
                 kind="code",
@@ -401,20 +436,22 @@ class EloFamily(Family):
                 if explain:
                     raw = k * (own_s - expected)
                     detail = {
-                        "rating before": state.rating,
-                        "games played": state.games,
-                        "side rating": ratings[side],
-                        "opponent side rating": ratings[1 - side],
-                        "first-player advantage": advantage if side == 0 else -advantage,
-                        "difference used (opp - own)": diff,
-                        "P": expected,
-                        "S": own_s,
-                        "K": k,
-                        "K x (S - P)": raw,
-                        f"rounded ({p.rounding})": apply_rounding(raw, p.rounding),
-                        "opposing side mean (gain cap)": means[1 - side],
-                        "gain cap applies": capped,
-                        "change": delta,
+                        NC_("explained", "rating before"): state.rating,
+                        NC_("explained", "games played"): state.games,
+                        NC_("explained", "side rating"): ratings[side],
+                        NC_("explained", "opponent side rating"): ratings[1 - side],
+                        NC_("explained", "first-player advantage"): advantage
+                        if side == 0
+                        else -advantage,
+                        NC_("explained", "difference used (opp - own)"): diff,
+                        NC_("explained", "P"): expected,
+                        NC_("explained", "S"): own_s,
+                        NC_("explained", "K"): k,
+                        NC_("explained", "K x (S - P)"): raw,
+                        ROUNDED[p.rounding]: apply_rounding(raw, p.rounding),
+                        NC_("explained", "opposing side mean (gain cap)"): means[1 - side],
+                        NC_("explained", "gain cap applies"): capped,
+                        NC_("explained", "change"): delta,
                     }
                 changes.append(Change(delta=delta, s=own_s, p=expected, k=k, detail=detail))
             out.append(changes)

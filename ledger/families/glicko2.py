@@ -35,7 +35,7 @@ from ledger.families.base import (
     ResultColumn,
     example_sides,
 )
-from ledger.kernel.translation import Message
+from ledger.kernel.translation import N_, NC_, Message
 
 #: Glicko-2's scale: μ = (r − 1500) / SCALE, φ = RD / SCALE.
 SCALE = 173.7178
@@ -49,41 +49,45 @@ class Glicko2Params(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
 
     tau: Annotated[
         float,
-        Meta(gt=0, description="τ: how much the volatility may change (0.3 to 1.2 is usual)."),
+        Meta(gt=0, description=N_("τ: how much the volatility may change (0.3 to 1.2 is usual).")),
     ] = 0.5
-    initial: Annotated[float, Meta(description="The rating a new player starts at.")] = 1500
+    initial: Annotated[float, Meta(description=N_("The rating a new player starts at."))] = 1500
     initial_rd: Annotated[
-        float, Meta(gt=0, description="The rating deviation (RD) a new player starts with.")
+        float, Meta(gt=0, description=N_("The rating deviation (RD) a new player starts with."))
     ] = 350
     initial_volatility: Annotated[
-        float, Meta(gt=0, description="The volatility σ a new player starts with.")
+        float, Meta(gt=0, description=N_("The volatility σ a new player starts with."))
     ] = 0.06
     max_rd: Annotated[
-        float, Meta(gt=0, description="RD never grows above this while a player is away.")
+        float, Meta(gt=0, description=N_("RD never grows above this while a player is away."))
     ] = 350
     period: Annotated[
         Literal["game", "event", "week", "month"],
         Meta(
-            description="The rating period: game (each game alone), event (the games of one "
-            "event, as AdlG; a game without an event is a period of its own), or the calendar "
-            "week (ISO) or month of the game's date."
+            description=N_(
+                "The rating period: game (each game alone), event (the games of one "
+                "event, as AdlG; a game without an event is a period of its own), or the calendar "
+                "week (ISO) or month of the game's date."
+            )
         ),
     ] = "event"
     ageing: Annotated[
         Literal["week", "month", "none"],
         Meta(
-            description="With game or event periods: RD grows once for each calendar week or "
-            "month a player sat out between two periods (none: never). Week and month periods "
-            "age by their own periods."
+            description=N_(
+                "With game or event periods: RD grows once for each calendar week or "
+                "month a player sat out between two periods (none: never). Week and month periods "
+                "age by their own periods."
+            )
         ),
     ] = "month"
     provisional_rd: Annotated[
         float,
-        Meta(gt=0, description="A rating whose RD is above this is shown as provisional."),
+        Meta(gt=0, description=N_("A rating whose RD is above this is shown as provisional.")),
     ] = 110
     order: Annotated[
         Literal["rating", "conservative"],
-        Meta(description="Rank players by rating, or conservatively by rating − 2 RD."),
+        Meta(description=N_("Rank players by rating, or conservatively by rating − 2 RD.")),
     ] = "rating"
 
 
@@ -176,7 +180,9 @@ class Glicko2Family(Family):
         return (
             ResultColumn(
                 name="result",
-                help="Who won: a = side A (side_a) won, b = side B (side_b) won, draw = a draw.",
+                help=N_(
+                    "Who won: a = side A (side_a) won, b = side B (side_b) won, draw = a draw."
+                ),
                 example="a",
                 choices=("a", "b", "draw"),
                 required=True,
@@ -347,31 +353,31 @@ class Glicko2Family(Family):
         if explain:
             values = self._values(state)
             detail = {
-                "rating before": state.rating,
-                "RD before": values["rd"],
-                "volatility before": values["volatility"],
-                "periods sat out (RD grown)": o.idle,
-                "period games before this one": o.v_sum > 0,
-                "rating at the period's start": SCALE * o.mu + CENTRE,
-                "RD at the period's start": SCALE * o.phi,
-                "μ": o.mu,
-                "φ": o.phi,
-                "σ": o.sigma,
-                "opponent μj (side mean)": mu_j,
-                "opponent φj (side root mean square)": phi_j,
-                "g(φj)": g_j,
-                "E": e,
-                "S": s,
-                "v": v,
-                "Δ": delta,
-                "τ": self.params.tau,
-                "new σ (σ′)": sigma,
-                "φ*": phi_star,
-                "φ′": phi_new,
-                "μ′": mu_new,
-                "rating after": rating,
-                "RD after": rd,
-                "change": rating - state.rating,
+                NC_("explained", "rating before"): state.rating,
+                NC_("explained", "RD before"): values["rd"],
+                NC_("explained", "volatility before"): values["volatility"],
+                NC_("explained", "periods sat out (RD grown)"): o.idle,
+                NC_("explained", "period games before this one"): o.v_sum > 0,
+                NC_("explained", "rating at the period's start"): SCALE * o.mu + CENTRE,
+                NC_("explained", "RD at the period's start"): SCALE * o.phi,
+                NC_("explained", "μ"): o.mu,
+                NC_("explained", "φ"): o.phi,
+                NC_("explained", "σ"): o.sigma,
+                NC_("explained", "opponent μj (side mean)"): mu_j,
+                NC_("explained", "opponent φj (side root mean square)"): phi_j,
+                NC_("explained", "g(φj)"): g_j,
+                NC_("explained", "E"): e,
+                NC_("explained", "S"): s,
+                NC_("explained", "v"): v,
+                NC_("explained", "Δ"): delta,
+                NC_("explained", "τ"): self.params.tau,
+                NC_("explained", "new σ (σ′)"): sigma,
+                NC_("explained", "φ*"): phi_star,
+                NC_("explained", "φ′"): phi_new,
+                NC_("explained", "μ′"): mu_new,
+                NC_("explained", "rating after"): rating,
+                NC_("explained", "RD after"): rd,
+                NC_("explained", "change"): rating - state.rating,
             }
         # K: this game's weight in the change, c·φ′²·g(φj) (the change of a
         # period of one game is K × (S − E)).

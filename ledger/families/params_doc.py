@@ -14,12 +14,15 @@ with their sub-fields.
 
 from __future__ import annotations
 
+import re
 import textwrap
 import typing
 from typing import Any, Literal
 
 import msgspec
 import msgspec.inspect as mi
+
+from ledger.kernel.translation import NC_, Translator, translator
 
 
 class ParamDoc(msgspec.Struct, frozen=True):
@@ -152,19 +155,54 @@ def default_text(doc: ParamDoc) -> str:
     return str(doc.default)
 
 
-def render(docs: list[ParamDoc], indent: int = 0, width: int = 78) -> list[str]:
+def render(
+    docs: list[ParamDoc], indent: int = 0, width: int = 78, t: Translator | None = None
+) -> list[str]:
     """Plain-text lines for ``docs``: a line per parameter, then its help
-    and its sub-fields, indented."""
+    and its sub-fields, indented; in ``t``'s language (English by default;
+    the values a person types, defaults and choices, as they are)."""
+    t = t or translator()
     pad = " " * indent
     lines: list[str] = []
     for doc in docs:
-        default = "required" if doc.required else f"default {default_text(doc)}"
-        lines.append(f"{pad}{doc.name} ({doc.type}; {default})")
+        default = (
+            t.gettext("required")
+            if doc.required
+            else t.gettext("default {default}").format(default=default_text(doc))
+        )
+        lines.append(f"{pad}{doc.name} ({type_text(doc.type, t)}; {default})")
         if doc.help:
             lines += textwrap.wrap(
-                doc.help, width, initial_indent=pad + "    ", subsequent_indent=pad + "    "
-            )
+                t.gettext(doc.help), width, initial_indent=pad + "    ",
+                subsequent_indent=pad + "    ",
+            )  # fmt: skip
         if doc.fields:
-            lines.append(f"{pad}    each has:")
-            lines += render(list(doc.fields), indent + 8, width)
+            lines.append(f"{pad}    " + t.gettext("each has:"))
+            lines += render(list(doc.fields), indent + 8, width, t)
     return lines
+
+
+#: The words of a parameter's type (``_Described``), longest first.
+_TYPE_WORDS = (
+    NC_("type", "list of objects"), NC_("type", "true or false"), NC_("type", "whole number"),
+    NC_("type", "number"),
+    NC_("type", "text"), NC_("type", "objects"), NC_("type", "object"),
+    NC_("type", "list of"), NC_("type", "table of"), NC_("type", "to"), NC_("type", "or"),
+    NC_("type", "none"),
+)  # fmt: skip
+_ONE_OF = (NC_("type", "one of"), NC_("type", "or none"))
+_TYPE_WORD = re.compile(r"\b(" + "|".join(map(re.escape, _TYPE_WORDS)) + r")\b")
+
+
+def type_text(text: str, t: Translator) -> str:
+    """A parameter's type in ``t``'s language: its words, not the choices
+    after "one of" (values a person types), but a closing "or none"."""
+    head, one_of, choices = text.partition("one of ")
+    head = _TYPE_WORD.sub(lambda m: t.pgettext("type", m.group(1)), head)
+    if not one_of:
+        return head
+    choices, none, _ = choices.partition(" or none")
+    return (
+        head + t.pgettext("type", "one of") + " " + choices
+        + (" " + t.pgettext("type", "or none") if none else "")
+    )  # fmt: skip

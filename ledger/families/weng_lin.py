@@ -25,7 +25,7 @@ from ledger.families.base import (
     ResultColumn,
     example_sides,
 )
-from ledger.kernel.translation import Message
+from ledger.kernel.translation import N_, NC_, Message
 
 #: ``model`` parameter -> openskill's model class name.
 MODELS = {
@@ -50,36 +50,38 @@ class WengLinParams(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     model: Annotated[
         Model,
         Meta(
-            description="openskill's model: plackett-luce (the default), bradley-terry-full, "
-            "bradley-terry-part, thurstone-mosteller-full or thurstone-mosteller-part."
+            description=N_(
+                "openskill's model: plackett-luce (the default), bradley-terry-full, "
+                "bradley-terry-part, thurstone-mosteller-full or thurstone-mosteller-part."
+            )
         ),
     ] = "plackett-luce"
-    mu: Annotated[float, Meta(description="μ: a new player's skill (their rating).")] = 25.0
-    sigma: Annotated[float, Meta(gt=0, description="σ: a new player's uncertainty about μ.")] = (
-        25.0 / 3.0
-    )
-    beta: Annotated[float, Meta(gt=0, description="β: the spread of performance around skill.")] = (
-        25.0 / 6.0
-    )
+    mu: Annotated[float, Meta(description=N_("μ: a new player's skill (their rating)."))] = 25.0
+    sigma: Annotated[
+        float, Meta(gt=0, description=N_("σ: a new player's uncertainty about μ."))
+    ] = 25.0 / 3.0
+    beta: Annotated[
+        float, Meta(gt=0, description=N_("β: the spread of performance around skill."))
+    ] = 25.0 / 6.0
     kappa: Annotated[
-        float, Meta(gt=0, description="κ: the smallest share of σ² a game may leave.")
+        float, Meta(gt=0, description=N_("κ: the smallest share of σ² a game may leave."))
     ] = 0.0001
     tau: Annotated[
-        float, Meta(ge=0, description="τ: added to σ before each game (skill drifts).")
+        float, Meta(ge=0, description=N_("τ: added to σ before each game (skill drifts)."))
     ] = 25.0 / 300.0
     limit_sigma: Annotated[
-        bool, Meta(description="Never let a game raise a player's σ (openskill's option).")
+        bool, Meta(description=N_("Never let a game raise a player's σ (openskill's option)."))
     ] = False
     balance: Annotated[
-        bool, Meta(description="Weigh team members by their skill (openskill's option).")
+        bool, Meta(description=N_("Weigh team members by their skill (openskill's option)."))
     ] = False
     provisional_sigma: Annotated[
         float,
-        Meta(gt=0, description="A rating whose σ is above this is shown as provisional."),
+        Meta(gt=0, description=N_("A rating whose σ is above this is shown as provisional.")),
     ] = 3.0
     order: Annotated[
         Literal["rating", "conservative"],
-        Meta(description="Rank players by μ, or conservatively by μ − 3σ."),
+        Meta(description=N_("Rank players by μ, or conservatively by μ − 3σ.")),
     ] = "rating"
 
 
@@ -116,16 +118,20 @@ class WengLinFamily(Family):
         return (
             ResultColumn(
                 name="ranks",
-                help="One rank per side, in side order (side_a first), separated by commas: "
-                "1 = best; tied sides share a rank. E.g. 1,2 (side A won), 1,1 (a draw), "
-                "2,1,3 or 1,1,3.",
+                help=N_(
+                    "One rank per side, in side order (side_a first), separated by commas: "
+                    "1 = best; tied sides share a rank. E.g. 1,2 (side A won), 1,1 (a draw), "
+                    "2,1,3 or 1,1,3."
+                ),
                 example="1,2",
                 kind="integers",
             ),
             ResultColumn(
                 name="result",
-                help="For a game of two sides, instead of ranks: a (side A won), b (side B "
-                "won) or draw; kept as its ranks (1,2, 2,1 or 1,1).",
+                help=N_(
+                    "For a game of two sides, instead of ranks: a (side A won), b (side B "
+                    "won) or draw; kept as its ranks (1,2, 2,1 or 1,1)."
+                ),
                 choices=tuple(_TWO_SIDED),
                 kind="code",
             ),
@@ -259,9 +265,11 @@ class WengLinFamily(Family):
         detail_all: dict[str, Any] = {}
         if explain:
             detail_all = {
-                "model": self.params.model,
-                "draw probability (predict_draw)": model.predict_draw(teams),
-                "rank probabilities (predict_rank)": [list(r) for r in model.predict_rank(teams)],
+                NC_("explained", "model"): self.params.model,
+                NC_("explained", "draw probability (predict_draw)"): model.predict_draw(teams),
+                NC_("explained", "rank probabilities (predict_rank)"): [
+                    list(r) for r in model.predict_rank(teams)
+                ],
             }
         out: list[list[Change]] = []
         for side_no, side in enumerate(states):
@@ -273,20 +281,22 @@ class WengLinFamily(Family):
                 detail = None
                 if explain:
                     detail = {
-                        "μ before": state.rating,
-                        "σ before": sigma,
-                        "side's μ (sum over its players)": sum(t.mu for t in teams[side_no]),
-                        "side's σ² (sum over its players)": sum(
+                        NC_("explained", "μ before"): state.rating,
+                        NC_("explained", "σ before"): sigma,
+                        NC_("explained", "side's μ (sum over its players)"): sum(
+                            t.mu for t in teams[side_no]
+                        ),
+                        NC_("explained", "side's σ² (sum over its players)"): sum(
                             t.sigma * t.sigma for t in teams[side_no]
                         ),
-                        "rank": ranks[side_no],
-                        "win probability (predict_win)": win[side_no],
+                        NC_("explained", "rank"): ranks[side_no],
+                        NC_("explained", "win probability (predict_win)"): win[side_no],
                         **detail_all,
-                        "S (1 for first place, shared by ties)": s,
-                        "μ after": new.mu,
-                        "σ after": new.sigma,
-                        "μ − 3σ after": new.mu - 3.0 * new.sigma,
-                        "change": new.mu - state.rating,
+                        NC_("explained", "S (1 for first place, shared by ties)"): s,
+                        NC_("explained", "μ after"): new.mu,
+                        NC_("explained", "σ after"): new.sigma,
+                        NC_("explained", "μ − 3σ after"): new.mu - 3.0 * new.sigma,
+                        NC_("explained", "change"): new.mu - state.rating,
                     }
                 changes.append(
                     Change(

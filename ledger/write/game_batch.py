@@ -36,7 +36,7 @@ from ledger.kernel import bounds
 from ledger.kernel import events as ev
 from ledger.kernel.errors import Conflict, Invalid
 from ledger.kernel.identity import game_id, game_identity, short
-from ledger.kernel.translation import Message
+from ledger.kernel.translation import N_, Message
 from ledger.write.application import LedgerApplication, now
 from ledger.write.game_identities import (
     GameHistory,
@@ -190,6 +190,8 @@ def registered(
 
 #: A new game's topic in the events table.
 _GAME = ev.GameRecorded.TOPIC
+#: The stage an import's progress shows while its games are stored.
+STORING = N_("storing games")
 #: ``bounds.ORDER``'s top: a round numbered past it is refused.
 _ORDER_HIGH = int(bounds.ORDER.high)
 
@@ -397,10 +399,10 @@ class _Appended:
             return
         done = 0
         for batch in batches:
-            self.progress(done, self.total, "storing games")
+            self.progress(done, self.total, STORING)
             yield batch
             done += len(batch[0])
-        self.progress(done, self.total, "storing games")
+        self.progress(done, self.total, STORING)
 
     def _batches(self) -> Iterator[Batch]:
         decoded = self.decoded

@@ -21,6 +21,7 @@ from ledger.kernel.translation import Translator
 from projections.db import Database
 from projections.queries import game_summary
 from projections.views import games
+from projections.views.said import sentence
 
 #: An audit line as the site shows it: (seq, recorded at, by, kind, what, why, source).
 Line = tuple[int, str, str, str, str, str | None, str | None]
@@ -34,7 +35,7 @@ def later_lines(
     summaries in ``t``'s language."""
     out: dict[int, list[Line]] = {}
     for r in games.later_audit_rows(conn, ladder):
-        what = r["summary"] if r["summary"] is not None else game_summary(r, who, t)
+        what = sentence(r["summary"], t) if r["summary"] is not None else game_summary(r, who, t)
         out.setdefault(r["subject"], []).append(
             (r["seq"], r["recorded_at"], r["recorded_by"], r["kind"], what, r["reason"],
              r["source"])

@@ -31,13 +31,15 @@ import msgspec
 
 from ledger.kernel import events as ev
 from ledger.kernel.identity import name_key
+from ledger.kernel.translation import Message
 from projections.db import Database
 from projections.replay import Duel, Entry, Play
 from projections.timeline import GAME_KEY, sort_key
 from projections.views import facts as kept_facts
 from projections.views import games, history, source
 from projections.views.player_numbers import PlayerNumbers
-from projections.views.problems import effective
+from projections.views.problems import START
+from projections.views.said import said
 from projections.views.store import ReplayProgress, ladder_entries
 
 KIND_NAMES = {
@@ -228,7 +230,8 @@ class Projector:
         ladder, subject, summary = handler(seq, event)
         self._audit[seq] = [
             seq, event.recorded_at.isoformat(), event.recorded_by, kind, ladder, subject,
-            summary, None, event.reason, _source(event.source),
+            said(summary) if summary is not None else None, None, event.reason,
+            _source(event.source),
         ]  # fmt: skip
 
     def flush(self) -> None:
@@ -267,6 +270,7 @@ class Projector:
             self._audit.clear()
 
     # -- one handler per event class: returns (ladder, subject, summary) ---------
+    # (the summary a ``Message``, stored as its template and facts: ``said``)
     def _ladder_opened(self, seq: int, e: ev.LadderOpened) -> tuple[Any, ...]:
         lid = str(e.originator_id)
         row = self.ladders.get(lid)
@@ -278,7 +282,7 @@ class Projector:
         else:  # games of it were seen first (a partial store)
             row[2:] = fields
         self._dirty_ladders.add(lid)
-        return row[0], row[0], f"ladder {e.name!r} opened"
+        return row[0], row[0], Message("ladder {name!r} opened", name=e.name)
 
     def _ruleset_adopted(self, seq: int, e: ev.RulesetAdopted) -> tuple[Any, ...]:
         lid = str(e.originator_id)
@@ -294,10 +298,17 @@ class Projector:
             "reason": e.reason,
         }
         self._put_entry(ladder, Entry(key, "ruleset", seq, entry_id, e.effective.isoformat(), data))
-        summary = (
-            f"{self.ladders[lid][2]}: {e.family} ruleset {effective(e.effective)}: "
-            f"{_text(e.params)}"
-        )
+        name, on, params = self.ladders[lid][2], e.effective.isoformat(), _text(e.params)
+        if on == START:
+            summary = Message(
+                "{ladder}: {family} ruleset from the start: {params}",
+                ladder=name, family=e.family, params=params,
+            )  # fmt: skip
+        else:
+            summary = Message(
+                "{ladder}: {family} ruleset from {on}: {params}",
+                ladder=name, family=e.family, on=on, params=params,
+            )  # fmt: skip
         return ladder, seq, summary
 
     def _player_registered(self, seq: int, e: ev.PlayerRegistered) -> tuple[Any, ...]:
@@ -310,14 +321,14 @@ class Projector:
             row[2:4] = [e.name, name_key(e.name)]
         row[5] = e.recorded_at.isoformat()
         self._dirty_players.add(pid)
-        return None, row[0], f"player {e.name!r} registered"
+        return None, row[0], Message("player {name!r} registered", name=e.name)
 
     def _player_renamed(self, seq: int, e: ev.PlayerRenamed) -> tuple[Any, ...]:
         row = self._player(str(e.originator_id), seq)
         old = row[2]
         row[2:4] = [e.name, name_key(e.name)]
         self._dirty_players.add(row[1])
-        return None, row[0], f"player {old!r} renamed {e.name!r}"
+        return None, row[0], Message("player {old!r} renamed {new!r}", old=old, new=e.name)
 
     def _player_merged(self, seq: int, e: ev.PlayerMerged) -> tuple[Any, ...]:
         row = self._player(str(e.originator_id), seq)
@@ -325,7 +336,11 @@ class Projector:
         row[4] = into[1]
         self._dirty_players.add(row[1])
         self._touch_ladders_of(row[0])
-        return None, row[0], f"player {row[2]!r} merged into {into[2]!r}"
+        return (
+            None,
+            row[0],
+            Message("player {name!r} merged into {into!r}", name=row[2], into=into[2]),
+        )
 
     def _player_unmerged(self, seq: int, e: ev.PlayerUnmerged) -> tuple[Any, ...]:
         row = self._player(str(e.originator_id), seq)
@@ -335,7 +350,11 @@ class Projector:
         if into is not None:
             # Their games were replayed as the other player's: replay those ladders.
             self._touch_ladders_of(self._player(into, seq)[0])
-        return None, row[0], f"player {row[2]!r} unmerged from {self._name(into)!r}"
+        return (
+            None,
+            row[0],
+            Message("player {name!r} unmerged from {other!r}", name=row[2], other=self._name(into)),
+        )
 
     def _game_recorded(self, seq: int, e: Any) -> tuple[Any, ...]:
         raise AssertionError("games are applied as notes")  # see _apply
@@ -469,7 +488,10 @@ class Projector:
         key = sort_key(e.end, "season", sid)
         data = {"label": e.label, "start": e.start.isoformat(), "end": e.end.isoformat()}
         self._put_entry(ladder, Entry(key, "season", seq, sid, e.end.isoformat(), data))
-        return ladder, seq, f"season {e.label} closed ({e.start} to {e.end})"
+        return ladder, seq, Message(
+            "season {label} closed ({start} to {end})",
+            label=e.label, start=e.start.isoformat(), end=e.end.isoformat(),
+        )  # fmt: skip
 
     def _rating_adjusted(self, seq: int, e: ev.RatingAdjusted) -> tuple[Any, ...]:
         ladder, aid = self._ladder(str(e.ladder), seq), str(e.originator_id)
@@ -480,29 +502,47 @@ class Projector:
         self._put_entry(ladder, Entry(key, "adjust", seq, aid, e.effective.isoformat(), data))
         what = adjusted(data)
         self._player(str(e.player), seq)  # numbered: the replay rates them
-        return ladder, seq, f"rating of {self._name(str(e.player))!r} {what} from {e.effective}"
+        return ladder, seq, Message(
+            "rating of {name!r} {what} from {on}",
+            name=self._name(str(e.player)), what=what, on=e.effective.isoformat(),
+        )  # fmt: skip
 
     def _season_voided(self, seq: int, e: ev.SeasonVoided) -> tuple[Any, ...]:
         ladder = self._ladder(str(e.ladder), seq)
         data = self._void_entry(ladder, str(e.originator_id))
-        what = f"season {data['label']} ({data['start']} to {data['end']})" if data else "season"
-        return ladder, seq, f"{what} voided: its close no longer counts"
+        if not data:
+            return ladder, seq, Message("season voided: its close no longer counts")
+        return ladder, seq, Message(
+            "season {label} ({start} to {end}) voided: its close no longer counts",
+            label=data["label"], start=data["start"], end=data["end"],
+        )  # fmt: skip
 
     def _adjustment_voided(self, seq: int, e: ev.AdjustmentVoided) -> tuple[Any, ...]:
         ladder = self._ladder(str(e.ladder), seq)
         data = self._void_entry(ladder, str(e.originator_id))
         if not data:
-            return ladder, seq, "rating adjustment voided"
-        what = adjusted(data)
-        name = self._name(data["player"])
-        return ladder, seq, f"rating adjustment of {name!r} ({what}) voided"
+            return ladder, seq, Message("rating adjustment voided")
+        return ladder, seq, Message(
+            "rating adjustment of {name!r} ({what}) voided",
+            name=self._name(data["player"]), what=adjusted(data),
+        )  # fmt: skip
 
     def _ruleset_voided(self, seq: int, e: ev.RulesetVoided) -> tuple[Any, ...]:
         lid = str(e.originator_id)
         ladder = self._ladder(lid, seq)
         data = self._void_entry(ladder, f"{lid}/{e.adopted:06d}")
-        what = f"{data['family']} ruleset {effective(data['effective'])}" if data else "ruleset"
-        return ladder, seq, f"{self.ladders[lid][2]}: {what} voided"
+        name = self.ladders[lid][2]
+        if not data:
+            return ladder, seq, Message("{ladder}: ruleset voided", ladder=name)
+        if str(data["effective"]) == START:
+            return ladder, seq, Message(
+                "{ladder}: {family} ruleset from the start voided",
+                ladder=name, family=data["family"],
+            )  # fmt: skip
+        return ladder, seq, Message(
+            "{ladder}: {family} ruleset from {on} voided",
+            ladder=name, family=data["family"], on=str(data["effective"]),
+        )  # fmt: skip
 
     # -- helpers ----------------------------------------------------------------
     def _void_entry(self, ladder: int, entry_id: str) -> dict[str, Any] | None:
@@ -639,12 +679,21 @@ def _recorded_at(event: Any) -> datetime:
     return event.recorded_at
 
 
-def adjusted(data: Mapping[str, Any]) -> str:
-    """What an adjustment's entry data does, in words."""
+def adjusted(data: Mapping[str, Any]) -> Message:
+    """What an adjustment's entry data does, in words (a sentence of its
+    parts, each translated)."""
     parts = []
     if data.get("to") is not None:
-        parts.append(f"set to {data['to']:g}")
+        parts.append(Message("set to {value:g}", value=data["to"]))
     elif data.get("by") is not None:
-        parts.append(f"shifted by {data['by']:+g}")
-    parts += [f"{name} set to {value:g}" for name, value in (data.get("state") or {}).items()]
-    return ", ".join(parts)
+        parts.append(Message("shifted by {value:+g}", value=data["by"]))
+    parts += [
+        Message("{name} set to {value:g}", name=name, value=value)
+        for name, value in (data.get("state") or {}).items()
+    ]
+    if not parts:
+        return Message("nothing changed")
+    what = parts[-1]
+    for part in reversed(parts[:-1]):
+        what = Message("{first}, {then}", first=part, then=what)
+    return what

@@ -26,6 +26,7 @@ from typing import Any
 import msgspec
 
 from ledger.kernel.pager import pages
+from ledger.kernel.translation import N_
 from projections.db import Database, SQLiteDatabase
 from projections.views import games, schema, swap
 from projections.views.ladder_replay import replay_ladders
@@ -183,13 +184,13 @@ def _project(
             projector.flush()
             start = page[-1][0]
             if progress is not None:
-                progress("reading events", start - tracked, last - tracked)
+                progress(N_("reading events"), start - tracked, last - tracked)
         if start == tracked:
             return CatchUp(0)
         if whole and not rebuild:
             projector.touch_changed()
         if progress is not None:
-            progress("rating games", 0, 0)  # one step, of unknown length
+            progress(N_("rating games"), 0, 0)  # one step, of unknown length
         warnings = replay_ladders(
             conn, projector.affected, projector.entries, projector.numbers(),
             projector.merges(), projector.fresh_states() if rebuild else None,

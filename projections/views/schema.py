@@ -18,7 +18,10 @@ so a ranking is one scan of its rows rather than one lookup a player.
 A ladder's games are ``views.games``'s (the one module that reads and writes
 them); a game's first record is audited with it (its ``recording``: when, by
 whom and from which file, one row of ``view_recordings`` for all the games an
-import recorded); every later event has its own ``view_audit`` line.
+import recorded); every later event has its own ``view_audit`` line. A
+line's ``summary`` is NULL for a game's (written from its facts when read),
+else the sentence's template and facts (``views.said``), written in the
+reader's language when read.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ from projections.db import Database
 from projections.views import games, history
 
 #: Bump when the view tables change shape (or what their rows hold).
-VERSION = 16
+VERSION = 17
 
 #: The tables, without their secondary indexes (a rebuild fills them first).
 TABLE_DDL = """
