@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 from ledger.kernel.bulk_insert import insert_rows, plain_binding
 from ledger.kernel.errors import Denied
+from ledger.kernel.translation import Message
 
 
 class Row(tuple):
@@ -301,8 +302,12 @@ class PostgresDatabase(Database):
         """A refused privilege as the command's error (a reader that tries
         to write, a referee that tries to drop a view table)."""
         return Denied(
-            f"role {self.conn.info.user!r} may not do this: {exc.diag.message_primary} "
-            "(see the README's PostgreSQL roles)"
+            Message(
+                "role {user!r} may not do this: {message_primary} (see the README's "
+                "PostgreSQL roles)",
+                user=self.conn.info.user,
+                message_primary=exc.diag.message_primary,
+            )
         )
 
     def may_write(self, tables: Iterable[str]) -> bool:

@@ -33,6 +33,7 @@ import msgspec
 
 from ledger.kernel.errors import Invalid
 from ledger.kernel.identity import short
+from ledger.kernel.translation import Message
 from projections import parquet, queries
 from projections.db import Database
 from projections.formats import neutralise, render
@@ -296,7 +297,7 @@ def write_history(lines: Iterable[PlayerHistoryLine], fmt: str, out: IO[str]) ->
     ``projections.formats.render`` gives for the whole list, written a batch of
     lines at a time (bounded memory at any ladder size). Returns the lines."""
     if fmt not in ("csv", "json"):
-        raise Invalid(f"streamed history is csv or json, not {fmt!r}")
+        raise Invalid(Message("streamed history is csv or json, not {fmt!r}", fmt=fmt))
     n = 0
     batch: list[PlayerHistoryLine] = []
     if fmt == "json":
@@ -381,14 +382,28 @@ def export_ladder(
     json to ``output`` or ``out``, xlsx to ``output``. Writes nothing
     anywhere else."""
     if fmt not in FORMATS:
-        raise Invalid(f"--format must be one of {', '.join(FORMATS)}, got {fmt!r}")
+        raise Invalid(
+            Message(
+                "--format must be one of {formats}, got {fmt!r}",
+                formats=", ".join(FORMATS),
+                fmt=fmt,
+            )
+        )
     name = queries.ladder_row(conn, ladder)["name"]
     tables_ = ladder_tables(conn, ladder)
     if fmt in DIRECTORY_FORMATS:
         if output is None:
-            raise Invalid(f"--format {fmt} writes one file per table: give -o DIRECTORY")
+            raise Invalid(
+                Message("--format {fmt} writes one file per table: give -o DIRECTORY", fmt=fmt)
+            )
         if output.exists() and not output.is_dir():
-            raise Invalid(f"-o {output}: expected a directory for --format {fmt}, found a file")
+            raise Invalid(
+                Message(
+                    "-o {output}: expected a directory for --format {fmt}, found a file",
+                    output=output,
+                    fmt=fmt,
+                )
+            )
         if fmt == "parquet":
             parquet.arrow()  # not installed: say so before anything is written
         output.mkdir(parents=True, exist_ok=True)
@@ -406,7 +421,7 @@ def export_ladder(
         return ExportReport(name, fmt, written, counts)
     if fmt == "xlsx":
         if output is None:
-            raise Invalid("--format xlsx needs -o FILE.xlsx")
+            raise Invalid(Message("--format xlsx needs -o FILE.xlsx"))
         return ExportReport(name, fmt, [str(output)], write_xlsx(tables_, output))
     if output is not None:
         with output.open("w", encoding="utf-8") as f:

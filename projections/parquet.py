@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import msgspec
 
 from ledger.kernel.errors import Invalid
+from ledger.kernel.translation import Message
 
 if TYPE_CHECKING:
     import pyarrow
@@ -41,7 +42,7 @@ ColumnKind = Literal["text", "date", "timestamp", "integer", "number", "boolean"
 #: Rows per record batch, and so per row group.
 BATCH_ROWS = 32_768
 #: What a person types when pyarrow is missing.
-INSTALL_HINT = (
+INSTALL_HINT = Message(
     "--format parquet needs pyarrow, an optional extra the base install leaves out: "
     "pip install 'ledger[parquet]'"
 )
@@ -111,7 +112,13 @@ def write_parquet(
                 del batch  # the rows, once they are columns
                 for array, field in zip(arrays, shape, strict=True):
                     if not field.nullable and array.null_count:
-                        raise Invalid(f"{table}.{field.name}: an empty value in a required column")
+                        raise Invalid(
+                            Message(
+                                "{table}.{name}: an empty value in a required column",
+                                table=table,
+                                name=field.name,
+                            )
+                        )
                 writer.write_batch(pa.RecordBatch.from_arrays(arrays, schema=shape))
     except BaseException:
         path.unlink(missing_ok=True)

@@ -21,7 +21,7 @@ import msgspec
 
 from ledger.kernel.errors import NotFound
 from ledger.kernel.identity import short
-from ledger.kernel.translation import N_, Translator, translator
+from ledger.kernel.translation import N_, Message, Translator, translator
 from projections import ranking
 from projections.db import Database, Row
 from projections.ranking import ranks
@@ -164,7 +164,7 @@ def player_name(conn: Database, pid: str) -> str:
     """The name of the player with this id."""
     row = conn.execute("SELECT name FROM view_players WHERE id=?", (pid,)).fetchone()
     if row is None:
-        raise NotFound(f"unknown player id {pid}")
+        raise NotFound(Message("unknown player id {pid}", pid=pid))
     return row[0]
 
 

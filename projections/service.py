@@ -30,6 +30,7 @@ from typing import Any
 import msgspec
 
 from ledger.kernel.errors import Conflict, connection_lost
+from ledger.kernel.translation import Message
 from projections import views
 from projections.db import Database
 
@@ -55,8 +56,11 @@ class FollowerLock:
             except BlockingIOError:
                 self._file.close()
                 raise Conflict(
-                    f"another 'ledger project --follow' is already keeping these views (lock "
-                    f"{self.path})"
+                    Message(
+                        "another 'ledger project --follow' is already keeping these views (lock "
+                        "{path})",
+                        path=self.path,
+                    )
                 ) from None
             self._file.write(str(os.getpid()))
             self._file.flush()
@@ -65,7 +69,9 @@ class FollowerLock:
             "SELECT pg_try_advisory_lock(hashtext('ledger-follow:' || current_schema()))"
         ).fetchone()[0]
         if not got:
-            raise Conflict("another 'ledger project --follow' is already keeping these views")
+            raise Conflict(
+                Message("another 'ledger project --follow' is already keeping these views")
+            )
 
     def release(self) -> None:
         if self._file is not None:

@@ -9,7 +9,7 @@ from typing import Any
 import msgspec
 
 from ledger.kernel.errors import Invalid, NotFound
-from ledger.kernel.translation import Translator
+from ledger.kernel.translation import Message, Translator
 from projections import queries, views
 from projections.db import Database
 
@@ -24,7 +24,10 @@ def parse_moment(text: str) -> datetime:
         moment = datetime.fromisoformat(text.strip())
     except ValueError:
         raise Invalid(
-            f"{text!r} is not an ISO timestamp (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS][+00:00])"
+            Message(
+                "{text!r} is not an ISO timestamp (YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS][+00:00])",
+                text=text,
+            )
         ) from None
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 

@@ -14,6 +14,7 @@ from ledger.families.base import Family, FamilyError
 from ledger.families.registry import family_class, load_family
 from ledger.kernel.errors import Invalid
 from ledger.kernel.identity import short
+from ledger.kernel.translation import said
 from projections import queries
 from projections.db import Database
 from projections.replay import Entry, EntryFailed, Replay, event_ends, resolve_merges
@@ -353,5 +354,5 @@ def _override(entry: Entry, overrides: dict[str, Any], family: str | None) -> En
             data["params"] = fam.params_dict()
         load_family(data["family"], data["params"])
     except FamilyError as exc:
-        raise Invalid(str(exc), field=exc.field) from None
+        raise Invalid(said(exc), field=exc.field) from None
     return Entry(entry.key, entry.kind, entry.n, entry.id, entry.date, data)

@@ -21,7 +21,8 @@ import click
 
 from ledger import __version__
 from ledger.cli.group import LedgerGroup, fail
-from ledger.kernel.translation import LANGS
+from ledger.cli.usage import asked_lang, in_language_of
+from ledger.kernel.translation import LANGS, said
 
 #: Every command: name -> (module under ledger.cli, attribute).
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -52,6 +53,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+#: Where the context keeps the language the command line asks for.
+ASKED_LANG = "ledger.asked_lang"
+
+
 class LazyLedgerGroup(LedgerGroup):
     """The top-level group: each command's module is imported when it runs
     (or when ``--help`` lists it), the pattern click's documentation gives
@@ -67,6 +72,8 @@ class LazyLedgerGroup(LedgerGroup):
         close before its connection does)."""
         try:
             return super().invoke(ctx)
+        except click.ClickException as exc:  # a subcommand's usage error
+            raise in_language_of(exc, ctx.meta.get(ASKED_LANG, "en")) from None
         except KeyboardInterrupt:
             from ledger.cli.interrupt import interrupted
 
@@ -81,12 +88,26 @@ class LazyLedgerGroup(LedgerGroup):
                 raise
             # A family that cannot be loaded (not installed, not trusted)
             # wherever a command meets it: one line, as a refused command.
-            fail(str(exc))
+            fail(said(exc))
         _stdout_to_devnull()
         return None
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
+
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: click.Context | None = None,
+        **extra: Any,
+    ) -> click.Context:  # fmt: skip
+        """The command line's context; click's usage errors in the language
+        the words ask for (``usage``), even before they are parsed."""
+        lang = asked_lang(args)
+        try:
+            ctx = super().make_context(info_name, args, parent, **extra)
+        except click.ClickException as exc:
+            raise in_language_of(exc, lang) from None
+        ctx.meta[ASKED_LANG] = lang
+        return ctx
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in COMMANDS:

@@ -16,7 +16,7 @@ from ledger.cli.context import (
 from ledger.cli.group import fail, machine_failure
 from ledger.cli.help import TranslatedCommand
 from ledger.kernel.errors import Invalid, LedgerError
-from ledger.kernel.translation import N_
+from ledger.kernel.translation import N_, Message
 from ledger.write import migrate as migrate_mod
 from ledger.write.application import LedgerApplication
 from ledger.write.storage import resolve
@@ -64,7 +64,7 @@ def project(led: Ledger, follow: bool, interval: float) -> None:
     except Exception as exc:
         if machine_failure(exc) is not None:
             raise
-        fail(f"the follower stopped: {service.first_line(exc)}")
+        fail(Message("the follower stopped: {reason}", reason=service.first_line(exc)))
     finally:
         lock.release()
     click.echo(f"Stopped after applying {total} events.", err=True)
@@ -95,7 +95,9 @@ def migrate(led: Ledger, source: str, target: str, to_schema: str | None, fmt: s
         views.catch_up(source_views, source_app.recorder)
         problems = verify_mod.check_chain(source_views, source_app.recorder, None)
         if problems:
-            raise Invalid(f"the source ledger fails verification: {problems[0]}")
+            raise Invalid(
+                Message("the source ledger fails verification: {problems}", problems=problems[0])
+            )
         copied, head = migrate_mod.copy_events(source_app, target_app)
         target_views = views.connect(open_views(target_store))
         views.rebuild(target_views, target_app.recorder)

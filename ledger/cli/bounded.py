@@ -9,6 +9,7 @@ import click
 
 from ledger.kernel import bounds
 from ledger.kernel.errors import Invalid
+from ledger.kernel.translation import N_, Message, headless, said
 
 
 class BoundedNumber(click.ParamType):
@@ -28,12 +29,16 @@ class BoundedNumber(click.ParamType):
             try:
                 number = int(str(value).strip()) if self.bound.integer else float(value)
             except ValueError:
-                kind = "whole number" if self.bound.integer else "number"
-                self.fail(f"{value!r} is not a {kind}", param, ctx)
+                kind = N_("whole number") if self.bound.integer else N_("number")
+                self.fail(
+                    Message("{value!r} is not a {kind}", value=value, kind=Message(kind)),
+                    param,
+                    ctx,
+                )
         try:
             return self.bound.check(number, "value")
         except Invalid as exc:
-            self.fail(str(exc).removeprefix("value: "), param, ctx)
+            self.fail(headless(said(exc), "field", "value: "), param, ctx)
 
 
 def bounded_help(text: str, bound: bounds.Range) -> str:

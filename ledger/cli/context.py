@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ledger.kernel.errors import Denied, Invalid
-from ledger.kernel.translation import LANGS, N_, Translator, translator
+from ledger.kernel.translation import LANGS, N_, Message, Translator, translator
 from ledger.write.storage import Storage, resolve
 from projections.db import Database, PostgresDatabase, SQLiteDatabase
 from projections.formats import FORMATS, render
@@ -112,8 +112,11 @@ class Ledger:
         """Refuse, before anything is attempted, to write a read-only ledger."""
         if self.storage.read_only:
             raise Denied(
-                f"the ledger {self.storage.target!r} is read-only (an archived or published "
-                "copy?): queries and 'verify' run on it, nothing can be recorded"
+                Message(
+                    "the ledger {target!r} is read-only (an archived or published copy?): "
+                    "queries and 'verify' run on it, nothing can be recorded",
+                    target=self.storage.target,
+                )
             )
 
     @property
@@ -155,8 +158,8 @@ class Ledger:
         if db.kind == "postgres" and standing.version != VERSION:
             # Creating or upgrading the views is DDL: the owner's alone.
             self._refuse_unless_owner(
-                db, "create them", "ledger project",
-                "the views are missing or of another version: ",
+                db, Message("create them"), "ledger project",
+                Message("the views are missing or of another version: "),
             )  # fmt: skip
         views.connect(db)
         self._conn = db
@@ -201,7 +204,7 @@ class Ledger:
         if self._conn is None:
             self._conn = open_views(self.storage)
         self._refuse_unless_owner(
-            self._conn, "rebuild the views (a rebuild drops and recreates their tables)",
+            self._conn, Message("rebuild the views (a rebuild drops and recreates their tables)"),
             "ledger rebuild",
         )  # fmt: skip
         self.app  # noqa: B018 - the event store's tables exist before the views read them
@@ -212,8 +215,14 @@ class Ledger:
         owner = db.owner()
         if owner is not None:
             raise Denied(
-                f"{state}only the schema's owner {owner!r} may {action}; run '{command}' "
-                f"as {owner!r}"
+                Message(
+                    "{state}only the schema's owner {owner!r} may {action}; run '{command}' "
+                    "as {owner!r}",
+                    state=state,
+                    owner=owner,
+                    action=action,
+                    command=command,
+                )
             )
 
     def close(self) -> None:
@@ -267,7 +276,7 @@ def family_needed(subject: str) -> Iterator[None]:
     except Exception as exc:
         if not is_family_error(exc):
             raise
-        raise Invalid(f"{subject}: {exc}") from None
+        raise Invalid(Message("{subject}: {exc}", subject=subject, exc=exc)) from None
 
 
 def open_views(storage: Storage) -> Database:
@@ -315,7 +324,7 @@ def emit(
     unless ``wide``, its headings in ``t``'s language."""
     if fmt == "xlsx":
         if output is None:
-            raise Invalid("--format xlsx needs --output FILE.xlsx")
+            raise Invalid(Message("--format xlsx needs --output FILE.xlsx"))
         from ledger.sheets.workbook import write_rows
 
         write_rows(output, rows, kind, title)

@@ -16,7 +16,7 @@ import click
 
 from ledger.cli.help import TranslatedGroup
 from ledger.kernel.errors import LOST_NOTHING_RECORDED, LedgerError, connection_lost
-from ledger.kernel.translation import Translator, in_language, translator
+from ledger.kernel.translation import Message, Translator, in_language, translator
 
 
 def fail(message: object) -> NoReturn:
@@ -60,14 +60,14 @@ class LedgerGroup(TranslatedGroup):
             fail(message)
 
 
-_ROLLED_BACK = (
+_ROLLED_BACK = Message(
     "the write in progress was rolled back (each command, and each import, is one "
     "transaction: nothing of it was stored). Free some space and run it again; "
     "'ledger project' brings the views up to date."
 )
 
 
-LOST_AFTER_RECORDING = (
+LOST_AFTER_RECORDING = Message(
     "recorded; then lost the connection to the ledger's database before this command "
     "finished (its views or its report): the next command, or 'ledger project', brings "
     "the views up to date"
@@ -81,17 +81,20 @@ def machine_failure(exc: BaseException) -> str | None:
     while seen is not None:
         text = str(seen)
         if isinstance(seen, OSError) and seen.errno in (errno.ENOSPC, errno.EDQUOT):
-            return f"disk full: {_ROLLED_BACK}"
+            return Message("disk full: {rolled_back}", rolled_back=_ROLLED_BACK)
         if "database or disk is full" in text or type(seen).__name__ == "DiskFull":
-            return f"disk full: {_ROLLED_BACK}"
+            return Message("disk full: {rolled_back}", rolled_back=_ROLLED_BACK)
         if "disk I/O error" in text:
-            return f"the disk refused a write (full, over a size limit, or failing): {_ROLLED_BACK}"
+            return Message(
+                "the disk refused a write (full, over a size limit, or failing): {rolled_back}",
+                rolled_back=_ROLLED_BACK,
+            )
         if "attempt to write a readonly database" in text:
-            return (
+            return Message(
                 "the ledger is read-only here (a read-only file or folder: an archived or "
                 "published copy?): queries and 'verify' run on it, nothing can be written"
             )
         if isinstance(seen, OSError) and seen.filename is not None:
-            return f"cannot use {seen.filename}: {seen.strerror}"
+            return Message("cannot use {file}: {reason}", file=seen.filename, reason=seen.strerror)
         seen = seen.__cause__ or seen.__context__
     return None

@@ -10,6 +10,7 @@ from typing import Any
 import click
 
 from ledger.kernel.errors import Invalid
+from ledger.kernel.translation import Message, headless, said
 
 
 class DateType(click.ParamType):
@@ -25,7 +26,11 @@ class DateType(click.ParamType):
 
             return parse_date(value, param.name if param else "date")
         except Invalid:
-            self.fail(f"{value!r} is not a valid date in ISO form YYYY-MM-DD", param, ctx)
+            self.fail(
+                Message("{value!r} is not a valid date in ISO form YYYY-MM-DD", value=value),
+                param,
+                ctx,
+            )
 
 
 class KeyValueType(click.ParamType):
@@ -47,12 +52,20 @@ class KeyValueType(click.ParamType):
             return value
         key, sep, text = str(value).partition("=")
         if not sep or not key.strip():
-            self.fail(f"expected {self.name}, got {value!r}", param, ctx)
+            self.fail(
+                Message("expected {form}, got {value!r}", form=self.name, value=value), param, ctx
+            )
         if self.number:
             try:
                 return key.strip(), float(text)
             except ValueError:
-                self.fail(f"expected {self.name}, got {value!r} (not a number)", param, ctx)
+                self.fail(
+                    Message(
+                        "expected {form}, got {value!r} (not a number)", form=self.name, value=value
+                    ),
+                    param,
+                    ctx,
+                )
         from ledger.families.base import parse_param_value  # lazily: the families
 
         return key.strip(), parse_param_value(text) if self.json_values else text
@@ -71,7 +84,7 @@ class VaryType(click.ParamType):
         try:
             return parse_vary(str(value))
         except Invalid as exc:
-            self.fail(str(exc).removeprefix(f"--vary {str(value)!r}: "), param, ctx)
+            self.fail(headless(said(exc), "spec", f"--vary {str(value)!r}: "), param, ctx)
 
 
 DATE = DateType()

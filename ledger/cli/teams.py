@@ -16,7 +16,7 @@ from ledger.cli.params import DATE
 from ledger.families.registry import family_class
 from ledger.kernel.errors import Invalid
 from ledger.kernel.identity import name_key
-from ledger.kernel.translation import Translator, translator
+from ledger.kernel.translation import Message, Translator, translator
 from ledger.sheets.workbook import read_player_names, team_game_rows, write_camp_sheet
 from projections.formats import csv_text
 from projections.teams.balance import Balance, balance
@@ -27,7 +27,13 @@ from projections.teams.roster import roster
 def split_group(text: str, option: str) -> list[str]:
     names = [n.strip() for n in text.split(";") if n.strip()]
     if len(names) < 2:
-        raise Invalid(f"--{option} takes two or more names separated by ';', got {text!r}")
+        raise Invalid(
+            Message(
+                "--{option} takes two or more names separated by ';', got {text!r}",
+                option=option,
+                text=text,
+            )
+        )
     return [name_key(n) for n in names]
 
 
@@ -143,16 +149,18 @@ def teams(
     none).
     """
     if fmt == "xlsx" and output is None:
-        raise Invalid("--format xlsx needs --output FILE.xlsx")
+        raise Invalid(Message("--format xlsx needs --output FILE.xlsx"))
     names = list(players) + (read_player_names(sheet) if sheet else [])
     if not names:
-        raise Invalid("no players: name them or give --from SHEET")
+        raise Invalid(Message("no players: name them or give --from SHEET"))
     size_list = None
     if sizes is not None:
         try:
             size_list = [int(s) for s in sizes.split(",")]
         except ValueError:
-            raise Invalid(f"--sizes takes whole numbers like 4,4,3, got {sizes!r}") from None
+            raise Invalid(
+                Message("--sizes takes whole numbers like 4,4,3, got {sizes!r}", sizes=sizes)
+            ) from None
     with family_needed(f"ladder {ladder_name!r}"):
         entered = roster(led.conn, ladder_name, names, as_of, led.lang)
     result = balance(

@@ -12,6 +12,7 @@ from ledger.cli.context import Ledger, lang_option, pass_ledger
 from ledger.cli.help import TranslatedCommand
 from ledger.cli.params import DATE
 from ledger.kernel.errors import Invalid
+from ledger.kernel.translation import Message, said
 from projections import queries
 
 
@@ -59,8 +60,13 @@ def template(
     suffix = output.suffix.lower()
     if suffix not in (".csv", ".xlsx"):
         raise Invalid(
-            f"{output}: a template is written as .csv or .xlsx, not "
-            f"{repr(output.suffix) if output.suffix else 'a name without extension'}"
+            Message(
+                "{output}: a template is written as .csv or .xlsx, not {suffix}",
+                output=output,
+                suffix=repr(output.suffix)
+                if output.suffix
+                else Message("a name without extension"),
+            )
         )
     from projections.teams.camps import camp_games, read_camps
 
@@ -70,17 +76,17 @@ def template(
         info = queries.ladder_info(led.conn, ladder_name, rules=False)
         family, params, ladder = family or info.family, info.params, info.name
     if family is None:
-        raise Invalid("give --family F or --ladder NAME")
+        raise Invalid(Message("give --family F or --ladder NAME"))
     games = None
     if camps_file is not None:
         try:
             max_sides = family_class(family).max_sides
         except FamilyError as exc:
-            raise Invalid(str(exc), field="family") from None
+            raise Invalid(said(exc), field="family") from None
         camps = read_camps(camps_file, split)
         games = team_game_rows(camp_games(camps, max_sides), on, event)
     elif on is not None or event is not None:
-        raise Invalid("--date and --event go with --camps")
+        raise Invalid(Message("--date and --event go with --camps"))
     t = led.t
     if suffix == ".csv":
         write_csv_template(output, family, params=params, ladder=ladder, games=games)

@@ -25,7 +25,7 @@ from typing import Any, ClassVar, Literal, NamedTuple
 import msgspec
 
 from ledger.families.params_doc import ParamDoc, describe_struct, render
-from ledger.kernel.translation import N_, Translator, translator
+from ledger.kernel.translation import N_, Message, Translator, translator
 
 
 class FamilyError(ValueError):
@@ -204,7 +204,10 @@ def _refuse_non_finite(value: Any, field: str) -> None:
         except ValueError:
             return
         if not math.isfinite(number):
-            raise FamilyError(f"{field}: {number} is not a finite number", field=field)
+            raise FamilyError(
+                Message("{field}: {number} is not a finite number", field=field, number=number),
+                field=field,
+            )
 
 
 def parse_param_value(text: str) -> Any:
@@ -356,11 +359,20 @@ class Family:
             if key not in allowed:
                 if not allowed:
                     raise FamilyError(
-                        f"family {cls.name} takes no parameters (got {key!r})", field=key
+                        Message(
+                            "family {name} takes no parameters (got {key!r})",
+                            name=cls.name,
+                            key=key,
+                        ),
+                        field=key,
                     )
                 raise FamilyError(
-                    f"unknown parameter {key!r} for family {cls.name} "
-                    f"(allowed: {', '.join(allowed)})",
+                    Message(
+                        "unknown parameter {key!r} for family {name} (allowed: {allowed})",
+                        key=key,
+                        name=cls.name,
+                        allowed=", ".join(allowed),
+                    ),
                     field=key,
                 )
         try:
@@ -373,8 +385,14 @@ class Family:
             doc = next((d for d in cls.describe_params() if d.name == key), None)
             if doc is not None and doc.choices and str(values.get(key)) not in doc.choices:
                 raise FamilyError(
-                    f"bad value for parameter {key!r} of family {cls.name}: "
-                    f"{values.get(key)!r} is not one of {', '.join(doc.choices)}",
+                    Message(
+                        "bad value for parameter {key!r} of family {name}: {value!r} is not one "
+                        "of {choices}",
+                        key=key,
+                        name=cls.name,
+                        value=values.get(key),
+                        choices=", ".join(doc.choices),
+                    ),
                     field=key,
                 ) from None
             fields = (
@@ -383,8 +401,13 @@ class Family:
                 else ""
             )
             raise FamilyError(
-                f"bad value for parameter {key!r} of family {cls.name}: "
-                f"{readable_error(str(exc), values.get(key))}{fields}",
+                Message(
+                    "bad value for parameter {key!r} of family {name}: {value}{fields}",
+                    key=key,
+                    name=cls.name,
+                    value=readable_error(str(exc), values.get(key)),
+                    fields=fields,
+                ),
                 field=key,
             ) from None
 
@@ -449,7 +472,15 @@ class Family:
                 return column
         names = [c.name for c in self.columns()]
         takes = f"it takes: {', '.join(names)}" if names else "it takes no result fields"
-        raise FamilyError(f"{name!r} does not belong to a {self.name} result ({takes})", name)
+        raise FamilyError(
+            Message(
+                "{name!r} does not belong to a {family} result ({takes})",
+                name=name,
+                family=self.name,
+                takes=takes,
+            ),
+            name,
+        )
 
     def parse_cell(self, column: str, text: str) -> Any:
         """A cell's text (a sheet cell, a ``--field`` value) as the value of
@@ -471,7 +502,13 @@ class Family:
                     if choice.casefold() == text.casefold():
                         return choice
                 raise FamilyError(
-                    f"{column}: {text!r} is not one of {listing(col.choices)}", column
+                    Message(
+                        "{column}: {text!r} is not one of {choices}",
+                        column=column,
+                        text=text,
+                        choices=listing(col.choices),
+                    ),
+                    column,
                 )
             if kind == "integer":
                 return int(text)
@@ -498,7 +535,14 @@ class Family:
             }.get(kind, "a value")
             example = f", e.g. {col.example}" if col.example else ""
             raise FamilyError(
-                f"{column}: expected {expected}{example}; got {text!r}", column
+                Message(
+                    "{column}: expected {expected}{example}; got {text!r}",
+                    column=column,
+                    expected=expected,
+                    example=example,
+                    text=text,
+                ),
+                column,
             ) from None
 
     def format_cell(self, column: str, value: Any) -> str:
@@ -543,7 +587,14 @@ class Family:
                 if self.min_sides == self.max_sides
                 else f"{self.min_sides} to {self.max_sides}"
             )
-            raise FamilyError(f"a {self.name} game has {want} sides, got {n_sides}")
+            raise FamilyError(
+                Message(
+                    "a {name} game has {want} sides, got {n_sides}",
+                    name=self.name,
+                    want=want,
+                    n_sides=n_sides,
+                )
+            )
         values: dict[str, Any] = {}
         for key, value in raw.items():
             self.column(key)  # a key outside the vocabulary is an error
@@ -553,12 +604,23 @@ class Family:
                 values[key] = value
         for col in self.columns():
             if col.required and col.name not in values:
-                raise FamilyError(f"a {self.name} result needs {col.name}: {col.help}", col.name)
+                raise FamilyError(
+                    Message(
+                        "a {family} result needs {column}: {help}",
+                        family=self.name,
+                        column=col.name,
+                        help=col.help,
+                    ),
+                    col.name,
+                )
         try:
             result = msgspec.convert(values, self.Result, strict=False)
         except msgspec.ValidationError as exc:
             key = _path_key(str(exc))
-            raise FamilyError(f"bad {self.name} result field {key!r}: {exc}", field=key) from None
+            raise FamilyError(
+                Message("bad {name} result field {key!r}: {exc}", name=self.name, key=key, exc=exc),
+                field=key,
+            ) from None
         self.check_result(result, n_sides or 2)
         return result
 
@@ -787,41 +849,57 @@ def _path_key(message: str) -> str | None:
 
 #: msgspec's type names, as people say them.
 _TYPE_WORDS = {
-    "float": "a number", "int": "a whole number", "str": "text", "bool": "true or false",
-    "array": "a list", "object": "a table", "null": "none",
+    "float": N_("a number"), "int": N_("a whole number"), "str": N_("text"),
+    "bool": N_("true or false"), "array": N_("a list"), "object": N_("a table"), "null": N_("none"),
 }  # fmt: skip
+
+
+def _type_words(kind: str) -> object:
+    return Message(_TYPE_WORDS[kind]) if kind in _TYPE_WORDS else kind
 
 
 def readable_error(message: str, value: Any) -> str:
     """A msgspec validation message for people: no ``$.k`` path, types
     in words, the value given, and where in a list or table it sits
-    ("Expected `float` >= 0.0 - at `$.k`" reads "must be ≥ 0, got -5")."""
+    ("Expected `float` >= 0.0 - at `$.k`" reads "must be ≥ 0, got -5");
+    a ``Message``, but for a message msgspec words otherwise."""
     import re
 
     text, _, path = message.partition(" - at `$")
     path = path.rstrip("`")
-    where = ""
+    where: object = ""
     item = re.search(r"\[(\d+)\]", path)
     inner = re.findall(r"\.(\w+)", path)
     if item:
-        where = f" (item {int(item.group(1)) + 1}"
-        where += f", field {inner[-1]!r})" if len(inner) > 1 else ")"
+        where = (
+            Message(" (item {item}, field {field!r})", item=int(item.group(1)) + 1, field=inner[-1])
+            if len(inner) > 1
+            else Message(" (item {item})", item=int(item.group(1)) + 1)
+        )
     elif "[...]" in path:
-        where = " (in a value of the table)"
+        where = Message(" (in a value of the table)")
+    said: object
     bound = re.fullmatch(r"Expected `(\w+)` (>=|>|<=|<) (-?[\d.e+]+)", text)
+    typed = re.fullmatch(r"Expected `(\w+)(?: \| (\w+))?`, got `(\w+)`", text)
     if bound:
         kind, sign, limit = bound.groups()
         number = float(limit)
         shown_limit = str(int(number)) if number.is_integer() else limit
         sign = {">=": "≥", "<=": "≤"}.get(sign, sign)
-        text = f"must be {_TYPE_WORDS.get(kind, kind)} {sign} {shown_limit}"
+        said = Message(
+            "must be {kind} {sign} {limit}", kind=_type_words(kind), sign=sign, limit=shown_limit
+        )
+    elif typed:
+        first, second, got = typed.groups()
+        wanted = (
+            Message("{first} or {second}", first=_type_words(first), second=_type_words(second))
+            if second
+            else _type_words(first)
+        )
+        said = Message("must be {wanted}, not {got}", wanted=wanted, got=_type_words(got))
     else:
-        typed = re.fullmatch(r"Expected `(\w+)(?: \| (\w+))?`, got `(\w+)`", text)
-        if typed:
-            wanted = " or ".join(_TYPE_WORDS.get(t, t) for t in typed.groups()[:2] if t)
-            text = f"must be {wanted}, not {_TYPE_WORDS.get(typed.group(3), typed.group(3))}"
-        else:
-            text = (text[:1].lower() + text[1:]).replace("`", "'")
+        said = (text[:1].lower() + text[1:]).replace("`", "'")
     if not item and "[...]" not in path and not isinstance(value, (list, dict)):
-        text += f" (got {value!r})" if isinstance(value, str) else f" (got {value})"
-    return text + where
+        shown = repr(value) if isinstance(value, str) else value
+        said = Message("{said} (got {value})", said=said, value=shown)
+    return Message("{said}{where}", said=said, where=where)

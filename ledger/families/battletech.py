@@ -57,7 +57,7 @@ from ledger.families.base import (
     side_means,
 )
 from ledger.families.rounding import floor_half_up
-from ledger.kernel.translation import N_, NC_
+from ledger.kernel.translation import N_, NC_, Message
 
 UnitState = Literal["intact", "critical-damage", "crippled", "destroyed"]
 #: ``explain``'s labels of a unit's state and an objective's kind (the codes
@@ -201,7 +201,9 @@ def _objective_adds(obj: Objective) -> dict[str, float]:
     adds: dict[str, float] = {}
     if obj.kind in ("protect", "guard"):
         if obj.side is None:
-            raise FamilyError(f"a {obj.kind} objective needs 'side'", "objectives")
+            raise FamilyError(
+                Message("a {kind} objective needs 'side'", kind=obj.kind), "objectives"
+            )
         adds[f"{obj.side.upper()}_s"] = obj.value
         if obj.kind == "protect" and obj.survived:
             adds[f"{obj.side.upper()}_e"] = obj.value
@@ -284,28 +286,48 @@ def expected_score(
 
 def _check_number(value: float, what: str, field: str) -> None:
     if not math.isfinite(value) or value < 0:
-        raise FamilyError(f"{what} must be a non-negative number, got {value!r}", field=field)
+        raise FamilyError(
+            Message("{what} must be a non-negative number, got {value!r}", what=what, value=value),
+            field=field,
+        )
 
 
 def _check_objective(i: int, obj: Objective) -> None:
     where = f"objectives[{i}] ({obj.kind})"
     _check_number(obj.value, f"{where} value", "objectives")
     if obj.kind in ("protect", "guard") and obj.side is None:
-        role = "defender" if obj.kind == "protect" else "guard"
-        raise FamilyError(f"{where} needs 'side': the {role}, 'a' or 'b'", field="objectives")
+        role = Message("defender") if obj.kind == "protect" else Message("guard")
+        raise FamilyError(
+            Message("{where} needs 'side': the {role}, 'a' or 'b'", where=where, role=role),
+            field="objectives",
+        )
     if obj.kind == "protect":
         if obj.survived is None:
-            raise FamilyError(f"{where} needs 'survived': true or false", field="objectives")
+            raise FamilyError(
+                Message("{where} needs 'survived': true or false", where=where), field="objectives"
+            )
         if obj.holder is not None:
-            raise FamilyError(f"{where} takes no 'holder' (use 'survived')", field="objectives")
+            raise FamilyError(
+                Message("{where} takes no 'holder' (use 'survived')", where=where),
+                field="objectives",
+            )
     elif obj.survived is not None:
         raise FamilyError(
-            f"{where} takes no 'survived' (use 'holder': the side holding it at the end, or none)",
+            Message(
+                "{where} takes no 'survived' (use 'holder': the side holding it at the "
+                "end, or none)",
+                where=where,
+            ),
             field="objectives",
         )
     if obj.kind == "contested" and obj.side is not None and obj.holder not in (None, obj.side):
         raise FamilyError(
-            f"{where} is open only to side {obj.side!r}, so side {obj.holder!r} cannot hold it",
+            Message(
+                "{where} is open only to side {side!r}, so side {holder!r} cannot hold it",
+                where=where,
+                side=obj.side,
+                holder=obj.holder,
+            ),
             field="objectives",
         )
 
@@ -336,8 +358,13 @@ def _check_bv_growth(result: BattleTechResult) -> None:
         else:
             limit = f"its starting BV {label}_s ({_number(start)})"
         raise FamilyError(
-            f"BV never grows in play: side {label}'s ending BV {label}_e ({_number(end)}) "
-            f"is more than {limit}",
+            Message(
+                "BV never grows in play: side {label}'s ending BV {label}_e ({end}) is "
+                "more than {limit}",
+                label=label,
+                end=_number(end),
+                limit=limit,
+            ),
             field="bv",
         )
 
@@ -435,13 +462,15 @@ class BattleTechFamily(Family):
         coherent; given as totals, no side ends with more BV than it can."""
         if result.bv is None and result.units is None:
             raise FamilyError(
-                "a battletech result needs either 'bv' (four totals A_s, A_e, "
-                "B_s, B_e) or 'units' (one list of units per side)",
+                Message(
+                    "a battletech result needs either 'bv' (four totals A_s, A_e, B_s, B_e) "
+                    "or 'units' (one list of units per side)"
+                ),
                 field="bv",
             )
         if result.bv is not None and result.units is not None:
             raise FamilyError(
-                "give either 'bv' (four totals) or 'units' (unit lists), not both",
+                Message("give either 'bv' (four totals) or 'units' (unit lists), not both"),
                 field="units",
             )
         for key in ("k_a", "k_b", "k_star"):
@@ -449,42 +478,58 @@ class BattleTechFamily(Family):
         if result.bv is not None:
             if len(result.bv) != 4:
                 raise FamilyError(
-                    f"'bv' takes four numbers A_s, A_e, B_s, B_e, got {len(result.bv)}",
+                    Message(
+                        "'bv' takes four numbers A_s, A_e, B_s, B_e, got {count}",
+                        count=len(result.bv),
+                    ),
                     field="bv",
                 )
             for label, value in zip(("A_s", "A_e", "B_s", "B_e"), result.bv, strict=True):
                 _check_number(value, f"'bv' {label}", "bv")
             if result.objectives:
                 raise FamilyError(
-                    "'objectives' need the 'units' form; with 'bv' include the "
-                    "objective values in the totals and give K terms as 'k_a', "
-                    "'k_b', 'k_star'",
+                    Message(
+                        "'objectives' need the 'units' form; with 'bv' include the objective "
+                        "values in the totals and give K terms as 'k_a', 'k_b', 'k_star'"
+                    ),
                     field="objectives",
                 )
             for label, value in (("A_s", result.bv[0]), ("B_s", result.bv[2])):
                 if value <= 0:
                     raise FamilyError(
-                        f"'bv' {label} (a side's starting BV) must be more than 0",
+                        Message(
+                            "'bv' {label} (a side's starting BV) must be more than 0", label=label
+                        ),
                         field="bv",
                     )
             _check_bv_growth(result)
             return
         if len(result.units) != n_sides:
             raise FamilyError(
-                f"'units' takes one list of units per side ({n_sides} lists, "
-                f"side A first), got {len(result.units)}",
+                Message(
+                    "'units' takes one list of units per side ({n_sides} lists, side A "
+                    "first), got {count}",
+                    n_sides=n_sides,
+                    count=len(result.units),
+                ),
                 field="units",
             )
         for s, side in enumerate(result.units):
             if not side:
                 raise FamilyError(
-                    f"'units' of side {'AB'[s]} is empty: list at least one unit",
+                    Message(
+                        "'units' of side {side} is empty: list at least one unit", side="AB"[s]
+                    ),
                     field="units",
                 )
             for i, unit in enumerate(side):
                 if not unit.name.strip():
                     raise FamilyError(
-                        f"'units' side {'AB'[s]} unit {i + 1} needs a name",
+                        Message(
+                            "'units' side {side} unit {unit} needs a name",
+                            side="AB"[s],
+                            unit=i + 1,
+                        ),
                         field="units",
                     )
                 _check_number(unit.bv, f"'units' {unit.name!r} bv", "units")
@@ -494,8 +539,11 @@ class BattleTechFamily(Family):
         for label, value in (("A", totals.a_s), ("B", totals.b_s)):
             if value <= 0:
                 raise FamilyError(
-                    f"side {label}'s starting BV (its units' BV plus protect and "
-                    "guard objectives) must be more than 0",
+                    Message(
+                        "side {label}'s starting BV (its units' BV plus protect and guard "
+                        "objectives) must be more than 0",
+                        label=label,
+                    ),
                     field="units",
                 )
 
@@ -522,10 +570,10 @@ class BattleTechFamily(Family):
     ) -> list[list[Change]]:
         """Each player's change: the side's rounded (S − E) / scale."""
         if len(states) != 2 or not all(states):
-            raise FamilyError("a battletech game has 2 sides, each with players")
+            raise FamilyError(Message("a battletech game has 2 sides, each with players"))
         t = battle_totals(game.result)
         if t.a_s <= 0 or t.b_s <= 0:
-            raise FamilyError("a side's starting BV must be more than 0")
+            raise FamilyError(Message("a side's starting BV must be more than 0"))
         r_a, r_b = side_means(states)
         p = self.params
         s_a = score(t.a_s, t.a_e, t.b_s, t.b_e)

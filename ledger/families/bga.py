@@ -31,7 +31,7 @@ from ledger.families.base import (
     side_means,
 )
 from ledger.families.rounding import round_half_away
-from ledger.kernel.translation import N_, NC_
+from ledger.kernel.translation import N_, NC_, Message
 
 NOT_RATED = NC_("explained", "not rated: a player quit")
 
@@ -159,13 +159,18 @@ class BgaFamily(Family):
         ``quit`` names an existing side."""
         if len(result.ranks) != n_sides:
             raise FamilyError(
-                f"bga ranks need one entry per side: {n_sides} sides, "
-                f"got {len(result.ranks)} ranks",
+                Message(
+                    "bga ranks need one entry per side: {n_sides} sides, got {count} ranks",
+                    n_sides=n_sides,
+                    count=len(result.ranks),
+                ),
                 field="ranks",
             )
         for rank in result.ranks:
             if rank < 1:
-                raise FamilyError(f"bga ranks start at 1, got {rank}", field="ranks")
+                raise FamilyError(
+                    Message("bga ranks start at 1, got {rank}", rank=rank), field="ranks"
+                )
         # Standard competition ranking ("1224"): a rank is 1 + the number of
         # sides ranked strictly better, so a gap or a shared rank with nobody
         # above it (``1,3``, ``2,2``) is a typing error, not a result.
@@ -179,14 +184,24 @@ class BgaFamily(Family):
                 else:
                     ahead = f"{better} sides rank"
                 raise FamilyError(
-                    'bga ranks are competition ranks ("1224": each is 1 + the number of '
-                    f"sides ranked better): side {side} has rank {rank}, but {ahead} "
-                    f"better, so its rank is {better + 1}",
+                    Message(
+                        'bga ranks are competition ranks ("1224": each is 1 + the number of '
+                        "sides ranked better): side {side} has rank {rank}, but {ahead} better, "
+                        "so its rank is {expected}",
+                        side=side,
+                        rank=rank,
+                        ahead=ahead,
+                        expected=better + 1,
+                    ),
                     field="ranks",
                 )
         if result.quit is not None and not 1 <= result.quit <= n_sides:
             raise FamilyError(
-                f"bga quit is a side number from 1 to {n_sides}, got {result.quit}",
+                Message(
+                    "bga quit is a side number from 1 to {n_sides}, got {quit}",
+                    n_sides=n_sides,
+                    quit=result.quit,
+                ),
                 field="quit",
             )
 
@@ -224,7 +239,11 @@ class BgaFamily(Family):
         ranks = result.ranks
         n = len(states)
         if len(ranks) != n:
-            raise FamilyError(f"bga game {game.id}: {n} sides but {len(ranks)} ranks")
+            raise FamilyError(
+                Message(
+                    "bga game {id}: {n} sides but {count} ranks", id=game.id, n=n, count=len(ranks)
+                )
+            )
         means = side_means(states)
         n_capped = self.n_capped(n)
         multiplier = n_capped / 2

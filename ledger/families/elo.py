@@ -35,7 +35,7 @@ from ledger.families.base import (
     side_means,
 )
 from ledger.families.rounding import Rounding, apply_rounding, round_half_up
-from ledger.kernel.translation import N_, NC_
+from ledger.kernel.translation import N_, NC_, Message
 
 
 class KRule(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
@@ -284,20 +284,27 @@ class EloFamily(Family):
         for required in ("draw", "loss"):
             if required not in p.scores:
                 raise FamilyError(
-                    f"parameter 'scores' must have a {required!r} entry", field="scores"
+                    Message("parameter 'scores' must have a {required!r} entry", required=required),
+                    field="scores",
                 )
         if p.default_margin is not None and p.default_margin not in p.scores:
             raise FamilyError(
-                f"default_margin {p.default_margin!r} is not in scores ({', '.join(p.scores)})",
+                Message(
+                    "default_margin {default_margin!r} is not in scores ({scores})",
+                    default_margin=p.default_margin,
+                    scores=", ".join(p.scores),
+                ),
                 field="default_margin",
             )
         if p.integer and p.rounding == "none":
-            raise FamilyError("integer ratings need a rounding other than 'none'", field="rounding")
+            raise FamilyError(
+                Message("integer ratings need a rounding other than 'none'"), field="rounding"
+            )
         if p.divisor <= 0:
-            raise FamilyError("divisor must be positive", field="divisor")
+            raise FamilyError(Message("divisor must be positive"), field="divisor")
         if p.season_regression is not None and not 0 <= p.season_regression <= 1:
             raise FamilyError(
-                "season_regression is a fraction from 0 to 1", field="season_regression"
+                Message("season_regression is a fraction from 0 to 1"), field="season_regression"
             )
 
     # The seed families built on this one narrow the vocabulary; the maths
@@ -324,23 +331,34 @@ class EloFamily(Family):
     def check_result(self, result: Outcome, n_sides: int) -> None:
         if result.result == "draw":
             if result.margin is not None:
-                raise FamilyError("a draw has no margin", field="margin")
+                raise FamilyError(Message("a draw has no margin"), field="margin")
             return
         margin = result.margin or self.elo.default_margin
         if not self.margins():
             raise FamilyError(
-                f"this {self.name} ladder's score table has no winning margin, so a victory "
-                "cannot be scored: add one to the 'scores' parameter",
+                Message(
+                    "this {name} ladder's score table has no winning margin, so a victory "
+                    "cannot be scored: add one to the 'scores' parameter",
+                    name=self.name,
+                ),
                 field="margin",
             )
         if margin is None:
             raise FamilyError(
-                f"a {self.name} victory needs a margin ({listing(self.margins())})",
+                Message(
+                    "a {name} victory needs a margin ({choices})",
+                    name=self.name,
+                    choices=listing(self.margins()),
+                ),
                 field="margin",
             )
         if margin not in self.margins():
             raise FamilyError(
-                f"unknown margin {margin!r} (expected one of: {listing(self.margins())})",
+                Message(
+                    "unknown margin {margin!r} (expected one of: {choices})",
+                    margin=margin,
+                    choices=listing(self.margins()),
+                ),
                 field="margin",
             )
 

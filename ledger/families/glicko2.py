@@ -35,7 +35,7 @@ from ledger.families.base import (
     ResultColumn,
     example_sides,
 )
-from ledger.kernel.translation import N_, NC_
+from ledger.kernel.translation import N_, NC_, Message
 
 #: Glicko-2's scale: μ = (r − 1500) / SCALE, φ = RD / SCALE.
 SCALE = 173.7178
@@ -203,7 +203,7 @@ class Glicko2Family(Family):
 
     def check_result(self, result: Outcome, n_sides: int) -> None:
         if result.margin is not None:
-            raise FamilyError("a glicko2 result has no margin", field="margin")
+            raise FamilyError(Message("a glicko2 result has no margin"), field="margin")
 
     @property
     def integer_ratings(self) -> bool:

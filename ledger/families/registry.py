@@ -18,6 +18,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from ledger.kernel import suggest
+from ledger.kernel.translation import Message
 
 if TYPE_CHECKING:
     from ledger.families.base import Family
@@ -122,17 +123,29 @@ def family_class(name: str) -> type[Family]:
     if ":" not in path:
         close = suggest.did_you_mean(suggest.close_names(name, [*BUILT_IN, *registered()]))
         raise FamilyError(
-            f"unknown family {name!r} ({close + ' ' if close else ''}"
-            f"built-in: {', '.join(sorted(BUILT_IN))}; registered: "
-            f"{', '.join(sorted(registered())) or 'none'}; or a trusted package.module:Class)",
+            Message(
+                "unknown family {name!r} ({close}built-in: {built_in}; registered: "
+                "{registered}; or a trusted package.module:Class)",
+                name=name,
+                close=close + " " if close else "",
+                built_in=", ".join(sorted(BUILT_IN)),
+                registered=", ".join(sorted(registered())) or Message("none"),
+            ),
             field="family",
         )
     if not is_trusted(path):
         module = path.partition(":")[0]
         raise FamilyError(
-            f"family {name!r} is neither built in nor registered: loading it would run the code "
-            f"of module {module!r}. Register it as a {ENTRY_POINT_GROUP!r} entry point, or "
-            f"trust it with --trust-family {module} (or {TRUST_VARIABLE}={module})",
+            Message(
+                "family {name!r} is neither built in nor registered: loading it would "
+                "run the code of module {module!r}. Register it as a "
+                "{group!r} entry point, or trust it with --trust-family "
+                "{module} (or {variable}={module})",
+                name=name,
+                module=module,
+                group=ENTRY_POINT_GROUP,
+                variable=TRUST_VARIABLE,
+            ),
             field="family",
         )
     module_name, _, attr = path.partition(":")
@@ -140,10 +153,15 @@ def family_class(name: str) -> type[Family]:
         module = importlib.import_module(module_name)
         cls = getattr(module, attr)
     except (ImportError, AttributeError) as exc:
-        raise FamilyError(f"cannot load family {name!r}: {exc}", field="family") from None
+        raise FamilyError(
+            Message("cannot load family {name!r}: {exc}", name=name, exc=exc), field="family"
+        ) from None
     if not (isinstance(cls, type) and issubclass(cls, Family)):
         raise FamilyError(
-            f"{name!r} is not a rating family (a subclass of ledger.families.base.Family)",
+            Message(
+                "{name!r} is not a rating family (a subclass of ledger.families.base.Family)",
+                name=name,
+            ),
             field="family",
         )
     return cls

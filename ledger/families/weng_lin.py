@@ -25,7 +25,7 @@ from ledger.families.base import (
     ResultColumn,
     example_sides,
 )
-from ledger.kernel.translation import N_, NC_
+from ledger.kernel.translation import N_, NC_, Message
 
 #: ``model`` parameter -> openskill's model class name.
 MODELS = {
@@ -145,20 +145,28 @@ class WengLinFamily(Family):
         code = given.pop("result", None)
         if code is not None:
             if "ranks" in given:
-                raise FamilyError("give ranks or result, not both", "result")
+                raise FamilyError(Message("give ranks or result, not both"), "result")
             ranks = _TWO_SIDED.get(str(code).strip().lower())
             if ranks is None:
-                raise FamilyError(f"result: {code!r} is not a, b or draw", "result")
+                raise FamilyError(
+                    Message("result: {code!r} is not a, b or draw", code=code), "result"
+                )
             if n_sides != 2:
                 raise FamilyError(
-                    f"result: a, b or draw is for a game of two sides, this one has {n_sides}: "
-                    "give ranks",
+                    Message(
+                        "result: a, b or draw is for a game of two sides, this one has "
+                        "{n_sides}: give ranks",
+                        n_sides=n_sides,
+                    ),
                     "result",
                 )
             given["ranks"] = list(ranks)
         if "ranks" not in given:
             raise FamilyError(
-                f"a {self.name} result needs ranks (or, for two sides, result a, b or draw)",
+                Message(
+                    "a {name} result needs ranks (or, for two sides, result a, b or draw)",
+                    name=self.name,
+                ),
                 "ranks",
             )
         return super().parse_result(given, n_sides)
@@ -199,10 +207,15 @@ class WengLinFamily(Family):
     def check_result(self, result: Ranking, n_sides: int) -> None:
         if len(result.ranks) != n_sides:
             raise FamilyError(
-                f"ranks: {len(result.ranks)} ranks for {n_sides} sides (one per side)", "ranks"
+                Message(
+                    "ranks: {count} ranks for {n_sides} sides (one per side)",
+                    count=len(result.ranks),
+                    n_sides=n_sides,
+                ),
+                "ranks",
             )
         if any(rank < 1 for rank in result.ranks):
-            raise FamilyError("ranks: a rank is 1 or more (1 = best)", "ranks")
+            raise FamilyError(Message("ranks: a rank is 1 or more (1 = best)"), "ranks")
 
     @property
     def integer_ratings(self) -> bool:

@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 
 from ledger.kernel.errors import Invalid
+from ledger.kernel.translation import Message
 
 
 class Range(msgspec.Struct, frozen=True):
@@ -25,22 +26,35 @@ class Range(msgspec.Struct, frozen=True):
     integer: bool = False
 
     def describe(self) -> str:
-        return f"{_figure(self.low)} to {_figure(self.high)}"
+        return Message("{low} to {high}", low=_figure(self.low), high=_figure(self.high))
 
     def check(self, value: Any, field: str) -> Any:
         """``value`` unchanged when it is a finite number in range; else an
         Invalid naming ``field``, the value and the range."""
         if isinstance(value, bool) or not isinstance(value, int | float):
-            kind = "whole number" if self.integer else "number"
-            raise Invalid(f"{field}: {value!r} is not a {kind}", field=field)
+            kind = Message("whole number") if self.integer else Message("number")
+            raise Invalid(
+                Message("{field}: {value!r} is not a {kind}", field=field, value=value, kind=kind),
+                field=field,
+            )
         if isinstance(value, float) and not math.isfinite(value):
             raise Invalid(
-                f"{field}: {value} is not a finite number (allowed: {self.describe()})",
+                Message(
+                    "{field}: {value} is not a finite number (allowed: {allowed})",
+                    field=field,
+                    value=value,
+                    allowed=self.describe(),
+                ),
                 field=field,
             )
         if not self.low <= value <= self.high:
             raise Invalid(
-                f"{field}: {_figure(value)} is out of range (allowed: {self.describe()})",
+                Message(
+                    "{field}: {value} is out of range (allowed: {allowed})",
+                    field=field,
+                    value=_figure(value),
+                    allowed=self.describe(),
+                ),
                 field=field,
             )
         return value

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ledger.kernel.translation import Message
+
 
 class LedgerError(Exception):
     """A command was refused. The message says what is wrong and what was
@@ -45,7 +47,7 @@ class ConnectionLost(LedgerError):
 
 
 #: What a command whose connection was lost before any commit says.
-LOST_NOTHING_RECORDED = (
+LOST_NOTHING_RECORDED = Message(
     "lost the connection to the ledger's database; nothing was recorded; try again"
 )
 

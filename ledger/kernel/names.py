@@ -16,6 +16,7 @@ import unicodedata
 
 from ledger.kernel.errors import Invalid
 from ledger.kernel.identity import name_key
+from ledger.kernel.translation import Message
 
 #: The longest name accepted, in characters.
 MAX_LENGTH = 100
@@ -31,26 +32,48 @@ def clean_name(name: str, field: str = "name") -> str:
     for char in text:
         if char in _BIDI_CONTROLS:
             raise Invalid(
-                f"{field}: {text!r} holds a bidirectional control character "
-                f"(U+{ord(char):04X}), which would reorder what people read",
+                Message(
+                    "{field}: {text!r} holds a bidirectional control character "
+                    "(U+{code:04X}), which would reorder what people read",
+                    field=field,
+                    text=text,
+                    code=ord(char),
+                ),
                 field=field,
             )
         if unicodedata.category(char) in ("Cc", "Zl", "Zp"):
             raise Invalid(
-                f"{field}: {text!r} holds a line break or control character "
-                f"(U+{ord(char):04X}); a name is one line of text",
+                Message(
+                    "{field}: {text!r} holds a line break or control character "
+                    "(U+{code:04X}); a name is one line of text",
+                    field=field,
+                    text=text,
+                    code=ord(char),
+                ),
                 field=field,
             )
     if ";" in text:
         raise Invalid(
-            f"{field}: {text!r} holds ';', which separates the players of a team side",
+            Message(
+                "{field}: {text!r} holds ';', which separates the players of a team side",
+                field=field,
+                text=text,
+            ),
             field=field,
         )
     if not name_key(text):
-        raise Invalid(f"{field}: the name is empty (or only invisible characters)", field=field)
+        raise Invalid(
+            Message("{field}: the name is empty (or only invisible characters)", field=field),
+            field=field,
+        )
     if len(text) > MAX_LENGTH:
         raise Invalid(
-            f"{field}: the name is {len(text)} characters long (at most {MAX_LENGTH})",
+            Message(
+                "{field}: the name is {count} characters long (at most {most})",
+                field=field,
+                count=len(text),
+                most=MAX_LENGTH,
+            ),
             field=field,
         )
     return text

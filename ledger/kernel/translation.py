@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import functools
 import gettext
+from collections.abc import Sequence
 from pathlib import Path
-
-from ledger.kernel.errors import Invalid
 
 #: The languages the catalogs give, English (the code's own texts) first.
 LANGS = ("en", "fr")
@@ -65,13 +64,79 @@ class Message(str):
 
     def in_language(self, t: Translator) -> str:
         """The text in ``t``'s language."""
-        return t.gettext(self.template).format(
-            **{k: v.in_language(t) if isinstance(v, Message) else v for k, v in self.values.items()}
-        )
+        return t.gettext(self.template).format(**{k: _value(v, t) for k, v in self.values.items()})
+
+
+def _value(value: object, t: Translator) -> object:
+    # A value that is a Message, or an error whose text is one (a family's
+    # refusal quoted in a command's), is translated with the text it is in.
+    if isinstance(value, BaseException) and value.args and isinstance(value.args[0], Message):
+        value = said(value)
+    return value.in_language(t) if isinstance(value, Message) else value
 
 
 def _message(template: str, values: dict[str, object]) -> Message:
     return Message(template, **values)
+
+
+class Lines(Message):
+    """Several texts, one a line (every bad row of a sheet): each given in
+    the language of the whole."""
+
+    lines: list[object]
+
+    def __new__(cls, lines: Sequence[object]) -> Lines:
+        text = str.__new__(cls, "\n".join(str(line) for line in lines))
+        text.template, text.values, text.lines = "{lines}", {}, list(lines)
+        return text
+
+    def __reduce__(self) -> tuple:
+        return (Lines, (self.lines,))
+
+    def in_language(self, t: Translator) -> str:
+        """Each line in ``t``'s language."""
+        return "\n".join(in_language(line, t) for line in self.lines)
+
+
+class Headless(Message):
+    """A refusal without its head, the text up to ``{key}`` and the colon
+    after it (``--vary 'k=1': ``, ``value: ``): what click shows after the
+    option's own name."""
+
+    key: str
+
+    def __new__(cls, text: Message, key: str) -> Headless:
+        headless = super().__new__(cls, text.template, **text.values)
+        english = cls._cut(str(text), text.template, key, text.values)
+        cut = str.__new__(cls, english)
+        cut.template, cut.values, cut.key = headless.template, headless.values, key
+        return cut
+
+    def __reduce__(self) -> tuple:
+        return (Headless, (Message(self.template, **self.values), self.key))
+
+    @staticmethod
+    def _cut(text: str, template: str, key: str, values: dict[str, object]) -> str:
+        at = template.find("{" + key)
+        end = template.find("}", at)
+        if at < 0 or end < 0:
+            return text
+        head = template[: end + 1].format(**values)
+        return text.removeprefix(head).lstrip(" :")
+
+    def in_language(self, t: Translator) -> str:
+        """The text in ``t``'s language, without its head."""
+        return self._cut(
+            Message.in_language(self, t), t.gettext(self.template), self.key, self.values
+        )
+
+
+def headless(text: object, key: str, head: str) -> object:
+    """``text`` without the head that ends with ``{key}`` and its colon: a
+    ``Message`` stays one (``Headless``); a plain text loses ``head``."""
+    if isinstance(text, Message) and not isinstance(text, Lines):
+        return Headless(text, key) if "{" + key in text.template else text
+    return str(text).removeprefix(head)
 
 
 def in_language(text: object, t: Translator) -> str:
@@ -80,13 +145,26 @@ def in_language(text: object, t: Translator) -> str:
     return text.in_language(t) if isinstance(text, Message) else str(text)
 
 
+def said(exc: BaseException) -> object:
+    """What a refusal says: its ``Message`` (to translate where it is
+    shown) or its text."""
+    return exc.args[0] if len(exc.args) == 1 and isinstance(exc.args[0], Message) else str(exc)
+
+
 @functools.cache
 def translator(lang: str = "en") -> Translator:
     """The texts in ``lang`` (one of ``LANGS``): English gives the code's
     own texts; another language reads its compiled catalog (a missing one
     is an error, never a silent fall back to English)."""
     if lang not in LANGS:
-        raise Invalid(f"--lang must be one of {', '.join(LANGS)}, got {lang!r}", "lang")
+        from ledger.kernel.errors import Invalid  # here: the errors module marks its texts
+
+        raise Invalid(
+            Message(
+                "--lang must be one of {langs}, got {lang!r}", langs=", ".join(LANGS), lang=lang
+            ),
+            "lang",
+        )
     if lang == "en":
         return gettext.NullTranslations()
     return gettext.translation(DOMAIN, LOCALE_DIR, languages=[lang])

@@ -39,7 +39,7 @@ from ledger.kernel import events as ev
 from ledger.kernel import suggest
 from ledger.kernel.errors import Invalid, LedgerError
 from ledger.kernel.identity import short
-from ledger.kernel.translation import N_, Message
+from ledger.kernel.translation import N_, Lines, Message, said
 from ledger.sheets.cell_memo import CellMemo
 from ledger.sheets.sheet import (
     ATTRIBUTE_PREFIX,
@@ -129,7 +129,15 @@ def _one_line(cell: str, column: str, what: str) -> str:
     """A cell that must be one line of text: a cell spanning lines in the
     sheet is refused, never glued into one name."""
     if not LINE_BREAKS.isdisjoint(cell):
-        raise Invalid(f"{column}: {cell!r} holds a line break; {what} is one line", field=column)
+        raise Invalid(
+            Message(
+                "{column}: {cell!r} holds a line break; {what} is one line",
+                column=column,
+                cell=cell,
+                what=what,
+            ),
+            field=column,
+        )
     return cell
 
 
@@ -142,7 +150,7 @@ def _side(cell: str, column: str) -> list[str]:
 def _side_names(cell: str, column: str) -> tuple[str, ...]:
     """``_side``, read once per cell text (a sheet names its sides again and
     again; a refused cell is not remembered and is refused each time)."""
-    _one_line(cell, column, "a player's name (team members are separated by ';')")
+    _one_line(cell, column, Message("a player's name (team members are separated by ';')"))
     return tuple(n.strip() for n in cell.split(PLAYER_SEPARATOR) if n.strip())
 
 
@@ -164,10 +172,13 @@ def row_input(row: dict[str, str], layout: Layout) -> GameInput:
     cell = get("neutral")
     neutral = cell.strip().lower() if cell else ""
     if neutral and neutral not in TRUE and neutral not in FALSE:
-        raise Invalid(f"neutral: {row['neutral']!r} is not yes or no", field="neutral")
+        raise Invalid(
+            Message("neutral: {neutral!r} is not yes or no", neutral=row["neutral"]),
+            field="neutral",
+        )
     event = get("event")
     if event:
-        _one_line(event, "event", "an event id")
+        _one_line(event, "event", Message("an event id"))
     ladder = get("ladder")
     result = {}
     for column in layout.results:
@@ -175,7 +186,7 @@ def row_input(row: dict[str, str], layout: Layout) -> GameInput:
         if cell and cell.strip():
             result[column] = cell
     return GameInput(
-        ladder=_one_line(ladder.strip(), "ladder", "a ladder's name") if ladder else "",
+        ladder=_one_line(ladder.strip(), "ladder", Message("a ladder's name")) if ladder else "",
         date=(get("date") or "").strip(),
         sides=sides,
         result=result,
@@ -202,7 +213,7 @@ def _cells(ladder: LadderState, game: GameInput, checks: GameChecks) -> dict[str
         try:
             values[column] = checks.cell(family, column, text)
         except FamilyError as exc:
-            raise Invalid(str(exc), field=exc.field or column) from None
+            raise Invalid(said(exc), field=exc.field or column) from None
     return values
 
 
@@ -227,7 +238,7 @@ def row_problems(
     fields that can be read on their own (date, round, table, neutral,
     attributes, and the result cells when the ladder is known) are read
     again here and each one's error is reported too."""
-    found = {first.field or "?": str(first)}
+    found = {first.field or "?": said(first)}
 
     def check(field: str, read: Callable[[], Any]) -> None:
         if field in found:
@@ -235,9 +246,9 @@ def row_problems(
         try:
             read()
         except Invalid as exc:
-            found[field] = str(exc)
+            found[field] = said(exc)
         except FamilyError as exc:
-            found[field] = str(exc)
+            found[field] = said(exc)
 
     def text(column: str) -> str:
         value = row.get(column)
@@ -290,7 +301,7 @@ def load_sheet(path: Path, sheet: str | None = None, limits: WorkbookLimits | No
 
         return load_workbook_sheet(path, sheet, limits)
     if sheet is not None:
-        raise Invalid(f"{path}: --sheet applies to Excel workbooks (.xlsx) only")
+        raise Invalid(Message("{path}: --sheet applies to Excel workbooks (.xlsx) only", path=path))
     return read_csv(path)
 
 
@@ -421,7 +432,8 @@ def _import_sheet(
                     name = inp.ladder or ladder
                     if not name:
                         raise Invalid(
-                            "no ladder given (fill the column or pass --ladder)", field="ladder"
+                            Message("no ladder given (fill the column or pass --ladder)"),
+                            field="ladder",
                         )
                     state = ladders.get(name)
                     if state is None:
@@ -441,7 +453,13 @@ def _import_sheet(
                     facts = commands.check_game(state, build_facts(state, inp, book), checks)
                 except Invalid as exc:
                     errors.extend(
-                        f"{path}: row {number}, column {problem.field}: {problem.message}"
+                        Message(
+                            "{path}: row {number}, column {field}: {message}",
+                            path=path,
+                            number=number,
+                            field=problem.field,
+                            message=problem.message,
+                        )
                         for problem in row_problems(exc, row, layout, state, checks)
                     )
                     continue
@@ -458,36 +476,64 @@ def _import_sheet(
                 elif earlier is not None:
                     skipped.append(number)
                     retired_notes.append(
-                        f"{label}: row {number}: not added: {corrected(dup.gid, earlier, name_of)}"
+                        Message(
+                            "{label}: row {number}: not added: {why}",
+                            label=label,
+                            number=number,
+                            why=corrected(dup.gid, earlier, name_of),
+                        )
                     )
                 else:
                     errors.append(
-                        f"{path}: row {number}: game {short(dup.gid)} is already recorded "
-                        "with a different result; use 'ledger correct "
-                        f"{short(dup.gid)}' to change it"
+                        Message(
+                            "{path}: row {number}: game {id} is already recorded with a different "
+                            "result; use 'ledger correct {id}' to change it",
+                            path=path,
+                            number=number,
+                            id=short(dup.gid),
+                        )
                     )
                 continue
             except RetiredGame as retired:
                 # The referee already dealt with this game: never silently back.
                 skipped.append(number)
                 retired_notes.append(
-                    f"{label}: row {number}: not added: "
-                    f"{explain(retired.game, retired.identity, name_of)} (import with --again "
-                    "to record it as a game again)"
+                    Message(
+                        "{label}: row {number}: not added: {why} (import with --again to "
+                        "record it as a game again)",
+                        label=label,
+                        number=number,
+                        why=explain(retired.game, retired.identity, name_of),
+                    )
                 )
                 continue
             except RepeatedGame as repeated:
                 errors.append(
-                    f"{path}: row {number}, column reference: the same reference "
-                    f"{repeated.reference!r} as row {repeated.first}: a reference names one game"
+                    Message(
+                        "{path}: row {number}, column reference: the same reference "
+                        "{reference!r} as row {first}: a reference names one game",
+                        path=path,
+                        number=number,
+                        reference=repeated.reference,
+                        first=repeated.first,
+                    )
                     if repeated.reference is not None
-                    else f"{path}: row {number}: the same game as row {repeated.first} (same "
-                    "ladder, date, event, round, table and players); "
-                    + repeat_games("in a 'reference' column", "in 'table'")
+                    else Message(
+                        "{path}: row {number}: the same game as row {first} (same ladder, date, "
+                        "event, round, table and players); {advice}",
+                        path=path,
+                        number=number,
+                        first=repeated.first,
+                        advice=repeat_games(
+                            Message("in a 'reference' column"), Message("in 'table'")
+                        ),
+                    )
                 )
                 continue
             except Invalid as exc:  # a value that would not read back as written
-                errors.append(f"{path}: row {number}: {exc}")
+                errors.append(
+                    Message("{path}: row {number}: {exc}", path=path, number=number, exc=exc)
+                )
                 continue
             if known is None:
                 memo.learn(cells, state, facts, checks.family(state, facts.date))
@@ -495,14 +541,19 @@ def _import_sheet(
         for name, numbers in unknown_ladders.items():
             if len(numbers) > 1:
                 errors.append(
-                    f"{path}: {len(numbers) - 1} more rows name the unknown ladder {name!r} "
-                    f"(rows {_ranges(numbers[1:])})"
+                    Message(
+                        "{path}: {count} more rows name the unknown ladder {name!r} (rows {rows})",
+                        path=path,
+                        count=len(numbers) - 1,
+                        name=name,
+                        rows=_ranges(numbers[1:]),
+                    )
                 )
         warnings = name_warnings(app, label, book.new, book.first_row)
         if strict and warnings:
-            errors.extend(f"{w} (refused under --strict)" for w in warnings)
+            errors.extend(Message("{w} (refused under --strict)", w=w) for w in warnings)
         if errors:
-            raise Invalid("\n".join([*sheet.notices, *errors]))
+            raise Invalid(Lines([*sheet.notices, *errors]))
         warnings[:0] = sheet.notices
         warnings.extend(retired_notes)
         registrations = batch.registrations(book)

@@ -16,6 +16,7 @@ from pathlib import Path
 import msgspec
 
 from ledger.kernel.errors import Invalid
+from ledger.kernel.translation import Lines, Message
 
 BASE_COLUMNS = ("ladder", "date", "event", "round", "table", "reference", "neutral")
 SIDE_COLUMNS = tuple(f"side_{c}" for c in "abcdefghijklmnopqrstuvwxyz")
@@ -54,16 +55,28 @@ def check_columns(
         known = column in BASE_COLUMNS or column in SIDE_COLUMNS or column in results
         if not known and not column.startswith(ATTRIBUTE_PREFIX):
             problems.append(
-                f"{label}: row 1, column {number}: unknown column {column!r} (expected "
-                f"{', '.join(BASE_COLUMNS + ('side_a', 'side_b', '...') + results)} "
-                f"or {ATTRIBUTE_PREFIX}NAME)"
+                Message(
+                    "{label}: row 1, column {number}: unknown column {column!r} (expected "
+                    "{expected} or {prefix}NAME)",
+                    label=label,
+                    number=number,
+                    column=column,
+                    expected=", ".join(BASE_COLUMNS + ("side_a", "side_b", "...") + results),
+                    prefix=ATTRIBUTE_PREFIX,
+                )
             )
     seen: dict[str, int] = {}
     for number, column in enumerate(columns, start=1):
         if column and column in seen:
             # Its second cell would silently replace the first.
             problems.append(
-                f"{label}: row 1, column {number}: column {column!r} is also column {seen[column]}"
+                Message(
+                    "{label}: row 1, column {number}: column {column!r} is also column {seen}",
+                    label=label,
+                    number=number,
+                    column=column,
+                    seen=seen[column],
+                )
             )
         seen.setdefault(column, number)
     required = (
@@ -71,16 +84,18 @@ def check_columns(
     )
     for column in required:
         if column not in columns:
-            problems.append(f"{label}: row 1: missing column {column!r}")
+            problems.append(
+                Message("{label}: row 1: missing column {column!r}", label=label, column=column)
+            )
     if problems:
-        raise Invalid("\n".join(problems))
+        raise Invalid(Lines(problems))
 
 
 #: What separates cells, found from the header line: ``,`` (the default),
 #: ``;`` (French and other Excels, where ``,`` is the decimal mark) or a tab.
 DELIMITERS = (",", ";", "\t")
 #: How to make a sheet UTF-8, said when a file is in no encoding we read.
-SAVE_AS_UTF8 = (
+SAVE_AS_UTF8 = Message(
     "save it as UTF-8: in Excel, File > Save As > 'CSV UTF-8 (Comma delimited)'; "
     "in LibreOffice, tick 'Edit filter settings' and choose 'Unicode (UTF-8)'"
 )
@@ -151,9 +166,11 @@ def csv_format(path: Path, scan: bool = True) -> CsvFormat:
         with path.open("rb") as f:
             head = f.read(4)
     except FileNotFoundError:
-        raise Invalid(f"{path}: no such file") from None
+        raise Invalid(Message("{path}: no such file", path=path)) from None
     except OSError as exc:
-        raise Invalid(f"{path}: cannot read: {exc.strerror or exc}") from None
+        raise Invalid(
+            Message("{path}: cannot read: {reason}", path=path, reason=exc.strerror or exc)
+        ) from None
     notices: tuple[str, ...] = ()
     encoding = next((enc for bom, enc in _BOMS if head.startswith(bom)), None)
     assumed = encoding is None and not scan
@@ -165,7 +182,15 @@ def csv_format(path: Path, scan: bool = True) -> CsvFormat:
     except UnicodeError as exc:
         if assumed:
             return csv_format(path)
-        raise Invalid(f"{path}: not valid {encoding} text ({exc.reason}); {SAVE_AS_UTF8}") from None
+        raise Invalid(
+            Message(
+                "{path}: not valid {encoding} text ({reason}); {advice}",
+                path=path,
+                encoding=encoding,
+                reason=exc.reason,
+                advice=SAVE_AS_UTF8,
+            )
+        ) from None
     return CsvFormat(encoding, _delimiter(first), notices, assumed)
 
 
@@ -193,11 +218,16 @@ def _plain_encoding(path: Path) -> tuple[str, tuple[str, ...]]:
 
 def _windows_1252(path: Path, bad: int, mixed: bool) -> tuple[str, tuple[str, ...]]:
     line, byte = _line_of(path, bad)
-    where = f"line {line}: byte 0x{byte:02X}"
+    where = Message("line {line}: byte 0x{byte:02X}", line=line, byte=byte)
     if mixed:
         raise Invalid(
-            f"{path}: {where} is not UTF-8, yet earlier lines are: the file mixes two "
-            f"encodings; {SAVE_AS_UTF8}"
+            Message(
+                "{path}: {where} is not UTF-8, yet earlier lines are: the file mixes two "
+                "encodings; {advice}",
+                path=path,
+                where=where,
+                advice=SAVE_AS_UTF8,
+            )
         )
     try:
         with path.open(encoding="cp1252") as f:
@@ -205,12 +235,23 @@ def _windows_1252(path: Path, bad: int, mixed: bool) -> tuple[str, tuple[str, ..
                 pass
     except UnicodeDecodeError as exc:
         raise Invalid(
-            f"{path}: {where} is not UTF-8, and the file is not Windows-1252 text either "
-            f"({exc.reason}); {SAVE_AS_UTF8}"
+            Message(
+                "{path}: {where} is not UTF-8, and the file is not Windows-1252 text "
+                "either ({reason}); {advice}",
+                path=path,
+                where=where,
+                reason=exc.reason,
+                advice=SAVE_AS_UTF8,
+            )
         ) from None
     return "cp1252", (
-        f"{path}: not UTF-8 ({where}): read as Windows-1252, the encoding of Excel's plain "
-        f"'CSV' on Windows; check accented names, or {SAVE_AS_UTF8}",
+        Message(
+            "{path}: not UTF-8 ({where}): read as Windows-1252, the encoding of Excel's plain "
+            "'CSV' on Windows; check accented names, or {advice}",
+            path=path,
+            where=where,
+            advice=SAVE_AS_UTF8,
+        ),
     )
 
 
@@ -262,26 +303,36 @@ def _records(path: Path, form: CsvFormat) -> Iterator[tuple[int, list[str] | str
                 if form.assumed:
                     raise  # read_csv asks which encoding it is
                 raise Invalid(
-                    f"{path}: row {number + 1}: not {form.encoding} text ({exc.reason}); "
-                    f"{SAVE_AS_UTF8}"
+                    Message(
+                        "{path}: row {row}: not {encoding} text ({reason}); {advice}",
+                        path=path,
+                        row=number + 1,
+                        encoding=form.encoding,
+                        reason=exc.reason,
+                        advice=SAVE_AS_UTF8,
+                    )
                 ) from None
 
 
 def _csv_problem(message: str, line: int) -> str:
     """A csv module error in people's words."""
     if "field larger than field limit" in message:
-        return (
-            f"a cell longer than {csv.field_size_limit():,} characters (line {line}; "
-            "a quote left open?)"
+        return Message(
+            "a cell longer than {most:,} characters (line {line}; a quote left open?)",
+            most=csv.field_size_limit(),
+            line=line,
         )
     if "unexpected end of data" in message:
-        return f"a quoted cell is never closed (its quote opens before line {line})"
-    if "expected after" in message:
-        return (
-            f"text after the closing quote of a cell (line {line}); a quote inside a "
-            'quoted cell is written twice ("")'
+        return Message(
+            "a quoted cell is never closed (its quote opens before line {line})", line=line
         )
-    return f"cannot be read as CSV: {message} (line {line})"
+    if "expected after" in message:
+        return Message(
+            "text after the closing quote of a cell (line {line}); a quote inside a "
+            'quoted cell is written twice ("")',
+            line=line,
+        )
+    return Message("cannot be read as CSV: {message} (line {line})", message=message, line=line)
 
 
 def read_csv(path: Path) -> Sheet:
@@ -316,8 +367,12 @@ def _read_csv(path: Path, form: CsvFormat) -> Sheet:
     for number, cells in _records(path, form):
         if isinstance(cells, str):
             if header is None:
-                raise Invalid(f"{path}: row 1 (the header): {cells}")
-            sheet.bad_rows.append(f"{path}: row {number}: {cells}")
+                raise Invalid(
+                    Message("{path}: row 1 (the header): {cells}", path=path, cells=cells)
+                )
+            sheet.bad_rows.append(
+                Message("{path}: row {number}: {cells}", path=path, number=number, cells=cells)
+            )
             bad.add(number)
             continue
         if header is None:
@@ -334,8 +389,14 @@ def _read_csv(path: Path, form: CsvFormat) -> Sheet:
             continue  # blank lines
         if len(cells) > width and any(c.strip() for c in cells[width:]):
             sheet.bad_rows.append(
-                f"{path}: row {number}: {len(cells)} cells but only {width} columns"
-                + _separator_hint(form, cells)
+                Message(
+                    "{path}: row {number}: {count} cells but only {width} columns{hint}",
+                    path=path,
+                    number=number,
+                    count=len(cells),
+                    width=width,
+                    hint=_separator_hint(form, cells),
+                )
             )
             bad.add(number)
             continue
@@ -348,10 +409,14 @@ def _read_csv(path: Path, form: CsvFormat) -> Sheet:
     sheet.count = count
     if not columns:
         raise Invalid(
-            f"{path}: the sheet is empty (expected a header row: ladder,date,side_a,side_b,result,...)"
+            Message(
+                "{path}: the sheet is empty (expected a header row: "
+                "ladder,date,side_a,side_b,result,...)",
+                path=path,
+            )
         )
     if not sheet.count and not sheet.bad_rows:
-        raise Invalid(f"{path}: the sheet has a header but no games")
+        raise Invalid(Message("{path}: the sheet has a header but no games", path=path))
     sheet.ladder_names.discard("")
     # Read through: UTF-8 taken on trust is now known to be.
     sheet.rows = CsvRows(path, msgspec.structs.replace(form, assumed=False), columns, bad)
@@ -362,4 +427,6 @@ def _read_csv(path: Path, form: CsvFormat) -> Sheet:
 def _separator_hint(form: CsvFormat, cells: list[str]) -> str:
     if form.delimiter == ";" and any("," in c for c in cells):
         return ""
-    return f" (cells are separated by {form.delimiter!r}, as in the header)"
+    return Message(
+        " (cells are separated by {delimiter!r}, as in the header)", delimiter=form.delimiter
+    )

@@ -37,7 +37,7 @@ import msgspec
 from ledger.families.base import Family, FamilyError
 from ledger.families.registry import family_class
 from ledger.kernel.errors import Invalid
-from ledger.kernel.translation import N_, NC_, Translator, translator
+from ledger.kernel.translation import N_, NC_, Lines, Message, Translator, said, translator
 from ledger.sheets.sheet import ATTRIBUTE_PREFIX, PLAYER_SEPARATOR, SIDE_COLUMNS, Sheet
 
 if TYPE_CHECKING:
@@ -83,7 +83,7 @@ def _openpyxl() -> Any:
     try:
         import openpyxl
     except ImportError:  # pragma: no cover - openpyxl is a dependency
-        raise Invalid("Excel workbooks need openpyxl: pip install openpyxl") from None
+        raise Invalid(Message("Excel workbooks need openpyxl: pip install openpyxl")) from None
     return openpyxl
 
 
@@ -147,7 +147,7 @@ def load_sheet(path: Path, sheet: str | None = None, limits: WorkbookLimits | No
     """
     limits = limits or WorkbookLimits()
     if not path.exists():
-        raise Invalid(f"{path}: no such file")
+        raise Invalid(Message("{path}: no such file", path=path))
     book = _open_book(path, limits)
     try:
         ws = _pick_sheet(path, book, sheet)
@@ -157,7 +157,11 @@ def load_sheet(path: Path, sheet: str | None = None, limits: WorkbookLimits | No
         except Invalid:
             raise
         except Exception as exc:  # a corrupt sheet part fails while streaming
-            raise Invalid(f"{label}: cannot read: {exc or type(exc).__name__}") from None
+            raise Invalid(
+                Message(
+                    "{label}: cannot read: {reason}", label=label, reason=exc or type(exc).__name__
+                )
+            ) from None
     finally:
         book.close()
 
@@ -170,7 +174,11 @@ def _open_book(path: Path, limits: WorkbookLimits) -> Workbook:
         return _openpyxl().load_workbook(path, read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises many kinds on a broken or foreign file
         raise Invalid(
-            f"{path}: cannot read it as an Excel workbook (.xlsx): {exc or type(exc).__name__}"
+            Message(
+                "{path}: cannot read it as an Excel workbook (.xlsx): {reason}",
+                path=path,
+                reason=exc or type(exc).__name__,
+            )
         ) from None
 
 
@@ -187,8 +195,13 @@ def check_workbook(path: Path, limits: WorkbookLimits) -> None:
             inflated = sum(part.file_size for part in parts)
             if inflated > limits.megabytes * _MB:
                 raise Invalid(
-                    f"{path}: refused: its parts inflate to {inflated / _MB:,.0f} MB, more "
-                    f"than the {limits.megabytes:,} MB an import reads (--max-unzipped-mb)"
+                    Message(
+                        "{path}: refused: its parts inflate to {inflated:,.0f} MB, more than the "
+                        "{megabytes:,} MB an import reads (--max-unzipped-mb)",
+                        path=path,
+                        inflated=inflated / _MB,
+                        megabytes=limits.megabytes,
+                    )
                 )
             counts = [0, 0]  # rows, cells (shared strings count as cells)
             for part in parts:
@@ -201,10 +214,14 @@ def check_workbook(path: Path, limits: WorkbookLimits) -> None:
     except Invalid:
         raise
     except _TooMuch as exc:
-        raise Invalid(f"{path}: refused: {exc}") from None
+        raise Invalid(Message("{path}: refused: {exc}", path=path, exc=exc)) from None
     except Exception as exc:  # a broken archive, a part that fails its CRC, bad XML
         raise Invalid(
-            f"{path}: cannot read it as an Excel workbook (.xlsx): {exc or type(exc).__name__}"
+            Message(
+                "{path}: cannot read it as an Excel workbook (.xlsx): {reason}",
+                path=path,
+                reason=exc or type(exc).__name__,
+            )
         ) from None
 
 
@@ -248,7 +265,7 @@ def read_sheet(path: Path, sheet: str | None = None) -> list[tuple[int, dict[str
     """
     loaded = load_sheet(path, sheet)
     if loaded.bad_rows:
-        raise Invalid("\n".join(loaded.bad_rows))
+        raise Invalid(Lines(loaded.bad_rows))
     return list(loaded.rows)
 
 
@@ -261,14 +278,25 @@ def _pick_sheet(path: Path, book: Workbook, sheet: str | None) -> Worksheet:
         ]
         visible = [ws for ws in results if getattr(ws, "sheet_state", "visible") == "visible"]
         if not results:
-            raise Invalid(f"{path}: no result sheet in the workbook (sheets: {listed})")
+            raise Invalid(
+                Message(
+                    "{path}: no result sheet in the workbook (sheets: {listed})",
+                    path=path,
+                    listed=listed,
+                )
+            )
         candidates = visible or results
         headed = [ws for ws in candidates if _has_result_header(ws)]
         if len(headed) > 1:
             raise Invalid(
-                f"{path}: {len(headed)} sheets have a result header "
-                f"({', '.join(repr(ws.title) for ws in headed)}): choose one with --sheet NAME "
-                f"(e.g. --sheet {headed[0].title!r})"
+                Message(
+                    "{path}: {count} sheets have a result header ({titles}): choose one with "
+                    "--sheet NAME (e.g. --sheet {title!r})",
+                    path=path,
+                    count=len(headed),
+                    titles=", ".join(repr(ws.title) for ws in headed),
+                    title=headed[0].title,
+                )
             )
         # The sheet of results, wherever it is (a "Notes" sheet may come first).
         return (headed or candidates)[0]
@@ -278,11 +306,20 @@ def _pick_sheet(path: Path, book: Workbook, sheet: str | None) -> Worksheet:
         wanted = sheet.strip().casefold()
         matches = [n for n in names if n.strip().casefold() == wanted]
         if len(matches) != 1:
-            raise Invalid(f"{path}: no sheet named {sheet!r} (sheets: {listed})")
+            raise Invalid(
+                Message(
+                    "{path}: no sheet named {sheet!r} (sheets: {listed})",
+                    path=path,
+                    sheet=sheet,
+                    listed=listed,
+                )
+            )
         chosen = matches[0]
     ws = book[chosen]
     if ws not in book.worksheets:
-        raise Invalid(f"{sheet_label(path, chosen)}: is a chart, not a sheet of cells")
+        raise Invalid(
+            Message("{sheet}: is a chart, not a sheet of cells", sheet=sheet_label(path, chosen))
+        )
     return ws
 
 
@@ -309,7 +346,13 @@ def _read_rows(label: str, ws: Any, limits: WorkbookLimits) -> Sheet:
     date_at = -1
     for number, cells in enumerate(ws.iter_rows(), start=1):
         if number > limits.rows:  # rows the XML skips over count too
-            raise Invalid(f"{label}: refused: more than {limits.rows:,} rows (--max-rows)")
+            raise Invalid(
+                Message(
+                    "{label}: refused: more than {rows:,} rows (--max-rows)",
+                    label=label,
+                    rows=limits.rows,
+                )
+            )
         texts = [cell_text(cell.value) for cell in cells]
         if 0 <= date_at < len(cells):
             texts[date_at] = _serial_date(cells[date_at].value, texts[date_at])
@@ -325,8 +368,11 @@ def _read_rows(label: str, ws: Any, limits: WorkbookLimits) -> Sheet:
             continue
         if columns is None:
             raise Invalid(
-                f"{label}: row 1 is blank; the header row (ladder, date, side_a, side_b, "
-                "result, ...) must be the first row"
+                Message(
+                    "{label}: row 1 is blank; the header row (ladder, date, side_a, side_b, "
+                    "result, ...) must be the first row",
+                    label=label,
+                )
             )
         merged.fill(number, texts)  # after the blank check: a row of merged cells only is blank
         problems = []
@@ -334,14 +380,26 @@ def _read_rows(label: str, ws: Any, limits: WorkbookLimits) -> Sheet:
             if getattr(cell, "data_type", None) == "e":
                 name = columns[index] if index < len(columns) else get_column_letter(index + 1)
                 problems.append(
-                    f"{label}: row {number}, column {name}: the cell holds the Excel error "
-                    f"{texts[index]} (fix the formula or type the value)"
+                    Message(
+                        "{label}: row {number}, column {name}: the cell holds the Excel error "
+                        "{texts} (fix the formula or type the value)",
+                        label=label,
+                        number=number,
+                        name=name,
+                        texts=texts[index],
+                    )
                 )
         extra = [i for i in range(len(columns), len(texts)) if texts[i]]
         if extra:
             problems.append(
-                f"{label}: row {number}: a value in column {get_column_letter(extra[0] + 1)} "
-                f"but the header has only {len(columns)} columns"
+                Message(
+                    "{label}: row {number}: a value in column {column} but the header has "
+                    "only {count} columns",
+                    label=label,
+                    number=number,
+                    column=get_column_letter(extra[0] + 1),
+                    count=len(columns),
+                )
             )
         if problems:
             loaded.bad_rows.extend(problems)
@@ -350,11 +408,14 @@ def _read_rows(label: str, ws: Any, limits: WorkbookLimits) -> Sheet:
         rows.append((number, dict(zip(columns, texts, strict=False))))
     if columns is None:
         raise Invalid(
-            f"{label}: the sheet is empty (expected a header row: "
-            "ladder,date,side_a,side_b,result,...)"
+            Message(
+                "{label}: the sheet is empty (expected a header row: "
+                "ladder,date,side_a,side_b,result,...)",
+                label=label,
+            )
         )
     if not rows and not loaded.bad_rows:
-        raise Invalid(f"{label}: the sheet has a header but no games")
+        raise Invalid(Message("{label}: the sheet has a header but no games", label=label))
     loaded.count = len(rows)
     loaded.ladder_names = {row.get("ladder", "").strip() for _, row in rows} - {""}
     return loaded
@@ -517,7 +578,9 @@ def _save(book: Workbook, path: Path) -> None:
     try:
         book.save(path)
     except OSError as exc:
-        raise Invalid(f"{path}: cannot write: {exc.strerror or exc}") from None
+        raise Invalid(
+            Message("{path}: cannot write: {reason}", path=path, reason=exc.strerror or exc)
+        ) from None
 
 
 def write_rows(
@@ -656,7 +719,7 @@ def _family(name: str, params: Mapping[str, Any] | None) -> tuple[type[Family], 
         cls = family_class(name)
         return cls, cls(cls.parse_params(params or {}))
     except FamilyError as exc:
-        raise Invalid(str(exc), field=exc.field or "family") from None
+        raise Invalid(said(exc), field=exc.field or "family") from None
 
 
 def template_columns(family: str) -> list[str]:
@@ -754,7 +817,9 @@ def write_csv_template(
             for row in rows:
                 out.writerow(["" if row.get(c) is None else str(row.get(c)) for c in columns])
     except OSError as exc:
-        raise Invalid(f"{path}: cannot write: {exc.strerror or exc}") from None
+        raise Invalid(
+            Message("{path}: cannot write: {reason}", path=path, reason=exc.strerror or exc)
+        ) from None
 
 
 def _template_rows(
@@ -897,10 +962,19 @@ def read_player_names(path: Path) -> list[str]:
         with path.open(encoding="utf-8-sig", newline="") as f:
             rows = list(csv.reader(f))
     if not rows:
-        raise Invalid(f"{path}: empty sheet, expected a 'player' column", field="from")
+        raise Invalid(
+            Message("{path}: empty sheet, expected a 'player' column", path=path), field="from"
+        )
     header = [h.strip().lower() for h in rows[0]]
     if "player" not in header:
-        raise Invalid(f"{path}: no 'player' column (columns: {', '.join(header)})", field="from")
+        raise Invalid(
+            Message(
+                "{path}: no 'player' column (columns: {header})",
+                path=path,
+                header=", ".join(header),
+            ),
+            field="from",
+        )
     col = header.index("player")
     return [r[col].strip() for r in rows[1:] if col < len(r) and r[col].strip()]
 

@@ -106,9 +106,11 @@ def _reads_back(event: Any, state: bytes) -> None:
         same = False
     if not same:
         raise Invalid(
-            f"refused to store {event.TOPIC.partition(':')[2]}: a value in it would not "
-            "read back as written (a number that is not finite, or out of range?); "
-            "nothing was recorded"
+            Message(
+                "refused to store {event}: a value in it would not read back as written "
+                "(a number that is not finite, or out of range?); nothing was recorded",
+                event=event.TOPIC.partition(":")[2],
+            )
         )
 
 
@@ -263,7 +265,7 @@ class LedgerApplication(Application):
     def player(self, pid: UUID) -> PlayerRecord:
         state = player_record(pid, self._events(pid))
         if state is None:
-            raise NotFound(f"unknown player id {pid}")
+            raise NotFound(Message("unknown player id {pid}", pid=pid))
         return state
 
     # -- the write index -----------------------------------------------------------
@@ -331,7 +333,7 @@ class LedgerApplication(Application):
 
     def game_by_ref(self, ref: str) -> GameState:
         """A game by its id or any unambiguous prefix of it (as printed)."""
-        _, gid = refs.find(self, ref, {ev.GameRecorded.TOPIC: "game"})
+        _, gid = refs.find(self, ref, {ev.GameRecorded.TOPIC: N_("game")})
         return self.game(gid)
 
     def known_game_ids(self) -> set[int]:
@@ -378,5 +380,8 @@ class LedgerApplication(Application):
 
 def _conflict_message(detail: str) -> str:
     if "ledger_names" in detail:
-        return "that name is already taken by another player (names match case- and accent-insensitively)"
-    return "already recorded (a concurrent or repeated command)"
+        return Message(
+            "that name is already taken by another player (names match case- and "
+            "accent-insensitively)"
+        )
+    return Message("already recorded (a concurrent or repeated command)")

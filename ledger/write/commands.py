@@ -27,6 +27,7 @@ from ledger.kernel import events as ev
 from ledger.kernel.errors import Conflict, Invalid, NotFound
 from ledger.kernel.identity import adjustment_id, ladder_id, name_key, season_id, short
 from ledger.kernel.names import clean_name
+from ledger.kernel.translation import N_, Message, said
 from ledger.write import refs
 from ledger.write.application import LedgerApplication, now
 from ledger.write.game_batch import (
@@ -87,7 +88,7 @@ class GameChanges(msgspec.Struct):
 
 def require_reason(reason: str | None) -> str:
     if not reason or not reason.strip():
-        raise Invalid("a reason is required (--reason)", field="reason")
+        raise Invalid(Message("a reason is required (--reason)"), field="reason")
     return reason
 
 
@@ -105,8 +106,13 @@ class Commands:
         today = now().date()
         if on > today + timedelta(days=1) and not self.allow_future:
             raise Invalid(
-                f"{what} {on} is in the future (today is {today}); give --allow-future if "
-                "that is right",
+                Message(
+                    "{what} {on} is in the future (today is {today}); give --allow-future if "
+                    "that is right",
+                    what=what,
+                    on=on,
+                    today=today,
+                ),
                 field="date",
             )
 
@@ -128,7 +134,7 @@ class Commands:
         _check_params(fam.params_dict())
         lid = ladder_id(name)
         if self.app.exists(lid):
-            raise Conflict(f"ladder {name!r} already exists")
+            raise Conflict(Message("ladder {name!r} already exists", name=name))
         self.app.append(
             [
                 ev.LadderOpened(**self._meta(1, lid), name=name),
@@ -164,8 +170,12 @@ class Commands:
         _check_params(fam.params_dict())
         if not overrides and not family and _version(fam) == base.family_version:
             raise Invalid(
-                "nothing to change: give --set KEY=VALUE or --family (the rules in force "
-                f"already use version {base.family_version} of the {name} maths)"
+                Message(
+                    "nothing to change: give --set KEY=VALUE or --family (the rules in force "
+                    "already use version {family_version} of the {name} maths)",
+                    family_version=base.family_version,
+                    name=name,
+                )
             )
         self.app.append(
             [
@@ -188,10 +198,12 @@ class Commands:
         for name in names:
             key = name_key(name)
             if key in keys:
-                raise Invalid(f"{name!r} is given twice")
+                raise Invalid(Message("{name!r} is given twice", name=name))
             keys.add(key)
             if self.app.name_holder(name) is not None:
-                raise Conflict(f"player {name!r} already exists (nobody was added)")
+                raise Conflict(
+                    Message("player {name!r} already exists (nobody was added)", name=name)
+                )
         at = now()
         ids = [new_player_id(self.app, name) for name in names]
         self.app.append(
@@ -220,7 +232,7 @@ class Commands:
         new = clean_name(new, "new name")
         holder = self.app.name_holder(new)
         if holder is not None and holder != pid:
-            raise Conflict(f"another player is already called {new!r}")
+            raise Conflict(Message("another player is already called {new!r}", new=new))
         state = self.app.player(pid)
         self.app.append(
             [ev.PlayerRenamed(**self._meta(state.version + 1, pid, reason=reason), name=new)]
@@ -235,14 +247,18 @@ class Commands:
         src = self.app.player_by_name(source, follow_merge=False)
         dst = self.app.player_by_name(into)
         if src == dst:
-            raise Invalid("cannot merge a player into themselves")
+            raise Invalid(Message("cannot merge a player into themselves"))
         state, target = self.app.player(src), self.app.player(dst)
         if state.merged_into is not None:
-            raise Conflict(f"{state.name!r} is already merged")
+            raise Conflict(Message("{name!r} is already merged", name=state.name))
         games = self.app.live_games_of([src, dst])  # the store read once for both checks
         if any({src, dst} <= {p for side in g.facts.sides for p in side} for g in games):
             raise Invalid(
-                f"{source!r} and {into!r} played in the same game; they are not one person"
+                Message(
+                    "{source!r} and {into!r} played in the same game; they are not one person",
+                    source=source,
+                    into=into,
+                )
             )
         twins = twins_after_merge(self.app, src, dst, games)
         self.app.append(
@@ -256,7 +272,7 @@ class Commands:
         pid = self.app.player_by_name(name, follow_merge=False)
         state = self.app.player(pid)
         if state.merged_into is None:
-            raise Conflict(f"{state.name!r} is not merged into anyone")
+            raise Conflict(Message("{name!r} is not merged into anyone", name=state.name))
         self.app.append([ev.PlayerUnmerged(**self._meta(state.version + 1, pid, reason=reason))])
 
     # -- games -------------------------------------------------------------------
@@ -273,7 +289,9 @@ class Commands:
             event = batch.add(facts)
         except RetiredGame as retired:
             said = explain(retired.game, retired.identity, lambda p: self.app.player(p).name)
-            raise Conflict(f"{said}; pass --again to record it as a game again") from None
+            raise Conflict(
+                Message("{said}; pass --again to record it as a game again", said=said)
+            ) from None
         warnings = [
             typo_warning(book.new[key], close)
             for key, close in close_to_known(self.app, book.new).items()
@@ -309,7 +327,7 @@ class Commands:
         ``checks`` (an import's ``game_input.GameChecks``) reuses the verdict
         on a game of the same shape and result by a built-in family."""
         _check_numbers(facts)
-        self._not_future(facts.date, "the game's date")
+        self._not_future(facts.date, Message("the game's date"))
         fam = ladder.family_on(facts.date) if checks is None else checks.family(ladder, facts.date)
         key = None if checks is None else checks.result_key(fam, facts)
         known = None if checks is None else checks.checked(key)
@@ -318,7 +336,7 @@ class Commands:
         try:
             result = fam.parse_result(facts.result, len(facts.sides))
         except FamilyError as exc:
-            raise Invalid(str(exc), field=exc.field or "result") from None
+            raise Invalid(said(exc), field=exc.field or "result") from None
         game = Game(
             id="check",
             date=facts.date,
@@ -336,10 +354,15 @@ class Commands:
             start = PlayerState(rating=fam.initial_rating())
             fam.rate(game, [[start] * len(side) for side in facts.sides])
         except FamilyError as exc:
-            raise Invalid(str(exc), field=exc.field or "result") from None
+            raise Invalid(said(exc), field=exc.field or "result") from None
         except Exception as exc:  # noqa: BLE001 - a family's own bug or missing input
             raise Invalid(
-                f"the {fam.name} family cannot rate this game: {type(exc).__name__}: {exc}"
+                Message(
+                    "the {name} family cannot rate this game: {kind}: {exc}",
+                    name=fam.name,
+                    kind=type(exc).__name__,
+                    exc=exc,
+                )
             ) from None
         # Store the normalised result so a replay reads exactly what was checked.
         normalised = fam.result_dict(result)
@@ -357,7 +380,11 @@ class Commands:
         require_reason(reason)
         state = self.app.game_by_ref(ref)
         if state.voided:
-            raise Conflict(f"game {short(state.id)} is voided; a voided game cannot be corrected")
+            raise Conflict(
+                Message(
+                    "game {id} is voided; a voided game cannot be corrected", id=short(state.id)
+                )
+            )
         old = state.facts
         ladder = self.app.ladder(old.ladder)
         book = PlayerBook(self.app, add_players)
@@ -399,7 +426,9 @@ class Commands:
         )
         facts = self.check_game(ladder, facts)
         if facts == old:
-            raise Invalid(f"the correction changes nothing in game {short(state.id)}")
+            raise Invalid(
+                Message("the correction changes nothing in game {id}", id=short(state.id))
+            )
         new = [self.registration(pid, book.new[key]) for key, pid in book.new_ids().items()]
         self.app.append(
             [
@@ -416,13 +445,13 @@ class Commands:
         counts. Returns what was voided ("game 1a2b3c4d")."""
         require_reason(reason)
         topic, uid = refs.find(self.app, ref, VOIDABLE)
-        what = f"{VOIDABLE[topic]} {short(uid)}"
+        what = Message("{kind} {id}", kind=Message(VOIDABLE[topic]), id=short(uid))
         if topic != ev.GameRecorded.TOPIC:
             self._void_entry(uid, what, reason)
             return what
         state = self.app.game(uid)
         if state.voided:
-            raise Conflict(f"{what} is already voided")
+            raise Conflict(Message("{what} is already voided", what=what))
         self.app.append([ev.GameVoided(**self._meta(state.version + 1, uid, reason=reason))])
         return what
 
@@ -430,9 +459,9 @@ class Commands:
         """Void a season close or a rating adjustment (its own aggregate)."""
         entry = self.app.timeline_entry(uid)
         if entry is None:
-            raise NotFound(f"unknown {what}")
+            raise NotFound(Message("unknown {what}", what=what))
         if entry.voided:
-            raise Conflict(f"{what} is already voided")
+            raise Conflict(Message("{what} is already voided", what=what))
         voided = ev.SeasonVoided if isinstance(entry.made, ev.SeasonClosed) else ev.AdjustmentVoided
         meta = self._meta(entry.version + 1, uid, reason=reason)
         self.app.append([voided(**meta, ladder=entry.made.ladder)])
@@ -446,14 +475,21 @@ class Commands:
         adopted = [r for r in state.rulesets if r.effective == effective]
         if not adopted:
             raise NotFound(
-                f"no rule change of ladder {state.name!r} takes effect on {effective} "
-                "(see 'ledger ladder show')"
+                Message(
+                    "no rule change of ladder {name!r} takes effect on {effective} (see "
+                    "'ledger ladder show')",
+                    name=state.name,
+                    effective=effective,
+                )
             )
         target = max(adopted, key=lambda r: r.adopted)
         if target is state.rulesets[0]:
             raise Conflict(
-                f"the first rules of ladder {state.name!r} cannot be voided: adopt others "
-                "with 'ledger ladder rules'"
+                Message(
+                    "the first rules of ladder {name!r} cannot be voided: adopt others with "
+                    "'ledger ladder rules'",
+                    name=state.name,
+                )
             )
         meta = self._meta(state.version + 1, state.id, reason=reason)
         self.app.append([ev.RulesetVoided(**meta, adopted=target.adopted)])
@@ -463,18 +499,34 @@ class Commands:
     def close_season(self, ladder: str, label: str, start: date, end: date) -> UUID:
         state = self.app.ladder(ladder)
         if end < start:
-            raise Invalid(f"the season ends ({end}) before it starts ({start})")
-        self._not_future(end, "the season's end")
+            raise Invalid(
+                Message("the season ends ({end}) before it starts ({start})", end=end, start=start)
+            )
+        self._not_future(end, Message("the season's end"))
         sid = season_id(state.id, label)
         before = self.app.timeline_entry(sid)
         if before is not None and not before.voided:
-            raise Conflict(f"season {label!r} of ladder {state.name!r} is already closed")
+            raise Conflict(
+                Message(
+                    "season {label!r} of ladder {name!r} is already closed",
+                    label=label,
+                    name=state.name,
+                )
+            )
         for close in self.app.season_closes(state.id):
             # Two closes of one stretch of time would decay players twice.
             if start <= close.end and close.start <= end:
                 raise Conflict(
-                    f"season {close.label!r} of ladder {state.name!r} ({close.start} to "
-                    f"{close.end}) is already closed and overlaps {start} to {end}"
+                    Message(
+                        "season {label!r} of ladder {name!r} ({start} to {end}) is already "
+                        "closed and overlaps {asked_start} to {asked_end}",
+                        label=close.label,
+                        name=state.name,
+                        start=close.start,
+                        end=close.end,
+                        asked_start=start,
+                        asked_end=end,
+                    )
                 )
         version = before.version + 1 if before is not None else 1  # closed again after a void
         self.app.append(
@@ -492,8 +544,18 @@ class Commands:
         state = self.app.ladder(ladder)
         sid = season_id(state.id, label)
         if self.app.timeline_entry(sid) is None:
-            raise NotFound(f"season {label!r} of ladder {state.name!r} was never closed")
-        self._void_entry(sid, f"season {label!r} of ladder {state.name!r}", reason)
+            raise NotFound(
+                Message(
+                    "season {label!r} of ladder {name!r} was never closed",
+                    label=label,
+                    name=state.name,
+                )
+            )
+        self._void_entry(
+            sid,
+            Message("season {label!r} of ladder {name!r}", label=label, name=state.name),
+            reason,
+        )
         return sid
 
     def adjust(
@@ -511,9 +573,11 @@ class Commands:
         (``Family.settable_state``, by the names the family gives them)."""
         require_reason(reason)
         if to is not None and shift is not None:
-            raise Invalid("give exactly one of --to (set) or --shift")
+            raise Invalid(Message("give exactly one of --to (set) or --shift"))
         if to is None and shift is None and not values:
-            raise Invalid("give exactly one of --to (set) or --shift, or --state NAME=VALUE")
+            raise Invalid(
+                Message("give exactly one of --to (set) or --shift, or --state NAME=VALUE")
+            )
         if to is not None:
             bounds.RATING.check(to, "--to")
         if shift is not None:
@@ -524,12 +588,22 @@ class Commands:
             for name, value in values.items():
                 if name not in family.settable_state:
                     raise Invalid(
-                        f"--state {name}: the {family.name} family has no state value {name!r} "
-                        f"to set (it has: {', '.join(family.settable_state) or 'none'})",
+                        Message(
+                            "--state {name}: the {family} family has no state value {name!r} to set "
+                            "(it has: {settable})",
+                            name=name,
+                            family=family.name,
+                            settable=", ".join(family.settable_state) or Message("none"),
+                        ),
                         field="state",
                     )
                 if not math.isfinite(value):
-                    raise Invalid(f"--state {name}: {value} is not a finite number", "state")
+                    raise Invalid(
+                        Message(
+                            "--state {name}: {value} is not a finite number", name=name, value=value
+                        ),
+                        "state",
+                    )
         pid = self.app.player_by_name(player)
         what = f"to={to}" if to is not None else f"by={shift}"
         if values:
@@ -537,7 +611,9 @@ class Commands:
         aid = adjustment_id(state.id, pid, effective, what, reason)
         before = self.app.timeline_entry(aid)
         if before is not None and not before.voided:
-            raise Conflict(f"this adjustment is already recorded (adjustment {short(aid)})")
+            raise Conflict(
+                Message("this adjustment is already recorded (adjustment {id})", id=short(aid))
+            )
         version = before.version + 1 if before is not None else 1  # made again after a void
         self.app.append(
             [
@@ -557,9 +633,9 @@ class Commands:
 
 #: What ``void`` takes by id: the topic that first records it -> its name.
 VOIDABLE = {
-    ev.GameRecorded.TOPIC: "game",
-    ev.RatingAdjusted.TOPIC: "adjustment",
-    ev.SeasonClosed.TOPIC: "season close",
+    ev.GameRecorded.TOPIC: N_("game"),
+    ev.RatingAdjusted.TOPIC: N_("adjustment"),
+    ev.SeasonClosed.TOPIC: N_("season close"),
 }
 
 

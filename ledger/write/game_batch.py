@@ -42,6 +42,7 @@ from ledger.write.game_identities import (
     GameHistory,
     GameIdentities,
     Version,
+    corrected_into,
     history,
     retired_game,
 )
@@ -83,7 +84,7 @@ class DuplicateGame(Conflict):
                 "this game is already recorded as {id} (same date, event, round, table and "
                 "players); use 'ledger correct {id}' to change it; {repeat}",
                 id=short(gid),
-                repeat=repeat_games("with --reference", "with --table"),
+                repeat=repeat_games(Message("with --reference"), Message("with --table")),
             )
         super().__init__(message)
         self.gid = gid
@@ -134,6 +135,10 @@ class StoredGames:
         (``game_identities.retired_game``: the games first recorded under it)."""
         return retired_game(self.app, identity)
 
+    def holder(self, identity: str) -> GameHistory | None:
+        """The live game corrected into ``identity``, or None."""
+        return corrected_into(self.app, identity)
+
     def earlier_version(self, gid: UUID, facts: ev.GameFacts) -> Version | None:
         """The correction that replaced ``facts`` (a former version of game
         ``gid``, order of play aside), or None when the game never held them."""
@@ -161,6 +166,9 @@ class StoredGamesAtOnce(StoredGames):
 
     def retired(self, identity: str) -> GameHistory | None:
         return self.identities.retired(identity) if self._any_retired else None
+
+    def holder(self, identity: str) -> GameHistory | None:
+        return self.identities.holder(identity) if self._any_retired else None
 
     def earlier_version(self, gid: UUID, facts: ev.GameFacts) -> Version | None:
         return self.identities.earlier_version(gid, facts)
@@ -249,6 +257,9 @@ class GameBatch:
         gid = game_id(identity)
         version = 1
         stored = self.stored
+        holder = stored.holder(identity)
+        if holder is not None:  # a game corrected into this identity since
+            raise DuplicateGame(holder.id, holder.current)
         if stored.may_hold(gid):
             gid, version = self._place(identity)
         if not self.again:
@@ -307,7 +318,7 @@ class GameBatch:
                 if state.voided:
                     return gid, state.version + 1
                 raise DuplicateGame(gid, state.facts)
-        raise Conflict("too many games share this identity: give them --table numbers")
+        raise Conflict(Message("too many games share this identity: give them --table numbers"))
 
     def registrations(self, book: PlayerBook) -> list[ev.PlayerRegistered]:
         """The registration events of the new players the games name (from

@@ -24,6 +24,7 @@ import msgspec
 
 from ledger.kernel import events as ev
 from ledger.kernel.identity import game_id, game_identity, short
+from ledger.kernel.translation import Message
 from ledger.write.application import LedgerApplication
 
 
@@ -101,8 +102,13 @@ class GameIdentities:
     def __init__(self, games: list[GameHistory]) -> None:
         self.games = {g.id: g for g in games}
         self._by_identity: dict[str, list[GameHistory]] = {}
+        #: The live corrected games by the identity they hold now, which
+        #: their id (made from the identity first recorded) does not give.
+        self._holders: dict[str, GameHistory] = {}
         for game in games:
             current = game_identity(game.current)
+            if game.void is None and len(game.versions) > 1:
+                self._holders[current] = game
             for identity in dict.fromkeys(game_identity(v.facts) for v in game.versions):
                 # A live game's current identity is a duplicate, not a retired one.
                 if game.void is not None or identity != current:
@@ -133,6 +139,10 @@ class GameIdentities:
         if not games:
             return None
         return next((g for g in games if g.void is not None), games[0])
+
+    def holder(self, identity: str) -> GameHistory | None:
+        """The live game corrected into ``identity``, or None."""
+        return self._holders.get(identity)
 
     def earlier_version(self, gid: UUID, facts: ev.GameFacts) -> Version | None:
         """The correction that replaced ``facts`` (a former version of game
@@ -168,6 +178,27 @@ def retired_game(app: LedgerApplication, identity: str) -> GameHistory | None:
     return retired
 
 
+def corrected_into(app: LedgerApplication, identity: str) -> GameHistory | None:
+    """The live game a correction gave ``identity``, or None: a game keeps
+    the id of the identity it was first recorded under, so a new record
+    of its new identity finds it here, read from the corrections alone
+    (``ledger record``; an import reads them all once, ``GameIdentities``)."""
+    seen: set[UUID] = set()
+    for note in app.notifications(topics=(ev.GameCorrected.TOPIC,)):
+        gid = (
+            note.originator_id
+            if isinstance(note.originator_id, UUID)
+            else UUID(str(note.originator_id))
+        )
+        if gid in seen or game_identity(ev.decode(note.topic, note.state).game) != identity:
+            continue
+        seen.add(gid)
+        game = history(gid, list(app.events.get(gid)))
+        if game is not None and game.void is None and game_identity(game.current) == identity:
+            return game
+    return None
+
+
 def describe(facts: ev.GameFacts, name_of: Callable[[UUID], str]) -> str:
     """A game in words: ``2025-01-06, Cup round 2 table 3, Alice v Carol, result a``."""
     where = " ".join(
@@ -194,9 +225,12 @@ def explain(game: GameHistory, identity: str, name_of: Callable[[UUID], str]) ->
     corrected on 2025-03-02 by ann to 2025-01-06, Alice v Carol: misread``.
     ``name_of`` gives a player's name."""
     if game.void is not None:
-        return (
-            f"game {short(game.id)} voided on {_when(game.void.at)} by {game.void.by}"
-            f"{_why(game.void.reason)}"
+        return Message(
+            "game {id} voided on {when} by {by}{why}",
+            id=short(game.id),
+            when=_when(game.void.at),
+            by=game.void.by,
+            why=_why(game.void.reason),
         )
     moved = game.corrected_from(identity) or game.versions[-1]
     return corrected(game.id, moved, name_of)
@@ -204,9 +238,13 @@ def explain(game: GameHistory, identity: str, name_of: Callable[[UUID], str]) ->
 
 def corrected(gid: UUID, moved: Version, name_of: Callable[[UUID], str]) -> str:
     """``game 1a2b3c4d corrected on 2025-03-02 by ann to <the facts>: why``."""
-    return (
-        f"game {short(gid)} corrected on {_when(moved.at)} by {moved.by} to "
-        f"{describe(moved.facts, name_of)}{_why(moved.reason)}"
+    return Message(
+        "game {id} corrected on {when} by {by} to {facts}{why}",
+        id=short(gid),
+        when=_when(moved.at),
+        by=moved.by,
+        facts=describe(moved.facts, name_of),
+        why=_why(moved.reason),
     )
 
 

@@ -58,7 +58,12 @@ def parse_date(text: str | date, field: str = "date") -> date:
     try:
         return _iso_date(text)
     except ValueError:
-        raise FieldError(field, f"{field}: {text!r} is not a date in ISO form YYYY-MM-DD") from None
+        raise FieldError(
+            field,
+            Message(
+                "{field}: {text!r} is not a date in ISO form YYYY-MM-DD", field=field, text=text
+            ),
+        ) from None
 
 
 @lru_cache(maxsize=8192)
@@ -83,11 +88,22 @@ def parse_reference(text: str | None, field: str = "reference") -> str | None:
         return None
     if "\n" in reference or "\r" in reference:
         raise FieldError(
-            field, f"{field}: {reference!r} holds a line break; a reference is one line"
+            field,
+            Message(
+                "{field}: {reference!r} holds a line break; a reference is one line",
+                field=field,
+                reference=reference,
+            ),
         )
     if len(reference) > REFERENCE_LENGTH:
         raise FieldError(
-            field, f"{field}: {len(reference)} characters, at most {REFERENCE_LENGTH} are read"
+            field,
+            Message(
+                "{field}: {count} characters, at most {most} are read",
+                field=field,
+                count=len(reference),
+                most=REFERENCE_LENGTH,
+            ),
         )
     return reference
 
@@ -113,7 +129,9 @@ def parse_int(text: str | int | None, field: str) -> int | None:
     try:
         value = int(plain)
     except ValueError:
-        raise FieldError(field, f"{field}: {text!r} is not a whole number") from None
+        raise FieldError(
+            field, Message("{field}: {text!r} is not a whole number", field=field, text=text)
+        ) from None
     return bounds.ORDER.check(value, field)
 
 
@@ -126,7 +144,9 @@ def parse_number(text: Any, field: str, bound: bounds.Range = bounds.ATTRIBUTE) 
     try:
         value = float(str(text).strip())
     except ValueError:
-        raise FieldError(field, f"{field}: {text!r} is not a number") from None
+        raise FieldError(
+            field, Message("{field}: {text!r} is not a number", field=field, text=text)
+        ) from None
     return bound.check(value, field)
 
 
@@ -156,7 +176,7 @@ class PlayerBook:
             return found
         key = name_key(name)
         if not key:
-            raise FieldError(field, f"{field}: empty player name")
+            raise FieldError(field, Message("{field}: empty player name", field=field))
         if key in self._cache:
             return self._remember(name, self._cache[key])
         pid = self.app.find_player(name)
@@ -168,7 +188,12 @@ class PlayerBook:
                 hint = self.app.player_hint(
                     name, N_("add them with 'ledger player add', or pass --add-players")
                 )
-                raise FieldError(field, f"{field}: unknown player {name!r}{hint}")
+                raise FieldError(
+                    field,
+                    Message(
+                        "{field}: unknown player {name!r}{hint}", field=field, name=name, hint=hint
+                    ),
+                )
             self.new.setdefault(key, name)
             self.first_row.setdefault(key, self.row)
             pid = new_player_id(self.app, name)
@@ -232,21 +257,30 @@ def build_facts(
     """
     on = parse_date(game.date)
     if len(game.sides) < 2:
-        raise FieldError("side", "a game needs at least two sides")
+        raise FieldError("side", Message("a game needs at least two sides"))
     sides = []
     seen: dict[int, str] = {}  # player id (as a number) -> the name that named them first
     for number, side in enumerate(game.sides):
         field = SIDE_FIELDS[number] if number < len(SIDE_FIELDS) else f"side_{chr(97 + number)}"
         if not side:
-            raise FieldError(field, f"{field}: no player")
+            raise FieldError(field, Message("{field}: no player", field=field))
         ids = []
         for name in side:
             pid = book.resolve(name, field)
             if pid.int in seen:
                 # The same name twice, or two names of one (merged) player.
                 first = seen[pid.int]
-                same = "" if name_key(first) == name_key(name) else f" (as {first!r})"
-                raise FieldError("side", f"player {name!r} appears twice in one game{same}")
+                same = (
+                    ""
+                    if name_key(first) == name_key(name)
+                    else Message(" (as {first!r})", first=first)
+                )
+                raise FieldError(
+                    "side",
+                    Message(
+                        "player {name!r} appears twice in one game{same}", name=name, same=same
+                    ),
+                )
             seen[pid.int] = name
             ids.append(pid)
         sides.append(ids)
@@ -257,7 +291,10 @@ def build_facts(
         quitter = book.resolve(quit_value, "quit")
         numbers = [n for n, side in enumerate(sides, start=1) if quitter in side]
         if not numbers:
-            raise FieldError("quit", f"quit: {quit_value!r} is not a player of this game")
+            raise FieldError(
+                "quit",
+                Message("quit: {quit_value!r} is not a player of this game", quit_value=quit_value),
+            )
         result["quit"] = numbers[0]
     attributes = (
         {k: parse_number(v, k) for k, v in game.attributes.items()} if game.attributes else {}

@@ -13,6 +13,7 @@ from eventsourcing.persistence import StoredEvent
 
 from ledger.kernel.errors import Conflict, Invalid
 from ledger.kernel.pager import pages
+from ledger.kernel.translation import Message
 from ledger.write.application import LedgerApplication
 
 BATCH = 2000
@@ -27,7 +28,9 @@ def copy_events(
     returns (events copied, chain head). Refuses a non-empty target, and
     fails if the copy's chain head differs from the source's."""
     if target.recorder.max_notification_id():
-        raise Conflict("the target already holds events: migrate only into an empty ledger")
+        raise Conflict(
+            Message("the target already holds events: migrate only into an empty ledger")
+        )
     copied = 0
     for notes in pages(source.recorder, 0, BATCH):
         target.recorder.insert_events(
@@ -46,5 +49,11 @@ def copy_events(
             progress(len(notes))
     head, expected = target.recorder.chain_head(), source.recorder.chain_head()
     if head != expected:
-        raise Invalid(f"hash chain differs after the copy: source {expected}, target {head}")
+        raise Invalid(
+            Message(
+                "hash chain differs after the copy: source {expected}, target {head}",
+                expected=expected,
+                head=head,
+            )
+        )
     return copied, head

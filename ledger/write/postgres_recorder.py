@@ -21,6 +21,7 @@ from eventsourcing.utils import retry
 
 from ledger.kernel import chain
 from ledger.kernel.errors import Busy, ConnectionLost, Denied, connection_lost
+from ledger.kernel.translation import Message
 from ledger.write import write_index
 from ledger.write.recorders import (
     APPEND_ONLY,
@@ -36,7 +37,7 @@ from ledger.write.recorders import (
 CHUNK = 1000
 
 #: What a write says when its connection was lost while it committed.
-COMMIT_UNCERTAIN = (
+COMMIT_UNCERTAIN = Message(
     "lost the connection to the ledger's database while it committed: this write may or "
     "may not have been recorded. Run the same command again: a game or row already "
     "recorded is refused or skipped as such, what is missing is recorded"
@@ -100,14 +101,21 @@ class PostgresLedgerRecorder(LedgerRecorder, PostgresApplicationRecorder):
                 return stored
             except psycopg.errors.LockNotAvailable:
                 raise Busy(
-                    "another writer holds the ledger (an import or a command elsewhere): "
-                    f"waited {self.datastore.lock_timeout} s for it, recorded nothing; "
-                    "try again (LEDGER_LOCK_TIMEOUT sets the wait)"
+                    Message(
+                        "another writer holds the ledger (an import or a command elsewhere): "
+                        "waited {lock_timeout} s for it, recorded nothing; try again "
+                        "(LEDGER_LOCK_TIMEOUT sets the wait)",
+                        lock_timeout=self.datastore.lock_timeout,
+                    )
                 ) from None
             except psycopg.errors.InsufficientPrivilege as exc:
                 raise Denied(
-                    f"role {conn.info.user!r} may not record in this ledger "
-                    f"({exc.diag.message_primary}); nothing was recorded: use a referee's role"
+                    Message(
+                        "role {user!r} may not record in this ledger ({message_primary}); "
+                        "nothing was recorded: use a referee's role",
+                        user=conn.info.user,
+                        message_primary=exc.diag.message_primary,
+                    )
                 ) from None
             except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
                 # Lost before the commit was sent, the transaction is rolled

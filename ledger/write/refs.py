@@ -21,11 +21,21 @@ def find(app: Any, ref: str, kinds: Mapping[str, str]) -> tuple[str, UUID]:
     """The (topic, id) of the one aggregate whose id starts with ``ref``
     among those first recorded by the topics of ``kinds`` (topic -> what a
     person calls it: "game", "adjustment")."""
-    names = list(dict.fromkeys(kinds.values()))
-    what = " or ".join([", ".join(names[:-1]), names[-1]] if len(names) > 1 else names)
+    names = [Message(name) for name in dict.fromkeys(kinds.values())]
+    what = names[0]
+    for name in names[1:-1]:
+        what = Message("{first}, {then}", first=what, then=name)
+    if len(names) > 1:
+        what = Message("{first} or {last}", first=what, last=names[-1])
     text = ref.strip().lower().replace("-", "")
     if not text or len(text) > 32 or any(c not in "0123456789abcdef" for c in text):
-        raise Invalid(f"{ref!r} is not the id of a {what} (the hexadecimal id a command printed)")
+        raise Invalid(
+            Message(
+                "{ref!r} is not the id of a {what} (the hexadecimal id a command printed)",
+                ref=ref,
+                what=what,
+            )
+        )
     low, high = app.recorder.game_prefix_bounds(text)
     marks = ", ".join("?" for _ in kinds)
     rows = app.recorder.query(
@@ -42,7 +52,7 @@ def find(app: Any, ref: str, kinds: Mapping[str, str]) -> tuple[str, UUID]:
             raise NotFound(Message("unknown game {ref}{hint}", ref=repr(ref), hint=hint))
         raise NotFound(Message("unknown {what} {ref}{hint}", what=what, ref=repr(ref), hint=hint))
     if len(rows) > 1:
-        raise Invalid(f"id {ref!r} is ambiguous: give more of its digits")
+        raise Invalid(Message("id {ref!r} is ambiguous: give more of its digits", ref=ref))
     topic, found = rows[0]
     return topic, found if isinstance(found, UUID) else UUID(found)
 

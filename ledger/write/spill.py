@@ -29,6 +29,7 @@ from operator import itemgetter
 from typing import IO
 
 from ledger.kernel.errors import LedgerError
+from ledger.kernel.translation import Message
 from ledger.write.recorders import EventRow
 
 #: A row's place in the events table's key: its aggregate id (a batch holds
@@ -109,7 +110,11 @@ class EventSpill:
 def _refused(exc: OSError) -> LedgerError:
     """The temporary file of checked games could not be written."""
     return LedgerError(
-        "the disk refused a write (full, over a size limit, or failing) while keeping the "
-        f"checked games in a temporary file ({exc.strerror or exc}): nothing of it was stored. "
-        "Free some space (or point TMPDIR to a disk with room) and run it again."
+        Message(
+            "the disk refused a write (full, over a size limit, or failing) while "
+            "keeping the checked games in a temporary file ({reason}): nothing of it "
+            "was stored. Free some space (or point TMPDIR to a disk with room) and "
+            "run it again.",
+            reason=exc.strerror or exc,
+        )
     )

@@ -20,6 +20,7 @@ from ledger.families.base import Family, FamilyError
 from ledger.families.registry import load_family
 from ledger.kernel import events as ev
 from ledger.kernel.errors import Invalid
+from ledger.kernel.translation import said
 
 BEGINNING = date(1, 1, 1)
 
@@ -88,7 +89,7 @@ def bind_family(name: str, params: dict[str, Any]) -> Family:
     try:
         return load_family(name, params)
     except FamilyError as exc:
-        raise Invalid(str(exc), field=exc.field) from None
+        raise Invalid(said(exc), field=exc.field) from None
 
 
 def ladder_state(aggregate: UUID, events: Iterable[Any]) -> LadderState | None:

@@ -36,7 +36,9 @@ def lock_timeout() -> int:
     if not text:
         return DEFAULT_LOCK_TIMEOUT
     if not text.isdigit() or not 1 <= int(text) <= 86400:
-        raise Invalid(f"LEDGER_LOCK_TIMEOUT {text!r}: give whole seconds from 1 to 86400")
+        raise Invalid(
+            Message("LEDGER_LOCK_TIMEOUT {text!r}: give whole seconds from 1 to 86400", text=text)
+        )
     return int(text)
 
 
@@ -113,7 +115,13 @@ class Storage(NamedTuple):
                 if version == STORE_VERSION:
                     return
                 if not create and version is None and not self._has_events(conn):
-                    raise NotFound(f"no ledger in schema {self.schema!r} at {_redact(self.target)}")
+                    raise NotFound(
+                        Message(
+                            "no ledger in schema {schema!r} at {target}",
+                            schema=self.schema,
+                            target=_redact(self.target),
+                        )
+                    )
                 key = "ledger-setup:" + self.schema
                 conn.execute("SELECT pg_advisory_lock(hashtext(%s))", (key,))
                 try:
@@ -136,9 +144,15 @@ class Storage(NamedTuple):
                     raise
                 state = "of an older version" if self._has_events(conn) else "not set up"
                 raise Denied(
-                    f"the ledger in schema {self.schema!r} is {state} and role "
-                    f"{conn.info.user!r} may not set it up ({denied}): run 'ledger project' "
-                    "once as the schema's owner (see the README's PostgreSQL roles)"
+                    Message(
+                        "the ledger in schema {schema!r} is {state} and role {user!r} may not "
+                        "set it up ({denied}): run 'ledger project' once as the schema's owner "
+                        "(see the README's PostgreSQL roles)",
+                        schema=self.schema,
+                        state=state,
+                        user=conn.info.user,
+                        denied=denied,
+                    )
                 ) from None
 
     def _may_set_up(self, conn: Any) -> bool:
@@ -156,18 +170,27 @@ class Storage(NamedTuple):
             ).fetchone()[0]:
                 return True
             raise Denied(
-                f"the ledger in schema {self.schema!r} is not set up and role {user!r} may not "
-                f"create the schema: a superuser creates it (CREATE SCHEMA {self.schema} "
-                "AUTHORIZATION <owner>), then its owner runs 'ledger project' once (see the "
-                "README's PostgreSQL roles)"
+                Message(
+                    "the ledger in schema {schema!r} is not set up and role {user!r} may not "
+                    "create the schema: a superuser creates it (CREATE SCHEMA {schema} "
+                    "AUTHORIZATION <owner>), then its owner runs 'ledger project' once (see "
+                    "the README's PostgreSQL roles)",
+                    schema=self.schema,
+                    user=user,
+                )
             )
         owner, owned = row
         if not owned:
             state = "of an older version" if self._has_events(conn) else "not set up"
             raise Denied(
-                f"the ledger in schema {self.schema!r} is {state} and only its owner "
-                f"{owner!r} may set it up (this is {user!r}): run 'ledger project' once "
-                f"as {owner!r}"
+                Message(
+                    "the ledger in schema {schema!r} is {state} and only its owner {owner!r} "
+                    "may set it up (this is {user!r}): run 'ledger project' once as {owner!r}",
+                    schema=self.schema,
+                    state=state,
+                    owner=owner,
+                    user=user,
+                )
             )
         return False
 
@@ -219,16 +242,26 @@ def resolve(db: str | None, schema: str | None = None, create: bool = True) -> S
             raise
         except Exception as exc:  # noqa: BLE001 - psycopg raises many kinds
             said = " ".join(str(exc).split())  # the driver's hint lines, on one line
-            raise Invalid(f"cannot connect to {_redact(target)}: {said}") from None
+            raise Invalid(
+                Message("cannot connect to {target}: {said}", target=_redact(target), said=said)
+            ) from None
         return storage
     path = Path(target)
     if path.is_dir():
-        raise Invalid(f"database path {target!r} is a directory, not a file")
+        raise Invalid(Message("database path {target!r} is a directory, not a file", target=target))
     if path.exists() and not path.is_file():
-        raise Invalid(f"database path {target!r} is not a regular file (a device, a pipe?)")
+        raise Invalid(
+            Message(
+                "database path {target!r} is not a regular file (a device, a pipe?)", target=target
+            )
+        )
     if not path.parent.exists():
         raise Invalid(
-            f"cannot create database {target!r}: folder {str(path.parent)!r} does not exist"
+            Message(
+                "cannot create database {target!r}: folder {parent!r} does not exist",
+                target=target,
+                parent=str(path.parent),
+            )
         )
     if not create and not path.exists():
         raise NotFound(Message("no ledger at {path}", path=shown_path(target)))
@@ -251,17 +284,29 @@ def resolve(db: str | None, schema: str | None = None, create: bool = True) -> S
     except (OSError, sqlite3.Error) as exc:
         opened = read_only(path) if path.is_file() else None
         if opened is None:
-            raise Invalid(f"cannot open database {target!r} for writing: {exc}") from None
+            raise Invalid(
+                Message(
+                    "cannot open database {target!r} for writing: {exc}", target=target, exc=exc
+                )
+            ) from None
         uri, tables = opened
     if tables and "stored_events" not in tables:
         # Never add the ledger's tables to another application's database.
         shown = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
         raise Invalid(
-            f"{target!r} is a SQLite database of another application (tables: {shown}), "
-            "not a ledger: give a new file or a ledger's"
+            Message(
+                "{target!r} is a SQLite database of another application (tables: "
+                "{shown}), not a ledger: give a new file or a ledger's",
+                target=target,
+                shown=shown,
+            )
         )
     if not create and "stored_events" not in tables:
-        raise NotFound(f"no ledger at {shown_path(target)} (the file holds no ledger yet)")
+        raise NotFound(
+            Message(
+                "no ledger at {target} (the file holds no ledger yet)", target=shown_path(target)
+            )
+        )
     return Storage("sqlite", str(path), uri=uri)
 
 
@@ -297,11 +342,16 @@ def check_schema_name(schema: str) -> None:
     """Refuse a schema name that needs quoting, or one of PostgreSQL's own."""
     if not re.fullmatch(_SCHEMA_NAME, schema):
         raise Invalid(
-            f"schema {schema!r}: use lower-case letters, digits and underscores (not first), "
-            "at most 63 characters"
+            Message(
+                "schema {schema!r}: use lower-case letters, digits and underscores (not "
+                "first), at most 63 characters",
+                schema=schema,
+            )
         )
     if schema.startswith("pg_") or schema == "information_schema":
-        raise Invalid(f"schema {schema!r} is PostgreSQL's own: choose another name")
+        raise Invalid(
+            Message("schema {schema!r} is PostgreSQL's own: choose another name", schema=schema)
+        )
 
 
 def _redact(url: str) -> str:

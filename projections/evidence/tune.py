@@ -20,6 +20,7 @@ import msgspec
 
 from ledger.families.base import Family
 from ledger.kernel.errors import Invalid
+from ledger.kernel.translation import Message
 from projections.db import Database
 from projections.evidence import bootstrap, metrics
 from projections.evidence.evaluate import scored_under, tried_label
@@ -83,8 +84,12 @@ def _number(text: str, spec: str) -> float | int:
         value = float(text)
     except ValueError:
         raise Invalid(
-            f"--vary {spec!r}: {text.strip()!r} is not a number "
-            "(expected NAME=START:STOP:STEP, e.g. k=10:40:2)",
+            Message(
+                "--vary {spec!r}: {value!r} is not a number (expected "
+                "NAME=START:STOP:STEP, e.g. k=10:40:2)",
+                spec=spec,
+                value=text.strip(),
+            ),
             field="vary",
         ) from None
     return int(value) if value.is_integer() else value
@@ -95,7 +100,10 @@ def parse_vary(spec: str) -> Vary:
     match = _VARY.match(spec)
     if match is None:
         raise Invalid(
-            f"--vary {spec!r}: expected NAME=START:STOP:STEP (e.g. k=10:40:2) or NAME=VALUE",
+            Message(
+                "--vary {spec!r}: expected NAME=START:STOP:STEP (e.g. k=10:40:2) or NAME=VALUE",
+                spec=spec,
+            ),
             field="vary",
         )
     name, first = match[1], _number(match[2], spec)
@@ -103,12 +111,24 @@ def parse_vary(spec: str) -> Vary:
         return Vary(name, [first])
     stop, step = _number(match[3], spec), _number(match[4], spec)
     if step <= 0:
-        raise Invalid(f"--vary {spec!r}: the step must be more than 0", field="vary")
+        raise Invalid(
+            Message("--vary {spec!r}: the step must be more than 0", spec=spec), field="vary"
+        )
     if stop < first:
-        raise Invalid(f"--vary {spec!r}: the stop is below the start", field="vary")
+        raise Invalid(
+            Message("--vary {spec!r}: the stop is below the start", spec=spec), field="vary"
+        )
     count = int((stop - first) / step + 1e-9) + 1
     if count > MAX_POINTS:
-        raise Invalid(f"--vary {spec!r}: {count} values, more than {MAX_POINTS}", field="vary")
+        raise Invalid(
+            Message(
+                "--vary {spec!r}: {count} values, more than {most}",
+                spec=spec,
+                count=count,
+                most=MAX_POINTS,
+            ),
+            field="vary",
+        )
     # Each value from the start (no drift from adding a step again and again).
     values = [round(first + i * step, 10) for i in range(count)]
     return Vary(name, [int(v) if float(v).is_integer() else v for v in values])
@@ -118,11 +138,21 @@ def grid(varies: list[Vary]) -> list[dict[str, float | int]]:
     """Every combination of the values, the first ``--vary`` slowest."""
     names = [v.name for v in varies]
     if len(set(names)) != len(names):
-        raise Invalid(f"--vary names a parameter twice ({', '.join(names)})", field="vary")
+        raise Invalid(
+            Message("--vary names a parameter twice ({names})", names=", ".join(names)),
+            field="vary",
+        )
     points = [dict(zip(names, combo, strict=True)) for combo in itertools.product(
         *(v.values for v in varies))]  # fmt: skip
     if len(points) > MAX_POINTS:
-        raise Invalid(f"the grid has {len(points)} points, more than {MAX_POINTS}", field="vary")
+        raise Invalid(
+            Message(
+                "the grid has {count} points, more than {most}",
+                count=len(points),
+                most=MAX_POINTS,
+            ),
+            field="vary",
+        )
     return points
 
 

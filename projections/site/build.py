@@ -52,7 +52,7 @@ from ledger.families.base import FamilyError
 from ledger.families.registry import family_class
 from ledger.kernel import chain
 from ledger.kernel.errors import Invalid
-from ledger.kernel.translation import translator
+from ledger.kernel.translation import Message, translator
 from projections import queries
 from projections.db import Database
 from projections.site import charts, evidence, games, html, parallel, tables
@@ -663,6 +663,8 @@ def build_site(
     ``progress(done, total)`` hears how many event, month and player pages
     are written so far."""
     if out_dir.exists() and not out_dir.is_dir():
-        raise Invalid(f"OUT_DIR {out_dir}: expected a directory, found a file")
+        raise Invalid(
+            Message("OUT_DIR {out_dir}: expected a directory, found a file", out_dir=out_dir)
+        )
     out_dir.mkdir(parents=True, exist_ok=True)
     return SiteBuilder(conn, out_dir, ladders, lang, title, as_of, progress).build()

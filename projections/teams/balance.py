@@ -46,6 +46,7 @@ from typing import Literal
 import msgspec
 
 from ledger.kernel.errors import Invalid
+from ledger.kernel.translation import Message
 from projections.teams.bound import gap_ruled_out
 from projections.teams.cover import Budget, Cover
 from projections.teams.highs import silent_highs
@@ -124,22 +125,36 @@ class Balance(msgspec.Struct):
 def camp_sizes(players: int, camps: int, sizes: Sequence[int] | None) -> list[int]:
     """The size of each camp: as given, or nearly equal (larger camps first)."""
     if camps < 2:
-        raise Invalid(f"--camps must be at least 2, got {camps}", field="camps")
+        raise Invalid(
+            Message("--camps must be at least 2, got {camps}", camps=camps), field="camps"
+        )
     if players < camps:
         raise Invalid(
-            f"{players} player(s) cannot make {camps} camps: need at least one per camp",
+            Message(
+                "{players} player(s) cannot make {camps} camps: need at least one per camp",
+                players=players,
+                camps=camps,
+            ),
             field="camps",
         )
     if sizes is None:
         base, extra = divmod(players, camps)
         return [base + (1 if k < extra else 0) for k in range(camps)]
     if len(sizes) != camps:
-        raise Invalid(f"--sizes gives {len(sizes)} sizes for {camps} camps", field="sizes")
+        raise Invalid(
+            Message("--sizes gives {count} sizes for {camps} camps", count=len(sizes), camps=camps),
+            field="sizes",
+        )
     if any(s < 1 for s in sizes):
-        raise Invalid("--sizes: every camp needs at least one player", field="sizes")
+        raise Invalid(Message("--sizes: every camp needs at least one player"), field="sizes")
     if sum(sizes) != players:
         raise Invalid(
-            f"--sizes add up to {sum(sizes)} but there are {players} players", field="sizes"
+            Message(
+                "--sizes add up to {total} but there are {players} players",
+                total=sum(sizes),
+                players=players,
+            ),
+            field="sizes",
         )
     return sorted(sizes, reverse=True)
 
@@ -171,12 +186,27 @@ def _groups(keys: list[str], groups: Sequence[Sequence[str]], option: str) -> li
         members = []
         for key in group:
             if key not in index:
-                raise Invalid(f"{option}: {key!r} is not among the players", field=option)
+                raise Invalid(
+                    Message("{option}: {key!r} is not among the players", option=option, key=key),
+                    field=option,
+                )
             if index[key] in members:
-                raise Invalid(f"{option}: {key!r} is named twice in one group", field=option)
+                raise Invalid(
+                    Message(
+                        "{option}: {key!r} is named twice in one group", option=option, key=key
+                    ),
+                    field=option,
+                )
             members.append(index[key])
         if len(members) < 2:
-            raise Invalid(f"{option} needs at least two players, got {list(group)}", field=option)
+            raise Invalid(
+                Message(
+                    "{option} needs at least two players, got {group}",
+                    option=option,
+                    group=list(group),
+                ),
+                field=option,
+            )
         out.append(members)
     return out
 
@@ -203,14 +233,23 @@ def check_constraints(
     for group in members.values():
         if len(group) > sizes[0]:
             raise Invalid(
-                f"--together keeps {len(group)} players together "
-                f"({', '.join(names[i] for i in group)}) but the largest camp holds {sizes[0]}",
+                Message(
+                    "--together keeps {count} players together ({names}) but the largest "
+                    "camp holds {sizes}",
+                    count=len(group),
+                    names=", ".join(names[i] for i in group),
+                    sizes=sizes[0],
+                ),
                 field="together",
             )
     for group in apart:
         if len(group) > len(sizes):
             raise Invalid(
-                f"--apart: {len(group)} players cannot be kept apart in {len(sizes)} camps",
+                Message(
+                    "--apart: {count} players cannot be kept apart in {camps} camps",
+                    count=len(group),
+                    camps=len(sizes),
+                ),
                 field="apart",
             )
         for a in range(len(group)):
@@ -218,7 +257,11 @@ def check_constraints(
                 i, j = group[a], group[b]
                 if find(i) == find(j):
                     raise Invalid(
-                        f"{names[i]} and {names[j]} must be both together and apart",
+                        Message(
+                            "{first} and {second} must be both together and apart",
+                            first=names[i],
+                            second=names[j],
+                        ),
                         field="apart",
                     )
     return [find(i) for i in range(n)]
@@ -250,10 +293,10 @@ def balance(
     seen: set[str] = set()
     for e in entrants:
         if e.key in seen:
-            raise Invalid(f"player {e.name!r} is listed twice", field="player")
+            raise Invalid(Message("player {name!r} is listed twice", name=e.name), field="player")
         seen.add(e.key)
     if alternatives < 1:
-        raise Invalid("--alternatives must be at least 1", field="alternatives")
+        raise Invalid(Message("--alternatives must be at least 1"), field="alternatives")
     # Canonical order: the model (and so the solver's path) never depends on
     # the order players were given in.
     people = sorted(entrants, key=lambda e: (-e.rating, e.key))
@@ -279,10 +322,18 @@ def balance(
                 break  # fewer distinct splits than asked
             if problem.infeasible:
                 raise Invalid(
-                    "no split satisfies the --together/--apart constraints with these camp sizes",
+                    Message(
+                        "no split satisfies the --together/--apart constraints with these camp "
+                        "sizes"
+                    ),
                     field="apart",
                 )
-            raise Invalid(f"no split found within --time-limit {time_limit:g}s", field="time-limit")
+            raise Invalid(
+                Message(
+                    "no split found within --time-limit {time_limit:g}s", time_limit=time_limit
+                ),
+                field="time-limit",
+            )
         assignment, gap_proven, spread_ok, bound = answer
         if not gap_proven:
             status = "best found"

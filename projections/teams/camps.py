@@ -15,6 +15,7 @@ from pathlib import Path
 import msgspec
 
 from ledger.kernel.errors import Invalid
+from ledger.kernel.translation import Message
 from projections.teams.balance import Balance
 
 #: The printable sheet of the xlsx camp sheet: one column per camp, a header row.
@@ -72,7 +73,7 @@ def read_camps(path: Path, split: int = 1) -> list[list[str]]:
     xlsx camp sheet (its ``CAMPS_SHEET``: one column per camp, a header row)."""
     suffix = path.suffix.lower()
     if not path.exists():
-        raise Invalid(f"{path}: no such file", field="camps")
+        raise Invalid(Message("{path}: no such file", path=path), field="camps")
     if suffix == ".json":
         camps = _from_json(path, split)
     elif suffix == ".xlsx":
@@ -80,10 +81,17 @@ def read_camps(path: Path, split: int = 1) -> list[list[str]]:
     elif suffix == ".csv":
         camps = _from_csv(path, split)
     else:
-        raise Invalid(f"{path}: --camps takes the .json, .csv or .xlsx of 'ledger teams'")
+        raise Invalid(
+            Message("{path}: --camps takes the .json, .csv or .xlsx of 'ledger teams'", path=path)
+        )
     camps = [c for c in camps if c]
     if len(camps) < 2:
-        raise Invalid(f"{path}: found {len(camps)} camp(s), need at least two", field="camps")
+        raise Invalid(
+            Message(
+                "{path}: found {count} camp(s), need at least two", path=path, count=len(camps)
+            ),
+            field="camps",
+        )
     return camps
 
 
@@ -91,9 +99,20 @@ def _from_json(path: Path, split: int) -> list[list[str]]:
     try:
         data = msgspec.json.decode(path.read_bytes(), type=Balance)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-        raise Invalid(f"{path}: not the json of 'ledger teams': {exc}", field="camps") from None
+        raise Invalid(
+            Message("{path}: not the json of 'ledger teams': {exc}", path=path, exc=exc),
+            field="camps",
+        ) from None
     if not 1 <= split <= len(data.splits):
-        raise Invalid(f"{path}: no split {split} (it has {len(data.splits)})", field="split")
+        raise Invalid(
+            Message(
+                "{path}: no split {split} (it has {count})",
+                path=path,
+                split=split,
+                count=len(data.splits),
+            ),
+            field="split",
+        )
     return [[p.player for p in c.players] for c in data.splits[split - 1].camps]
 
 
@@ -101,13 +120,23 @@ def _from_xlsx(path: Path, split: int) -> list[list[str]]:
     import openpyxl
 
     if split != 1:
-        raise Invalid(f"{path}: a camp sheet holds one split; --split takes json or csv")
+        raise Invalid(
+            Message("{path}: a camp sheet holds one split; --split takes json or csv", path=path)
+        )
     try:
         book = openpyxl.load_workbook(path, read_only=True, data_only=True)
     except Exception as exc:  # openpyxl raises many kinds on a broken file
-        raise Invalid(f"{path}: cannot read it as an Excel workbook: {exc}") from None
+        raise Invalid(
+            Message("{path}: cannot read it as an Excel workbook: {exc}", path=path, exc=exc)
+        ) from None
     if CAMPS_SHEET not in book.sheetnames:
-        raise Invalid(f"{path}: no {CAMPS_SHEET!r} sheet (a 'ledger teams' camp sheet has one)")
+        raise Invalid(
+            Message(
+                "{path}: no {sheet!r} sheet (a 'ledger teams' camp sheet has one)",
+                path=path,
+                sheet=CAMPS_SHEET,
+            )
+        )
     columns = list(zip(*book[CAMPS_SHEET].iter_rows(values_only=True), strict=False))
     book.close()
     return [[str(v).strip() for v in col[1:] if v is not None and str(v).strip()]
@@ -118,7 +147,9 @@ def _from_csv(path: Path, split: int) -> list[list[str]]:
     with path.open(encoding="utf-8-sig", newline="") as f:
         rows = list(csv.DictReader(f))
     if not rows or not {"split", "camp", "player"} <= set(rows[0]):
-        raise Invalid(f"{path}: expected the csv of 'ledger teams' (split, camp, player)")
+        raise Invalid(
+            Message("{path}: expected the csv of 'ledger teams' (split, camp, player)", path=path)
+        )
     by_camp: dict[str, list[str]] = {}
     for row in rows:
         if row["split"].strip() == str(split):

@@ -119,7 +119,7 @@ def by_ref(conn: Database, ref: str) -> Row:
         )
         raise NotFound(Message("unknown game {ref}{hint}", ref=repr(ref), hint=hint))
     if len(rows) > 1:
-        raise NotFound(f"game id {ref!r} is ambiguous: give more characters")
+        raise NotFound(Message("game id {ref!r} is ambiguous: give more characters", ref=ref))
     return rows[0]
 
 
