@@ -5,6 +5,8 @@ built in memory (time travel) too."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ledger.write.application import LedgerApplication
@@ -72,9 +74,11 @@ def test_an_unknown_or_mistyped_id_is_refused_with_the_ids_near_it(cli: Cli) -> 
     assert "unknown game" in message and shorts[0] in message
 
 
-def test_views_in_memory_find_a_game_by_prefix_as_views_beside_the_events_do(cli: Cli) -> None:
-    if cli.postgres:
-        pytest.skip("the SQLite file's views are compared with views in memory")
+def test_views_in_memory_find_a_game_by_prefix_as_views_beside_the_events_do(
+    tmp_path: Path,
+) -> None:
+    # A SQLite file's views against views in memory of the same events.
+    cli = Cli(str(tmp_path / "ledger.db"))
     shorts = club(cli)
     beside = SQLiteDatabase(cli.db)
     assert beside.events_beside() == "stored_events"
