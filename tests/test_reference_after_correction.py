@@ -65,3 +65,21 @@ def test_a_table_given_in_a_correction_identifies_the_game(tmp_path: Path) -> No
     other = _recorded(cli.ok("record", "Ladder", "--date", "2025-01-05", "--side", "Ann",
                              "--side", "Bob", "--result", "a", "--again"))  # fmt: skip
     assert other != game and sorted(_games(cli)) == sorted([game, other])
+
+
+def test_a_correction_never_makes_a_game_the_duplicate_of_another(tmp_path: Path) -> None:
+    cli = _ladder(tmp_path)
+    first = _recorded(cli.ok("record", "Ladder", "--date", "2025-01-05", "--side", "Ann",
+                             "--side", "Bob", "--result", "a", "--reference", "1"))  # fmt: skip
+    second = _recorded(cli.ok("record", "Ladder", "--date", "2025-01-05", "--side", "Ann",
+                              "--side", "Bob", "--result", "b", "--reference", "2"))  # fmt: skip
+    said = cli.fails("correct", second, "--reference", "1", "--reason", "typo")
+    assert (
+        f"the correction would make game {second} the same game as {first} (same reference '1')"
+    ) in said
+    said = cli.fails("--lang", "fr", "correct", second, "--reference", "1", "--reason", "typo")
+    assert f"la correction ferait de la partie {second} la même partie que {first}" in said
+    # Into an identity no live game holds, and back to its own: corrected.
+    cli.ok("correct", second, "--reference", "3", "--reason", "typo")
+    cli.ok("correct", second, "--reference", "2", "--reason", "typo back")
+    assert sorted(_games(cli)) == sorted([first, second])

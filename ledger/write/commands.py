@@ -25,7 +25,14 @@ from ledger.families.base import FamilyError, Game, PlayerState
 from ledger.kernel import bounds
 from ledger.kernel import events as ev
 from ledger.kernel.errors import Conflict, Invalid, NotFound
-from ledger.kernel.identity import adjustment_id, ladder_id, name_key, season_id, short
+from ledger.kernel.identity import (
+    adjustment_id,
+    game_identity,
+    ladder_id,
+    name_key,
+    season_id,
+    short,
+)
 from ledger.kernel.names import clean_name
 from ledger.kernel.translation import N_, Message, said
 from ledger.write import refs
@@ -37,7 +44,7 @@ from ledger.write.game_batch import (
     StoredGamesAtOnce,
     registered,
 )
-from ledger.write.game_identities import MergeTwin, explain, twins_after_merge
+from ledger.write.game_identities import MergeTwin, explain, live_game, twins_after_merge
 from ledger.write.game_input import (
     GameChecks,
     GameInput,
@@ -429,6 +436,21 @@ class Commands:
             raise Invalid(
                 Message("the correction changes nothing in game {id}", id=short(state.id))
             )
+        identity = game_identity(facts)
+        if facts.reference is not None and identity != game_identity(old):
+            # A reference names one game: a correction never gives it to a
+            # second (a game without one may share its day with another).
+            other = live_game(self.app, identity)
+            if other is not None and other != state.id:
+                raise Conflict(
+                    Message(
+                        "the correction would make game {id} the same game as {other} ({same}): "
+                        "void one of them, or give this one another reference or table",
+                        id=short(state.id),
+                        other=short(other),
+                        same=Message("same reference {reference!r}", reference=facts.reference),
+                    )
+                )
         new = [self.registration(pid, book.new[key]) for key, pid in book.new_ids().items()]
         self.app.append(
             [

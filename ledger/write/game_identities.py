@@ -199,6 +199,20 @@ def corrected_into(app: LedgerApplication, identity: str) -> GameHistory | None:
     return None
 
 
+def live_game(app: LedgerApplication, identity: str) -> UUID | None:
+    """The live game that holds ``identity`` now (recorded under it, or
+    corrected into it), or None."""
+    for attempt in range(1000):
+        gid = game_id(identity, attempt)
+        state = app.find_game(gid)
+        if state is None:
+            break
+        if not state.voided and game_identity(state.facts) == identity:
+            return gid
+    moved = corrected_into(app, identity)
+    return None if moved is None else moved.id
+
+
 def describe(facts: ev.GameFacts, name_of: Callable[[UUID], str]) -> str:
     """A game in words: ``2025-01-06, Cup round 2 table 3, Alice v Carol, result a``."""
     where = " ".join(
