@@ -339,9 +339,10 @@ def timeline_page(conn: Database, ladder: int, after: str, size: int) -> list[tu
 def details(conn: Database, numbers: Iterable[int]) -> Iterator[tuple]:
     """(n, key, id, date, event, round, status, facts) of the games with
     these numbers, ``facts`` the ``GameEvent`` holding them (not decoded:
-    a table for people reads them plain, ``plain_facts``)."""
+    a table for people reads them plain, ``plain_facts``; None when that
+    event is missing from the store, which ``verify`` names)."""
     wanted = sorted(set(numbers))
-    join = _join(conn, "e", "g.facts_n")
+    join = _join(conn, "e", "g.facts_n", left=True)
     for at in range(0, len(wanted), _BATCH):
         part = wanted[at : at + _BATCH]
         for *row, topic, state in conn.tuples(
@@ -350,7 +351,7 @@ def details(conn: Database, numbers: Iterable[int]) -> Iterator[tuple]:
             f"WHERE g.n IN ({','.join('?' * len(part))})",
             part,
         ):
-            yield (*row, GameEvent(topic, state))
+            yield (*row, GameEvent(topic, state) if topic is not None else None)
 
 
 #: A game with its first record: (n, id, key, status, event, round, facts,
