@@ -134,7 +134,7 @@ def apply_events(conn: Database, events: list[Any]) -> list[str]:
     ``import --dry-run`` on throwaway in-memory views); returns warnings."""
     with conn.transaction():
         projector = Projector(conn)
-        seq = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM view_audit").fetchone()[0]
+        seq = position(conn)  # numbered after the store's last event, as appending would
         for offset, event in enumerate(events, start=1):
             projector.apply(seq + offset, event)
         projector.flush()
