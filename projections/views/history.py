@@ -344,6 +344,19 @@ def decode(
     return rows if (start, end) == (0, count) else rows[start:end]
 
 
+def held_rows(data: bytes, ladder: int, player: int) -> list[tuple[Any, ...]]:
+    """A stored chunk's rows in the shape a replay makes them, to be
+    continued: the short one (``whole_row``) when every row is a plain rated
+    game, as most chunks' are, so that ``encode`` takes its short path and no
+    ``Row`` is built; else ``decode``'s. Either encodes to the same bytes."""
+    count, fields, extra = columns(data)
+    pos, seat, entry, codes, side, s, p, k, before, change, games = fields
+    if extra or codes.count(_GAME) != count or side != seat:
+        return list(decode(data, ladder, player))
+    return list(zip([ladder] * count, pos, seat, entry, [player] * count, _maybe(s), _maybe(p),
+                    _maybe(k), before, change, games, strict=True))  # fmt: skip
+
+
 def _maybe(values: list[float]) -> list[float | None]:
     return [None if v != v else v for v in values]  # NaN: none
 
@@ -578,7 +591,7 @@ class Rows:
             if _HEAD.unpack_from(packed)[1] >= OPEN_BELOW:
                 written.append((ladder, player, first, last, packed))
                 continue
-            kept: list[tuple[Any, ...]] = list(decode(packed, ladder, player))
+            kept = held_rows(packed, ladder, player)
             self._open[player] = kept
             self._stored[player] = first
             self._held += len(kept)
@@ -598,10 +611,10 @@ class Rows:
         ).fetchone()
         if found is None or _HEAD.unpack_from(found[1])[1] >= OPEN_BELOW:
             return []
-        rows = decode(found[1], self.ladder, player)
+        rows = held_rows(found[1], self.ladder, player)
         self._stored[player] = found[0]
         self._held += len(rows)
-        return list(rows)
+        return rows
 
     def _write(self, chunks: list[tuple[int, int | None, list[tuple[Any, ...]]]]) -> None:
         if not chunks:
