@@ -3,6 +3,7 @@ options and rendering helpers."""
 
 from __future__ import annotations
 
+import gc
 import itertools
 import os
 import sys
@@ -140,7 +141,7 @@ class Ledger:
         stored event (plain SQL, nothing else loaded); else caught up, or,
         where they cannot be written, read as they stand or computed in
         memory."""
-        from projections.views.schema import VERSION
+        from projections.views.version import VERSION
 
         standing = db.standing()
         if standing.version == VERSION and standing.last is not None and not standing.behind:
@@ -277,6 +278,21 @@ def family_needed(subject: str) -> Iterator[None]:
         if not is_family_error(exc):
             raise
         raise Invalid(Message("{subject}: {exc}", subject=subject, exc=exc)) from None
+
+
+@contextmanager
+def uncollected() -> Iterator[None]:
+    """No garbage collection while the block runs: a table for people reads
+    and renders thousands of rows (tuples of text and numbers, which form no
+    cycle), and each collection they would trigger walks every object the
+    process holds (its modules' too) to free nothing."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def open_views(storage: Storage) -> Database:

@@ -25,6 +25,7 @@ from ledger.cli.context import (
     pass_ledger,
     plural,
     show,
+    uncollected,
     wide_option,
 )
 from ledger.cli.help import TranslatedCommand
@@ -83,17 +84,18 @@ def _standings(
     if fmt == "table" and output is None and as_of is None and as_known_at is None:
         from projections import plain
 
-        table = plain.ranking(led.query_conn, ladder_name, lang)
-        if table is not None:
-            if not table.cells:
-                click.echo(
-                    t.gettext("No one is rated in {ladder} yet: {how}").format(
-                        ladder=table.title, how=t.gettext(HOW_TO_RATE)
+        with uncollected():
+            table = plain.ranking(led.query_conn, ladder_name, lang)
+            if table is not None:
+                if not table.cells:
+                    click.echo(
+                        t.gettext("No one is rated in {ladder} yet: {how}").format(
+                            ladder=table.title, how=t.gettext(HOW_TO_RATE)
+                        )
                     )
-                )
+                    return
+                show_plain(table, RANKING_SPARE, wide, t)
                 return
-            show_plain(table, RANKING_SPARE, wide, t)
-            return
     from projections import queries
 
     conn = led.conn
@@ -142,11 +144,12 @@ def _history(
     if player_name is not None and fmt == "table" and output is None:
         from projections import plain
 
-        table = plain.history(led.query_conn, ladder_name, player_name, t)
-        if not table.cells:
-            click.echo(f"{table.title}: {t.gettext(NOTHING_YET)}")
-            return
-        show_plain(table, HISTORY_SPARE, wide, t)
+        with uncollected():
+            table = plain.history(led.query_conn, ladder_name, player_name, t)
+            if not table.cells:
+                click.echo(f"{table.title}: {t.gettext(NOTHING_YET)}")
+                return
+            show_plain(table, HISTORY_SPARE, wide, t)
         return
     from projections import queries
 
