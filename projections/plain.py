@@ -145,7 +145,7 @@ def history(conn: Any, ladder: str, player: str, t: Translator | None = None) ->
                 shown(", ".join(line.opponents)),
                 shown(result),
                 shown(margin),
-                *map(shown, (row.s, row.p, row.k, row.before, row.after, row.change)),
+                *shown_numbers((row.s, row.p, row.k, row.before, row.after, row.change)),
                 shown(row.note),
             )
         )
