@@ -84,8 +84,9 @@ def _standings(
     if fmt == "table" and output is None and as_of is None and as_known_at is None:
         from projections import plain
 
+        conn = led.query_conn  # (caught up first, if behind: with collections)
         with uncollected():
-            table = plain.ranking(led.query_conn, ladder_name, lang)
+            table = plain.ranking(conn, ladder_name, lang)
             if table is not None:
                 if not table.cells:
                     click.echo(
@@ -144,8 +145,9 @@ def _history(
     if player_name is not None and fmt == "table" and output is None:
         from projections import plain
 
+        conn = led.query_conn  # (caught up first, if behind: with collections)
         with uncollected():
-            table = plain.history(led.query_conn, ladder_name, player_name, t)
+            table = plain.history(conn, ladder_name, player_name, t)
             if not table.cells:
                 click.echo(f"{table.title}: {t.gettext(NOTHING_YET)}")
                 return
