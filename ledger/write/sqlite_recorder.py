@@ -90,10 +90,18 @@ class SQLiteLedgerRecorder(LedgerRecorder, SQLiteApplicationRecorder):
             # with the default 2 MB of cache, nearly every insert evicts a
             # changed page into the WAL, written again and again.
             c.execute(f"PRAGMA cache_size = {-IMPORT_CACHE_KIB}")
+            c.execute("PRAGMA temp_store")
+            temp_store = int(c.fetchone()[0])
+            # Each many-row INSERT keeps a statement journal (to undo that
+            # statement alone on a conflict); past 64 KiB SQLite writes it
+            # to a temporary file: as many bytes again as the events. In
+            # memory it holds one statement's pages at most.
+            c.execute("PRAGMA temp_store = MEMORY")
             try:
                 return self._append_batches(_SQLiteCursor(c), batches)
             finally:
                 c.execute(f"PRAGMA cache_size = {int(cache)}")
+                c.execute(f"PRAGMA temp_store = {temp_store}")
 
     def _insert_events(self, c: Any, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Any:
         # Every id is stored in one form (32 hex digits), one given as text too.
