@@ -23,6 +23,10 @@ GENESIS = "0" * 64
 
 TABLE = "ledger_chain"
 SCHEMA = f"CREATE TABLE IF NOT EXISTS {TABLE} (seq BIGINT PRIMARY KEY, link TEXT NOT NULL)"
+#: The same table on SQLite, where an ``INTEGER PRIMARY KEY`` is the row id
+#: itself: each link is one B-tree entry, not a row and an index entry (a
+#: ledger made before keeps its table, which reads and writes the same).
+SQLITE_SCHEMA = SCHEMA.replace("BIGINT PRIMARY KEY", "INTEGER PRIMARY KEY")
 
 
 #: The last link written: the chain's head (no row: the chain is empty).

@@ -78,7 +78,7 @@ class SQLiteLedgerRecorder(LedgerRecorder, SQLiteApplicationRecorder):
     def construct_create_table_statements(self) -> list[str]:
         return [
             *super().construct_create_table_statements(),
-            chain.SCHEMA,
+            chain.SQLITE_SCHEMA,
             *write_index.schema("INTEGER", " WITHOUT ROWID"),
         ]
 
