@@ -75,3 +75,21 @@ def test_an_append_leaves_the_connections_settings_as_they_were(tmp_path: Path) 
     report = import_sheet(Commands(app, "tester"), sheet(tmp_path, "a.csv", HEADER, *games(40)))
     assert report.report.added == 40
     assert settings() == before
+
+
+def test_statement_journals_go_to_memory_unless_sqlite_refuses_it(tmp_path: Path) -> None:
+    from ledger.write.sqlite_recorder import _set_temp_store
+
+    conn = sqlite3.connect(tmp_path / "x.db", isolation_level=None)
+    conn.execute("BEGIN")
+    assert _set_temp_store(conn, 2) is True
+    assert conn.execute("PRAGMA temp_store").fetchone()[0] == 2
+    conn.execute("COMMIT")
+    # Once the connection's temporary database is open, SQLite refuses the
+    # setting inside a transaction: the append goes on with it unchanged.
+    conn.execute("CREATE TEMP TABLE scratch (a)")
+    conn.execute("BEGIN")
+    assert _set_temp_store(conn, 0) is False
+    assert conn.execute("PRAGMA temp_store").fetchone()[0] == 2
+    conn.execute("COMMIT")
+    conn.close()
