@@ -40,7 +40,6 @@ from projections.formats import neutralise, render
 from projections.formats import write_csv as write_csv_rows
 from projections.parquet import ColumnKind
 from projections.site import tables
-from projections.views import facts as kept_facts
 
 FORMATS = ("csv", "json", "xlsx", "parquet")
 #: The formats written as one file per table in a directory.
@@ -269,7 +268,7 @@ def all_histories(conn: Database, ladder: str) -> Iterator[PlayerHistoryLine]:
     who = tables.player_names(conn)
     for r in tables.history_rows(conn, lid, tables.ALL, by_player=True):
         row = dict(zip(tables.HISTORY_COLUMNS, r, strict=True))
-        facts = kept_facts.read(row["facts"]) if row["facts"] is not None else None
+        facts = row["facts"]
         result, margin = queries.outcome(facts, row["side"]) if facts else (None, None)
         yield PlayerHistoryLine(
             player=who.get(row["player"], row["player"]),

@@ -42,7 +42,7 @@ from projections.views import games as kept_games
 from projections.views import history as packed_history
 
 if TYPE_CHECKING:
-    from projections.views.facts import KeptFacts
+    from projections.views.source import Facts
 
 
 #: An explained game's notes (English, as stored in the explanation; shown
@@ -191,17 +191,10 @@ def cut_pos(conn: Database, ladder: int, cut: str, through: bool = False) -> int
     return played + others
 
 
-def game_facts(conn: Database, game: Row, ids: Mapping[int, str] | None = None) -> dict[str, Any]:
-    """A game's facts, as stored with it (ids), from its row (``views.games``)."""
-    if ids is None:
-        ids = {n: pid for n, (pid, _) in numbers(conn).items()}
-    from projections.views import facts as kept_facts
-
-    ladder = conn.execute("SELECT id FROM view_ladders WHERE n=?", (game["ladder"],)).fetchone()
-    return kept_facts.stored(
-        kept_facts.read(game["facts"]), ladder[0] if ladder else "", ids, game["key"][:10],
-        game["event"], game["round"],
-    )  # fmt: skip
+def game_facts(conn: Database, game: Row) -> dict[str, Any]:
+    """A game's facts as stored (ids: ``GameFacts`` as plain data), read
+    from the event its row (``views.games``) names."""
+    return msgspec.to_builtins(kept_games.facts_at(conn, game["facts_n"]))
 
 
 def ruleset_at(conn: Database, ladder: int, key: str | None = None) -> dict[str, Any]:
@@ -304,7 +297,7 @@ def history(conn: Database, ladder: str, player: str) -> list[HistoryLine]:
     return out
 
 
-def outcome(facts: KeptFacts, side: int) -> tuple[str | None, str | None]:
+def outcome(facts: Facts, side: int) -> tuple[str | None, str | None]:
     """A game's result for the player on ``side`` (``ranking.outcome``)."""
     return ranking.outcome(facts.result, side)
 
@@ -426,7 +419,7 @@ def audit_lines(
     from projections.views.said import sentence
 
     t = t or translator()
-    who = {n: name for n, (_, name) in numbers(conn).items()}
+    who = names(conn)
     rows = kept_games.audit_rows(conn, where, params)
     return [
         AuditLine(
@@ -445,24 +438,18 @@ def audit_lines(
     ]
 
 
-def game_summary(row: Row, who: Mapping[int, str], t: Translator | None = None) -> str:
-    """An audit line of a game event: the game's facts as that event left
-    them (kept with the line once they changed), with today's names, in
-    ``t``'s language."""
-    from projections.views import facts as kept_facts
-
+def game_summary(row: Row, who: Mapping[str, str], t: Translator | None = None) -> str:
+    """An audit line of a game event (``views.games.audit_rows``): the
+    game's facts as that event left them (read from it), with today's
+    names (``who``: by player id), in ``t``'s language."""
     t = t or translator()
     game = short(row["game"])
     if row["kind"] == "game voided":
         return t.gettext("game {game} voided").format(game=game)
-    if row["facts"] is not None:
-        facts = kept_facts.read(row["facts"])
-        on, event, round_ = facts.date, facts.event, facts.round
-    else:
-        facts = kept_facts.read(row["game_facts"])
-        on, event, round_ = row["game_key"][:10], row["game_event"], row["game_round"]
+    facts = kept_games.line_facts(row)
+    on, event, round_ = facts.date, facts.event, facts.round
     vs = t.gettext(" vs ")
-    sides = vs.join(" & ".join(who.get(p, str(p)) for p in side) for side in facts.sides)
+    sides = vs.join(" & ".join(who.get(p, p) for p in side) for side in facts.sides)
     where = f" {event} r{round_}" if event else ""
     described = f"{on}{where}: {sides} ({summary_result(facts.result, t)})"
     if row["kind"] == "game corrected":

@@ -151,7 +151,8 @@ def today_key() -> str:
 
 class EntryDetail(NamedTuple):
     """What a history row shows of its entry: its key, id, date, and for a
-    game its event, round, status and kept facts (JSON text)."""
+    game its event, round, status and the event holding its facts
+    (``views.games.GameEvent``)."""
 
     key: str
     id: str
@@ -159,7 +160,7 @@ class EntryDetail(NamedTuple):
     event: str | None = None
     round: int | None = None
     status: str | None = None
-    facts: str | None = None
+    facts: kept_games.GameEvent | None = None
 
 
 #: Numbers read per statement (well under any driver's limit on parameters).
@@ -187,8 +188,8 @@ def entry_details(
 
 class HistoryRead(NamedTuple):
     """One row of a player's history with what it shows of its entry
-    (``facts``: a game's kept facts, parsed; ``opponents``: the names of the
-    players on the other sides, merges followed, in seat order)."""
+    (``facts``: a game's facts as stored, plain data; ``opponents``: the
+    names of the players on the other sides, merges followed, in seat order)."""
 
     row: Row
     entry: EntryDetail
@@ -199,15 +200,13 @@ class HistoryRead(NamedTuple):
 def player_history(conn: Any, ladder: int, player: int) -> list[HistoryRead]:
     """A player's history rows in a ladder (numbers), in effective order,
     each with its entry."""
-    import json  # (here: a ranking needs none of it)
-
     rows = history.player_rows(conn, ladder, player)
     details = entry_details(
         conn,
         (r.entry for r in rows if r.kind == "game"),
         (r.entry for r in rows if r.kind != "game"),
     )
-    parsed = {n: json.loads(d.facts) for n, d in details.items() if d.facts is not None}
+    parsed = {n: kept_games.plain_facts(d.facts) for n, d in details.items() if d.facts}
     names = final_names(conn, {p for f in parsed.values() for side in f["sides"] for p in side})
     out = []
     for row in rows:
@@ -221,15 +220,15 @@ def player_history(conn: Any, ladder: int, player: int) -> list[HistoryRead]:
     return out
 
 
-def final_names(conn: Any, numbers: Iterable[int]) -> dict[int, str]:
-    """The name of each player (by number) or of the player they were
-    merged into, following a merge of a merge."""
-    out: dict[int, str] = {}
-    wanted = sorted(set(numbers))
+def final_names(conn: Any, ids: Iterable[str]) -> dict[str, str]:
+    """The name of each player (by id) or of the player they were merged
+    into, following a merge of a merge."""
+    out: dict[str, str] = {}
+    wanted = sorted(set(ids))
     for at in range(0, len(wanted), _BATCH):
         part = wanted[at : at + _BATCH]
-        for n, name, merged_into in conn.tuples(
-            f"SELECT n, name, merged_into FROM view_players WHERE n IN ({','.join('?' * len(part))})",
+        for pid, name, merged_into in conn.tuples(
+            f"SELECT id, name, merged_into FROM view_players WHERE id IN ({','.join('?' * len(part))})",
             part,
         ):
             if merged_into:
@@ -237,5 +236,5 @@ def final_names(conn: Any, numbers: Iterable[int]) -> dict[int, str]:
                     "SELECT name FROM view_players WHERE id=?", (final_player(conn, merged_into),)
                 ).fetchone()
                 name = found[0] if found else name
-            out[n] = name
+            out[pid] = name
     return out

@@ -34,7 +34,7 @@ COMPARED: dict[str, str] = {
     "view_players": (
         "SELECT p.id, p.name, p.key, p.merged_into, p.registered_at FROM view_players p ORDER BY p.id"
     ),
-    "view_games": games.COMPARED,
+    "view_games": "",  # its facts read from the events: ``games.compared``
     "view_entries": (
         "SELECT l.id, e.key, e.kind, e.id, e.date, e.data FROM view_entries e "
         "LEFT JOIN view_ladders l ON l.n = e.ladder ORDER BY 1, 2"
@@ -47,7 +47,7 @@ COMPARED: dict[str, str] = {
     ),
     "view_audit": (
         "SELECT a.seq, a.recorded_at, a.recorded_by, a.kind, l.id, a.subject, a.summary, "
-        "a.facts, a.reason, a.source FROM view_audit a "
+        "a.reason, a.source FROM view_audit a "
         "LEFT JOIN view_ladders l ON l.n = a.ladder ORDER BY a.seq"
     ),
     "view_tracking": "SELECT name, position FROM view_tracking ORDER BY name",
@@ -114,6 +114,8 @@ def rows(conn: Database, table: str) -> list[tuple[Any, ...]]:
     """A compared view's rows, with ids and keys, in a fixed order."""
     if table == "view_history":
         return _history_rows(conn)
+    if table == "view_games":
+        return games.compared(conn)
     return [tuple(r) for r in conn.execute(COMPARED[table])]
 
 
@@ -159,7 +161,7 @@ def column_names(table: str) -> list[str]:
     """The names of the columns ``rows`` reads of a compared table."""
     if table == "view_history":
         return list(HISTORY_COLUMNS)
-    if table == "view_games":  # (its SQL reads the id with a function: not split on commas)
+    if table == "view_games":
         return list(games.COMPARED_COLUMNS)
     selected = COMPARED[table].split("SELECT ", 1)[1].split(" FROM ", 1)[0]
     owners = {"l": "ladder id", "p": "player id"}  # the joined tables' ids, by alias

@@ -128,6 +128,20 @@ def test_dry_run_reports_and_writes_nothing(cli: Cli, tmp_path: Path) -> None:
     assert cli.json("player", "list") == []
 
 
+def test_a_dry_run_of_known_players_after_games_writes_nothing(cli: Cli, tmp_path: Path) -> None:
+    """A sheet of players already known, previewed on a ledger whose last
+    events are games: the preview numbers its events after the store's last
+    (a game's first record has no audit row of its own, so the audit's last
+    line is not the store's last event)."""
+    open_club(cli)
+    cli.ok("import", str(sheet(tmp_path, "first.csv", HEADER, *GOOD_ROWS)))
+    before = cli.event_count()
+    path = sheet(tmp_path, "more.csv", HEADER, "Club,2025-01-09,,,,Alice,Bob,b")
+    out = cli.ok("import", str(path), "--dry-run")
+    assert out == f"{path}: 1 row: would add 1 game, skipped 0 already recorded.\n"
+    assert cli.event_count() == before
+
+
 def test_reimporting_skips_every_row_and_appends_nothing(cli: Cli, tmp_path: Path) -> None:
     open_club(cli)
     path = sheet(tmp_path, "results.csv", HEADER, *GOOD_ROWS)

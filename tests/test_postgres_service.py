@@ -35,7 +35,7 @@ import msgspec
 import pytest
 
 from ledger.kernel.identity import short
-from projections.views import history
+from projections.views import history, source
 from tests.conftest import PG_URL, Cli, drop_schema, require_postgres
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -445,10 +445,13 @@ def test_concurrent_writers_lose_nothing_and_duplicate_nothing(
     # The views hold every game with the result its writer last gave it.
     final = {e["game"]: e["result"] for e in log if e["status"] == "ok"}  # log order per game
     facts = {
-        gid: msgspec.json.decode(f)
-        for gid, f in cli.sql("SELECT substr(key, length(key) - 35), facts FROM view_games")
+        gid: source.game_facts(topic, state)
+        for gid, topic, state in cli.sql(
+            "SELECT substr(g.key, length(g.key) - 35), e.topic, e.state FROM view_games g "
+            "JOIN ledger_events e ON e.notification_id = g.facts_n"
+        )
     }
-    assert {gid: f["result"]["result"] for gid, f in facts.items()} == final
+    assert {gid: f.result["result"] for gid, f in facts.items()} == final
     assert cli.sql("SELECT SUM(games) FROM view_standings")[0][0] == 2 * len(records)
 
     races = sum(1 for e in log if e["tries"] > 1)

@@ -9,8 +9,8 @@ already decoded (``game_page``). The lines are the same as ``queries.audit_lines
 (tests/test_site.py compares them).
 
 Reads ``view_audit`` (seq, recorded_at, recorded_by, kind, ladder, subject,
-summary, facts, reason, source) with the games those lines name
-(``views.games.later_audit_rows``).
+summary, reason, source) with the games those lines name and the facts of
+the events they are (``views.games.later_audit_rows``).
 """
 
 from __future__ import annotations
@@ -28,10 +28,10 @@ Line = tuple[int, str, str, str, str, str | None, str | None]
 
 
 def later_lines(
-    conn: Database, ladder: int, who: Mapping[int, str], t: Translator
+    conn: Database, ladder: int, who: Mapping[str, str], t: Translator
 ) -> dict[int, list[Line]]:
     """Game number -> the audit lines of a ladder's games after their first
-    record, in recording order; ``who``: player names by view number; the
+    record, in recording order; ``who``: player names by id; the
     summaries in ``t``'s language."""
     out: dict[int, list[Line]] = {}
     for r in games.later_audit_rows(conn, ladder):

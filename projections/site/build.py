@@ -63,7 +63,6 @@ from projections.site.html import Cell, DataTable
 from projections.site.player import PlayerRows
 from projections.site.text import words
 from projections.site.writer import BuildReport, CsvCells, SiteWriter, SkippedLadder
-from projections.views import facts as kept_facts
 from projections.views import ladder_number
 
 #: ``progress(pages written, pages to write)``
@@ -205,12 +204,12 @@ class SiteBuilder:
         self.merges = tables.merges(conn)
         numbers = {n: (pid, name) for n, pid, name in conn.execute(
             "SELECT n, id, name FROM view_players").fetchall()}  # fmt: skip
-        #: Player id by view number; names by number (audit summaries) and
-        #: the name a game's side shows (merges followed).
+        #: Player id by view number; names by id (audit summaries) and
+        #: the name a game's side shows (merges followed), by id.
         self.ids = {n: pid for n, (pid, _) in numbers.items()}
-        self.who = {n: name for n, (_, name) in numbers.items()}
+        self.who = {pid: name for pid, name in numbers.values()}
         self.label = {
-            n: self.names.get(final(self.merges, pid), pid) for n, (pid, _) in numbers.items()
+            pid: self.names.get(final(self.merges, pid), pid) for pid, _ in numbers.values()
         }
         self.env = _environment()
         self.table = functools.partial(html.data_table, none=self.t["none"])
@@ -503,7 +502,6 @@ class SiteBuilder:
         events: list[dict[str, Any]] = []
         months: list[dict[str, Any]] = []
         pages: dict[str, GamePage] = {}
-        read = kept_facts.read
         for g in games.ladder_games(self.conn, n, self.cut, upto, since):
             where = page_of(g.event, g.key)
             if where not in mine:
@@ -511,7 +509,7 @@ class SiteBuilder:
             page = pages.get(where)
             if page is None:
                 page = pages[where] = GamePage(where, g.event, g.key[:7])
-            page.add(context, g, read(g.facts), later.get(g.n, ()))
+            page.add(context, g, g.facts, later.get(g.n, ()))
             # A page is written once its last game is in (pages one at a time in memory).
             if g.key == spans.get((g.event, "" if g.event else g.key[:7]), ("", ""))[1]:
                 self._game_page(ladder, pages.pop(where), events, months, context.csv)

@@ -20,8 +20,7 @@ from projections.site.games import Game
 from projections.site.html import GameSections, escape_text
 from projections.site.text import label
 from projections.site.writer import CsvCells
-from projections.views.facts import KeptFacts
-from projections.views.facts import read as read_facts
+from projections.views.source import Facts
 
 
 def _n(value: float | None) -> str:
@@ -40,8 +39,8 @@ class GameContext:
         ladder: str,
         ids: dict[int, str],
         names: dict[str, str],
-        label: dict[int, str],
-        who: dict[int, str],
+        label: dict[str, str],
+        who: dict[str, str],
     ) -> None:
         self.t, self.sections, self.rules = t, sections, rules
         self.ladder_html = escape_text(ladder)
@@ -52,8 +51,8 @@ class GameContext:
         self.players: dict[int, tuple[str, str, str, str, str]] = {}
         #: a repeated number (K, S) -> its text in a table (``_n``)
         self.numbers: dict[float | None, str] = {}
-        #: player number -> (side label, escaped side label): merges followed
-        self.labels: dict[int, tuple[str, str]] = {}
+        #: player id -> (side label, escaped side label): merges followed
+        self.labels: dict[str, tuple[str, str]] = {}
         #: ruleset number -> (family text, per-event family)
         self.rulesets: dict[int, tuple[str, bool]] = {}
         #: a result's (type, value) items -> (games table text, summary text, section markup)
@@ -86,11 +85,11 @@ class GameContext:
                 self.numbers[value] = text
         return text
 
-    def side_label(self, n: int) -> tuple[str, str]:
-        held = self.labels.get(n)
+    def side_label(self, pid: str) -> tuple[str, str]:
+        held = self.labels.get(pid)
         if held is None:
-            name = self.label[n]
-            held = self.labels[n] = (name, escape_text(name))
+            name = self.label.get(pid, pid)
+            held = self.labels[pid] = (name, escape_text(name))
         return held
 
     def ruleset(self, key: str) -> tuple[str, bool]:
@@ -152,7 +151,7 @@ class GamePage:
     def audit_columns(t: dict[str, str]) -> list[str]:
         return [t["game"], t["when"], t["who"], t["kind"], t["what"], t["why"], t["source"]]
 
-    def add(self, c: GameContext, g: Game, kept: KeptFacts, later: list[Line]) -> None:
+    def add(self, c: GameContext, g: Game, kept: Facts, later: list[Line]) -> None:
         """One game: its row in the games table, its section, its rows in
         the ladder's downloads and its changes in the players' totals."""
         e, sections = escape_text, c.sections
@@ -226,16 +225,13 @@ class GamePage:
                 f'<td class="n opt">{p_}</td><td class="n opt">{s_}</td></tr>\n'
             )
         # The audit trail: the game's first record, then later lines.
-        first = read_facts(g.first_facts) if g.first_facts is not None else kept
-        if first.date is not None:
-            on, where_event, where_round = first.date, first.event, first.round
-        else:
-            on, where_event, where_round = day, event, round_
+        first = g.first_facts if g.first_facts is not None else kept
+        on, where_event, where_round = first.date, first.event, first.round
         if first is kept and duel:
-            players_text = f"{who.get(a, str(a))}{c.vs}{who.get(b, str(b))}"
+            players_text = f"{who.get(a, a)}{c.vs}{who.get(b, b)}"
         else:
             players_text = c.vs.join(
-                " & ".join(who.get(p, str(p)) for p in side) for side in first.sides
+                " & ".join(who.get(p, p) for p in side) for side in first.sides
             )
         if first is not kept:
             summary_result = queries.summary_result(first.result, sections.tr)

@@ -20,11 +20,14 @@ from projections.db import Database
 from projections.site.tables import STREAM_BATCH
 from projections.views import games as kept_games
 from projections.views import history
+from projections.views.source import Facts
 
 
 class Game(NamedTuple):
-    """One game as the site's game pages read it; ``rows``: its players'
-    (player number, side, S, P, K, before, change, after), in seat order."""
+    """One game as the site's game pages read it (its facts, and once they
+    changed its first record's, read from their events); ``rows``: its
+    players' (player number, side, S, P, K, before, change, after), in seat
+    order."""
 
     n: int
     id: str
@@ -32,8 +35,8 @@ class Game(NamedTuple):
     status: str
     event: str | None
     round: int | None
-    facts: str
-    first_facts: str | None
+    facts: Facts
+    first_facts: Facts | None
     reason: str | None
     source_row: int | None
     recorded_at: str

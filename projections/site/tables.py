@@ -20,7 +20,6 @@ from projections.db import STREAM_BATCH, Database, stream
 from projections.queries import cut_pos
 from projections.reads import entry_details
 from projections.replay import resolve_merges
-from projections.views import facts as kept_facts
 from projections.views import games as kept_games
 from projections.views import history, ladder_number
 
@@ -69,8 +68,8 @@ def history_rows(
     ending a day), with its game's status, ordered by player (by id) then
     key, or by key; a tuple each in ``HISTORY_COLUMNS`` order.
     ``opponents`` are the ids of the players on the other sides (merges
-    followed); ``facts`` the game's kept facts as stored (None for other
-    entries). By player, a read holds one player's rows. ``part`` (by
+    followed); ``facts`` the game's facts (``source.Facts``, read from its
+    event; None for other entries). By player, a read holds one player's rows. ``part`` (by
     player): (i, n), every n-th player in id order from the i-th."""
     n = _n(conn, ladder)
     upto = cut_pos(conn, n, cut)
@@ -95,24 +94,19 @@ def _with_entries(
         (r.entry for r in rows if r.kind == "game"),
         (r.entry for r in rows if r.kind != "game"),
     )
-    sides: dict[int, list[list[int]]] = {}
+    read = {n: kept_games.event_facts(d.facts) for n, d in details.items() if d.facts is not None}
     for r in rows:
         d = details[r.entry]
         opponents = ""
-        if d.facts is not None:
-            game_sides = sides.get(r.entry)
-            if game_sides is None:
-                game_sides = sides[r.entry] = msgspec.json.decode(d.facts)["sides"]
+        facts = read.get(r.entry)
+        if facts is not None:
             opponents = ",".join(
-                final.get(ids[p], ids[p])
-                for at, side in enumerate(game_sides)
-                if at != r.side
-                for p in side
+                final.get(p, p) for at, side in enumerate(facts.sides) if at != r.side for p in side
             )
         yield (
             d.key, d.id, r.kind, ids[r.player], d.date, d.event, d.round, r.side, opponents,
             r.s, r.p, r.k, r.before, r.change, r.after, r.games_before, r.games_after, r.note,
-            d.status, d.facts, r.state,
+            d.status, facts, r.state,
         )  # fmt: skip
 
 
@@ -164,17 +158,13 @@ def games_by_short(conn: Database, ladder: str) -> Iterator[tuple]:
     sheet's file:row it was recorded from (the latest, for a game recorded
     again), or None. Streamed."""
     n = _n(conn, ladder)
-    ids = dict(conn.execute("SELECT n, id FROM view_players").fetchall())
     # Records after a game's first are audited apart (a game recorded again: few).
     again = kept_games.latest_sources(conn, n)
     encode = msgspec.json.Encoder().encode
-    for _, gid, key, status, event, rnd, facts, _, _, row, at, by, file in kept_games.recorded(
-        conn, n
-    ):
-        stored = kept_facts.stored(kept_facts.read(facts), ladder, ids, key[:10], event, rnd)
+    for _, gid, _, status, _, _, facts, _, _, row, at, by, file in kept_games.recorded(conn, n):
         own = f"{file}:{row}" if file is not None and row is not None else None
         source = max((s for s in (own, again.get(gid)) if s is not None), default=None)
-        yield gid, short(gid), status, encode(stored).decode(), at, by, source
+        yield gid, short(gid), status, encode(facts).decode(), at, by, source
 
 
 def result_and_attribute_keys(conn: Database, ladder: str) -> tuple[list[str], list[str], int]:
@@ -183,8 +173,7 @@ def result_and_attribute_keys(conn: Database, ladder: str) -> tuple[list[str], l
     results: dict[str, None] = {}
     attributes: dict[str, None] = {}
     sides = 2
-    for facts in kept_games.kept_facts(conn, _n(conn, ladder)):
-        data = kept_facts.read(facts)
+    for data in kept_games.facts_of(conn, _n(conn, ladder)):
         results.update(dict.fromkeys(data.result))
         attributes.update(dict.fromkeys(data.attributes))
         sides = max(sides, len(data.sides))

@@ -16,7 +16,8 @@ layers, one module each:
 - ``store``: one ladder's entries, checkpoints and standings;
 - ``history``: history packed per (ladder, player) in chunks, written and
   read through this one module;
-- ``facts``: a game's facts as the views keep them (compactly) and read them;
+- ``games``: a ladder's games (their facts read from the events), written
+  and read through this one module;
 - ``problems``: how a failed replay and a maths-version mismatch are said.
 """
 
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 #: Every name the package offers -> the module under it that defines it.
 #: Loaded on first use (PEP 562), so that reading one module (``schema``,
-#: ``facts``) does not load the projection: a query starts faster.
+#: ``games``) does not load the projection: a query starts faster.
 _WHERE = {
     "CHECKPOINT_EVERY": "ladder_replay",
     "replay_ladder": "ladder_replay",

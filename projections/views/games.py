@@ -5,9 +5,18 @@ exports, verify, the audit) goes through the functions here, so the games'
 storage is known to this module alone. Today a game is a row of
 ``view_games``: its number ``n`` (the store position of its first record),
 its ladder and effective-order key, its status, event and round, its
-version, its facts kept compactly (``views.facts``), the recording of its
-first record (``view_recordings``) with the sheet row and reason, and its
-facts as first recorded once a correction changed them.
+version, ``facts_n`` (the store position of the event whose facts are
+current: its first record's, or its latest correction's or record's after
+a void), and the recording of its first record (``view_recordings``) with
+the sheet row and reason.
+
+The views keep no copy of a game's facts: they are read from the events
+(the event store's table joined by position, ``e.topic, e.state``) and
+decoded by ``source.game_facts``; a game's first record's facts are the
+event at ``n``, an audit line's those of the event at its ``seq``. Throwaway
+views in memory (time travel, verify, a preview), which have no event store
+beside them, keep the game events they applied in ``view_events`` and join
+it the same way.
 
 A game's id is not kept: it ends its key (``timeline.GAME_KEY``), and a
 game is found by its id or a prefix of it through the event store's own
@@ -16,14 +25,16 @@ first record's position is the game's number. Throwaway views in memory
 (time travel, verify, a preview), which have no event store beside them,
 scan their keys instead.
 
-Callers get rows as tuples in the column orders named below; a game's
-facts stay in their kept form (``views.facts.read`` decodes them).
+Callers get rows as tuples in the column orders named below, a game's
+facts as ``source.Facts`` (players by id), or, where a table for people
+reads them (which loads no msgspec: ``entry_details``), as the event that
+holds them (``GameEvent``) for ``plain_facts``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 from uuid import UUID
 
 from ledger.kernel import suggest
@@ -31,25 +42,29 @@ from ledger.kernel.errors import NotFound
 from ledger.kernel.translation import N_, Message
 from projections.db import Database, Row, stream
 
+if TYPE_CHECKING:
+    from projections.views.source import Facts
+
 #: The games' table (created with the other view tables).
 DDL = """
 CREATE TABLE view_games (
     n INTEGER PRIMARY KEY, ladder INTEGER NOT NULL, key TEXT NOT NULL,
     status TEXT NOT NULL, event TEXT, round INTEGER, version INTEGER NOT NULL,
-    facts TEXT NOT NULL, recording INTEGER NOT NULL, source_row INTEGER, reason TEXT,
-    first_facts TEXT);
+    facts_n INTEGER NOT NULL, recording INTEGER NOT NULL, source_row INTEGER, reason TEXT);
+CREATE TABLE view_events (
+    n INTEGER PRIMARY KEY, topic TEXT NOT NULL, state BLOB NOT NULL);
 """
 #: Its secondary indexes (built after a rebuild or a first import fills it).
 INDEX_DDL = """
 CREATE INDEX IF NOT EXISTS view_games_key ON view_games (ladder, key);
 """
 TABLE = "view_games"
+#: The game events applied to views with no event store beside them (empty
+#: otherwise): where their facts are read from.
+EVENTS = "view_events"
 
 #: A game's row as the projector holds it (a list), in this order.
-COLUMNS = (
-    "n, ladder, key, status, event, round, version, facts, recording, source_row, "
-    "reason, first_facts"
-)
+COLUMNS = "n, ladder, key, status, event, round, version, facts_n, recording, source_row, reason"
 #: Numbers read per statement (well under any driver's limit on parameters).
 _BATCH = 500
 
@@ -82,22 +97,85 @@ def game_for_update(
     return list(found[0]) if found else None
 
 
-def write(conn: Database, new: Sequence[Sequence[Any]], changed: Sequence[Sequence[Any]]) -> None:
+def write(
+    conn: Database,
+    new: Sequence[Sequence[Any]],
+    changed: Sequence[Sequence[Any]],
+    events: Sequence[tuple[int, str, bytes]] = (),
+) -> None:
     """Insert the ``new`` games' rows and write back the ``changed`` ones'
-    (rows in ``COLUMNS`` order)."""
+    (rows in ``COLUMNS`` order); ``events``: (position, topic, state) of the
+    game events applied to views with no event store beside them."""
     if new:
         conn.insert_rows("INSERT INTO view_games", new)
     if changed:
         conn.executemany(
             "UPDATE view_games SET ladder=?, key=?, status=?, event=?, round=?, "
-            "version=?, facts=?, first_facts=? WHERE n=?",
-            [(*g[1:8], g[11], g[0]) for g in changed],
+            "version=?, facts_n=? WHERE n=?",
+            [(*g[1:8], g[0]) for g in changed],
         )
+    if events:
+        conn.insert_rows(f"INSERT INTO {EVENTS}", events)
+
+
+def _events(conn: Database) -> tuple[str, str]:
+    """The table holding the game events (the store's, else ``view_events``)
+    and its position column."""
+    beside = conn.events_beside()
+    return (beside, conn.events_position) if beside is not None else (EVENTS, "n")
+
+
+def _join(conn: Database, alias: str, on: str, left: bool = False) -> str:
+    """SQL joining the event at position ``on`` as ``alias``."""
+    table, position = _events(conn)
+    return f" {'LEFT ' if left else ''}JOIN {table} {alias} ON {alias}.{position} = {on}"
 
 
 def holds_any(conn: Database) -> bool:
     """Whether the views hold a game (recorded, corrected or voided)."""
     return conn.execute("SELECT 1 FROM view_games LIMIT 1").fetchone() is not None
+
+
+class GameEvent(NamedTuple):
+    """The stored event holding a game's facts, not decoded yet."""
+
+    topic: str
+    state: bytes
+
+
+def _game_facts(topic: str, state: bytes) -> Facts:
+    # (imported here: a table for people reads games with no msgspec loaded)
+    from projections.views.source import game_facts
+
+    return game_facts(topic, state)
+
+
+#: What marks a game event stored in this code's shape (``source.CURRENT_GAMES``,
+#: which a test compares), known here without loading msgspec.
+_CURRENT = {
+    "ledger:GameRecorded": b'"class_version":2',
+    "ledger:GameCorrected": b'"class_version":2',
+}
+
+
+def plain_facts(event: GameEvent) -> dict[str, Any]:
+    """A game's facts as plain data (``GameFacts``'s fields) for a table for
+    people, which loads no msgspec: the stored JSON's own when the event is
+    in this code's shape, else ``source.game_facts``'s (upcast)."""
+    state = event.state if type(event.state) is bytes else bytes(event.state)
+    marker = _CURRENT.get(event.topic)
+    if marker is not None and marker in state:
+        import json
+
+        return json.loads(state)["game"]
+    from msgspec import to_builtins
+
+    return to_builtins(_game_facts(event.topic, state))
+
+
+def event_facts(event: GameEvent) -> Facts:
+    """A game's facts from the event holding them (``source.game_facts``)."""
+    return _game_facts(event.topic, event.state)
 
 
 # -- a game by id ------------------------------------------------------------
@@ -245,58 +323,86 @@ def pages(conn: Database, ladder: int, before: str) -> Iterator[tuple]:
 
 # -- games read in effective order -------------------------------------------
 def timeline_page(conn: Database, ladder: int, after: str, size: int) -> list[tuple]:
-    """(key, n, id, event, round, facts) of up to ``size`` games of a
-    ladder not voided after key ``after``, in effective order."""
-    return conn.execute(
-        f"SELECT key, n, {game_id()}, event, round, facts FROM view_games WHERE ladder=? "
-        "AND key>? "
-        "AND status<>'voided' ORDER BY key LIMIT ?",
+    """(key, n, id, facts) of up to ``size`` games of a ladder not voided
+    after key ``after``, in effective order."""
+    from projections.views.source import game_facts
+
+    rows = conn.tuples(
+        f"SELECT g.key, g.n, {_ID}, e.topic, e.state FROM view_games g"
+        f"{_join(conn, 'e', 'g.facts_n')} WHERE g.ladder=? AND g.key>? "
+        "AND g.status<>'voided' ORDER BY g.key LIMIT ?",
         (ladder, after, size),
-    ).fetchall()
+    )
+    return [(key, n, gid, game_facts(topic, state)) for key, n, gid, topic, state in rows]
 
 
 def details(conn: Database, numbers: Iterable[int]) -> Iterator[tuple]:
     """(n, key, id, date, event, round, status, facts) of the games with
-    these numbers."""
+    these numbers, ``facts`` the ``GameEvent`` holding them (not decoded:
+    a table for people reads them plain, ``plain_facts``; None when that
+    event is missing from the store, which ``verify`` names)."""
     wanted = sorted(set(numbers))
+    join = _join(conn, "e", "g.facts_n", left=True)
     for at in range(0, len(wanted), _BATCH):
         part = wanted[at : at + _BATCH]
-        yield from conn.tuples(
-            f"SELECT n, key, {game_id()}, substr(key, 1, 10), event, round, status, facts "
-            f"FROM view_games WHERE n IN ({','.join('?' * len(part))})",
+        for *row, topic, state in conn.tuples(
+            f"SELECT g.n, g.key, {_ID}, substr(g.key, 1, 10), g.event, g.round, g.status, "
+            f"e.topic, e.state FROM view_games g{join} "
+            f"WHERE g.n IN ({','.join('?' * len(part))})",
             part,
-        )
+        ):
+            yield (*row, GameEvent(topic, state) if topic is not None else None)
 
 
 #: A game with its first record: (n, id, key, status, event, round, facts,
-#: first_facts, reason, source_row, recorded_at, recorded_by, file).
+#: first_facts, reason, source_row, recorded_at, recorded_by, file); its
+#: facts now and, once changed, as first recorded (else None), each read
+#: from its event (``_recorded``).
 RECORDED = (
-    f"g.n, {_ID}, g.key, g.status, g.event, g.round, g.facts, g.first_facts, g.reason, "
-    "g.source_row, r.recorded_at, r.recorded_by, r.file"
+    f"g.n, {_ID}, g.key, g.status, g.event, g.round, e.topic, e.state, f.topic, f.state, "
+    "g.reason, g.source_row, r.recorded_at, r.recorded_by, r.file"
 )
-_RECORDED_FROM = "FROM view_games g JOIN view_recordings r ON r.n = g.recording"
+
+
+def _recorded_from(conn: Database) -> str:
+    return (
+        f"FROM view_games g{_join(conn, 'e', 'g.facts_n')}"
+        f"{_join(conn, 'f', 'g.n AND g.facts_n <> g.n', left=True)} "
+        "JOIN view_recordings r ON r.n = g.recording"
+    )
+
+
+def _recorded(row: Sequence[Any]) -> tuple:
+    """A ``RECORDED`` row with its facts decoded."""
+    n, gid, key, status, event, round_, topic, state, first_topic, first_state, *rest = row
+    first = _game_facts(first_topic, first_state) if first_topic is not None else None
+    return (n, gid, key, status, event, round_, _game_facts(topic, state), first, *rest)
 
 
 def recorded(conn: Database, ladder: int, before: str = "\x7f", since: str = "") -> Iterator[tuple]:
     """Every game of a ladder (voided ones too) from ``since`` to before
     ``before``, with its first record (``RECORDED``), in effective order.
     Streamed."""
-    yield from stream(
+    for row in stream(
         conn,
-        f"SELECT {RECORDED} {_RECORDED_FROM} WHERE g.ladder=? AND g.key>=? AND g.key<? "
+        f"SELECT {RECORDED} {_recorded_from(conn)} WHERE g.ladder=? AND g.key>=? AND g.key<? "
         "ORDER BY g.key",
         (ladder, since, before),
-    )
+    ):
+        yield _recorded(row)
 
 
 def recorded_voided(conn: Database, ladder: int, since: str, before: str) -> list[tuple]:
     """The voided games of a ladder from ``since`` to before ``before``,
     with their first record (``RECORDED``), in effective order."""
-    return conn.execute(
-        f"SELECT {RECORDED} {_RECORDED_FROM} WHERE g.ladder=? AND g.status='voided' "
-        "AND g.key>=? AND g.key<? ORDER BY g.key",
-        (ladder, since, before),
-    ).fetchall()
+    return [
+        _recorded(row)
+        for row in conn.execute(
+            f"SELECT {RECORDED} {_recorded_from(conn)} WHERE g.ladder=? AND g.status='voided' "
+            "AND g.key>=? AND g.key<? ORDER BY g.key",
+            (ladder, since, before),
+        ).fetchall()
+    ]
 
 
 def recorded_by_number(conn: Database, numbers: Sequence[int]) -> dict[int, tuple]:
@@ -305,28 +411,50 @@ def recorded_by_number(conn: Database, numbers: Sequence[int]) -> dict[int, tupl
     if not numbers:
         return {}
     return {
-        r[0]: r
+        r[0]: _recorded(r)
         for r in conn.execute(
-            f"SELECT {RECORDED} {_RECORDED_FROM} WHERE g.n IN ({','.join('?' * len(numbers))})",
+            f"SELECT {RECORDED} {_recorded_from(conn)} "
+            f"WHERE g.n IN ({','.join('?' * len(numbers))})",
             list(numbers),
         ).fetchall()
     }
 
 
-def kept_facts(conn: Database, ladder: int) -> Iterator[str]:
-    """The kept facts of every game of a ladder, voided ones too. Streamed."""
-    for (facts,) in stream(conn, "SELECT facts FROM view_games WHERE ladder=?", (ladder,)):
-        yield facts
+def facts_at(conn: Database, n: int) -> Facts:
+    """The facts of the game event at store position ``n`` (a game's
+    ``facts_n``, or its number for its first record's)."""
+    table, position = _events(conn)
+    row = conn.tuples(f"SELECT topic, state FROM {table} WHERE {position}=?", (n,))
+    if not row:
+        raise LookupError(f"no game event at position {n}")
+    return _game_facts(*row[0])
+
+
+def facts_of(conn: Database, ladder: int) -> Iterator[Facts]:
+    """The facts of every game of a ladder, voided ones too. Streamed."""
+    for topic, state in stream(
+        conn,
+        f"SELECT e.topic, e.state FROM view_games g{_join(conn, 'e', 'g.facts_n')} "
+        "WHERE g.ladder=?",
+        (ladder,),
+    ):
+        yield _game_facts(topic, state)
 
 
 # -- the audit -----------------------------------------------------------------
 #: An audit row: view_audit's columns, the ladder's name, and for a game's
 #: line whose summary is written at query time (``summary`` NULL) the game's
-#: id, facts, key, event and round (``game``, ``game_facts``, ...).
-_AUDIT_GAME = (
-    f"{_ID} AS game, g.facts AS game_facts, g.key AS game_key, g.event AS game_event, "
-    "g.round AS game_round"
-)
+#: id (``game``) and the facts of the event the line is (its ``seq``: a
+#: record's or a correction's; none for a void), read with ``line_facts``.
+_AUDIT_GAME = f"{_ID} AS game, e.topic AS facts_topic, e.state AS facts_state"
+#: Kinds of a game's lines whose event holds the game's facts.
+_FACT_KINDS = "a.kind IN ('game recorded', 'game corrected')"
+
+
+def line_facts(row: Row) -> Facts:
+    """The facts of a game's audit line (``audit_rows``, ``later_audit_rows``)
+    recorded or corrected: the facts as its event left them."""
+    return _game_facts(row["facts_topic"], row["facts_state"])
 
 
 def audit_rows(conn: Database, where: str = "", params: Sequence[Any] = ()) -> Any:
@@ -334,16 +462,17 @@ def audit_rows(conn: Database, where: str = "", params: Sequence[Any] = ()) -> A
     (``where``: a condition on the line ``a``)."""
     return conn.execute(
         "SELECT a.seq, a.recorded_at, a.recorded_by, a.kind, l.name AS ladder, a.subject, "
-        f"a.summary, a.facts, a.reason, a.source, {_AUDIT_GAME} FROM ("
-        "SELECT seq, recorded_at, recorded_by, kind, ladder, subject, summary, facts, reason, "
+        f"a.summary, a.reason, a.source, {_AUDIT_GAME} FROM ("
+        "SELECT seq, recorded_at, recorded_by, kind, ladder, subject, summary, reason, "
         "source FROM view_audit UNION ALL "
         "SELECT g.n, r.recorded_at, r.recorded_by, 'game recorded', g.ladder, g.n, NULL, "
-        "g.first_facts, g.reason, r.file || ':' || g.source_row FROM view_games g "
+        "g.reason, r.file || ':' || g.source_row FROM view_games g "
         "JOIN view_recordings r ON r.n = g.recording) a "
         "LEFT JOIN view_ladders l ON l.n = a.ladder "
-        "LEFT JOIN view_games g ON a.summary IS NULL AND g.n = a.subject "
-        + (f"WHERE {where} " if where else "")
-        + "ORDER BY a.seq",
+        "LEFT JOIN view_games g ON a.summary IS NULL AND g.n = a.subject"
+        + _join(conn, "e", f"a.seq AND a.summary IS NULL AND {_FACT_KINDS}", left=True)
+        + (f" WHERE {where}" if where else "")
+        + " ORDER BY a.seq",
         params,
     )
 
@@ -352,10 +481,11 @@ def later_audit_rows(conn: Database, ladder: int) -> Any:
     """The audit lines of a ladder's games after their first records, in
     recording order (the columns of ``audit_rows`` but the ladder's name)."""
     return conn.execute(
-        "SELECT a.seq, a.recorded_at, a.recorded_by, a.kind, a.subject, a.summary, a.facts, "
+        "SELECT a.seq, a.recorded_at, a.recorded_by, a.kind, a.subject, a.summary, "
         f"a.reason, a.source, {_AUDIT_GAME} FROM view_audit a "
-        "LEFT JOIN view_games g ON g.n = a.subject "
-        "WHERE a.ladder=? AND a.kind LIKE 'game %' ORDER BY a.seq",
+        "LEFT JOIN view_games g ON g.n = a.subject"
+        + _join(conn, "e", f"a.seq AND a.summary IS NULL AND {_FACT_KINDS}", left=True)
+        + " WHERE a.ladder=? AND a.kind LIKE 'game %' ORDER BY a.seq",
         (ladder,),
     )
 
@@ -372,16 +502,31 @@ def latest_sources(conn: Database, ladder: int) -> dict[str, str]:
     )
 
 
-#: The names of ``COMPARED``'s columns.
+#: The names of the columns ``compared`` gives.
 COMPARED_COLUMNS = (
-    "id", "ladder id", "key", "status", "event", "round", "version", "facts", "recorded_at",
-    "recorded_by", "file", "source_row", "reason", "first_facts",
+    "id", "ladder id", "key", "status", "event", "round", "version", "facts_n", "facts",
+    "recorded_at", "recorded_by", "file", "source_row", "reason",
 )  # fmt: skip
-#: Every game as a rebuild must reproduce it, with ids in place of the
-#: views' numbers (``verify`` compares them).
-COMPARED = (
-    f"SELECT {_ID} AS game, l.id, g.key, g.status, g.event, g.round, g.version, g.facts, "
-    "r.recorded_at, r.recorded_by, r.file, g.source_row, g.reason, g.first_facts "
-    "FROM view_games g LEFT JOIN view_ladders l ON l.n = g.ladder "
-    "LEFT JOIN view_recordings r ON r.n = g.recording ORDER BY 1"
-)
+
+
+def compared(conn: Database) -> list[tuple[Any, ...]]:
+    """Every game as a rebuild must reproduce it, with ids in place of the
+    views' numbers, its facts as read from its event (JSON text), by id
+    (``verify`` compares them)."""
+    rows = conn.tuples(
+        f"SELECT {_ID} AS game, l.id, g.key, g.status, g.event, g.round, g.version, g.facts_n, "
+        "e.topic, e.state, r.recorded_at, r.recorded_by, r.file, g.source_row, g.reason "
+        f"FROM view_games g{_join(conn, 'e', 'g.facts_n', left=True)} "
+        "LEFT JOIN view_ladders l ON l.n = g.ladder "
+        "LEFT JOIN view_recordings r ON r.n = g.recording ORDER BY 1"
+    )
+    return [(*row[:8], _facts_text(row[8], row[9]), *row[10:]) for row in rows]
+
+
+def _facts_text(topic: str | None, state: bytes | None) -> str | None:
+    """A game's facts as JSON text (None: its event is missing)."""
+    if topic is None or state is None:
+        return None
+    import msgspec
+
+    return msgspec.json.encode(_game_facts(topic, state)).decode()

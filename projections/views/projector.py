@@ -4,8 +4,10 @@ ladder the earliest effective key that changed (where its replay starts).
 
 One handler per event class (``HANDLERS``, checked against the ledger's
 event classes by a test). Games recorded or corrected, the bulk of a ledger,
-arrive lean (``source.GameNote``: ids and dates as text, the facts as their
-stored JSON, which the views keep as they are).
+arrive lean (``source.GameNote``: ids and dates as text). The views keep
+no copy of a game's facts: a game's row notes the store position of the
+event whose facts are current (``games``); views with no event store beside
+them (in memory) keep the game events they apply (``view_events``).
 
 Writes are batched: rows wait in memory until ``flush`` (once per page of
 events), and a later event of the same page changes them there. A rebuild
@@ -16,8 +18,9 @@ stored events, every game through ``game_note``.
 
 Every row is numbered by the store position of the event that first
 recorded it (``schema``). A game's first record is audited on the game's own
-row; any later game event keeps in the audit only its facts then
-(``queries.audit`` writes every game event's summary when asked).
+row; any later game event has an audit line of its own, its facts those of
+the event at its ``seq`` (``queries.audit`` writes every game event's
+summary when asked).
 """
 
 from __future__ import annotations
@@ -35,7 +38,6 @@ from ledger.kernel.translation import Message
 from projections.db import Database
 from projections.replay import Duel, Entry, Play
 from projections.timeline import GAME_KEY, sort_key
-from projections.views import facts as kept_facts
 from projections.views import games, history, source
 from projections.views.player_numbers import PlayerNumbers
 from projections.views.problems import START
@@ -62,8 +64,7 @@ KIND_NAMES = {
 _json = msgspec.json.Encoder()
 
 # Positions in a game's row (``games.COLUMNS``, in order).
-N, LADDER, KEY, STATUS, EVENT, ROUND, VERSION, FACTS = range(8)
-FIRST = 11  # first_facts
+N, LADDER, KEY, STATUS, EVENT, ROUND, VERSION, FACTS_N = range(8)
 _NO_ATTRIBUTES: dict[str, float] = {}
 _CORRECTED = ev.GameCorrected.TOPIC
 _GAME_MARKERS = source.CURRENT_GAMES
@@ -142,6 +143,11 @@ class Projector:
             {} if timeline and conn.events_beside() is None else None
         )
         self._audit: dict[int, list[Any]] = {}
+        #: The game events applied, kept for views with no event store beside
+        #: them (their facts are read from there); None beside a store.
+        self._own_events: list[tuple[int, str, bytes]] | None = (
+            [] if conn.events_beside() is None else None
+        )
         #: (recorded at, by, file) -> the recording's number, in this run.
         self._recordings: dict[tuple[str, str, str | None], int] = {}
         self._new_recordings: list[tuple[Any, ...]] = []
@@ -204,12 +210,17 @@ class Projector:
         """Apply one stored event (unless recorded after ``known_at``);
         returns whether it was applied."""
         marker = _GAME_MARKERS.get(topic)
+        own = self._own_events
         if marker is not None and known_at is None and marker in state:
+            if own is not None:
+                own.append((seq, topic, state))
             self.game_note(seq, _decode_note(state), topic)  # the bulk of any store
             return True
         event = source.decode(topic, state)
         if known_at is not None and _recorded_at(event) > known_at:
             return False
+        if own is not None and topic in source.GAME_TOPICS:
+            own.append((seq, topic, state))
         if type(event) is source.GameNote:  # the bulk of any store
             self.game_note(seq, event, topic)
         else:
@@ -218,6 +229,9 @@ class Projector:
 
     def apply(self, seq: int, event: ev.LedgerEvent) -> None:
         """Apply one typed event, stored (or to be stored) at ``seq``."""
+        own = self._own_events
+        if own is not None and isinstance(event, ev.GameRecorded | ev.GameCorrected):
+            own.append((seq, event.TOPIC, source.stored_state(event)))  # as the store would
         self._apply(seq, event, getattr(event, "TOPIC", ""))
 
     def _apply(self, seq: int, event: Any, topic: str) -> None:
@@ -233,7 +247,7 @@ class Projector:
         ladder, subject, summary = handler(seq, event)
         self._audit[seq] = [
             seq, event.recorded_at.isoformat(), event.recorded_by, kind, ladder, subject,
-            said(summary) if summary is not None else None, None, event.reason,
+            said(summary) if summary is not None else None, event.reason,
             _source(event.source),
         ]  # fmt: skip
 
@@ -260,11 +274,14 @@ class Projector:
         if self._new_recordings:
             conn.executemany("INSERT INTO view_recordings VALUES (?,?,?,?)", self._new_recordings)
             self._new_recordings = []
-        if self._games:
-            games.write(conn, self._new_games, self._old_games)
+        own = self._own_events
+        if self._games or own:
+            games.write(conn, self._new_games, self._old_games, own or ())
             self._games.clear()
             self._new_games = []
             self._old_games = []
+            if own:
+                self._own_events = []
         if self._entries:
             conn.insert_rows("INSERT INTO view_entries", self._entries)
             self._entries.clear()
@@ -368,9 +385,12 @@ class Projector:
         """``apply_stored`` of each event of a page (none left out)."""
         markers, decode = _GAME_MARKERS, _decode_note
         apply, game_note = self.apply_stored, self.game_note
+        own = self._own_events
         for seq, topic, state in page:
             marker = markers.get(topic)
             if marker is not None and marker in state:  # the bulk of any store
+                if own is not None:
+                    own.append((seq, topic, state))
                 game_note(seq, decode(state), topic)
             else:
                 apply(seq, topic, state)
@@ -382,53 +402,46 @@ class Projector:
         facts = note.game
         row = self.ladders.get(facts.ladder)
         ladder = row[0] if row is not None else self._ladder(facts.ladder, seq)
-        # Players by number (kept with the game) and by id, one string per
-        # player (held by the timeline); every player rated needs a number.
+        # Players by id, one string per player (held by the timeline);
+        # every player rated needs a number (their row).
         given = facts.sides
         result = facts.result
         code = result.get("result") if len(result) == 1 else None
-        if len(given) == 2 and len(given[0]) == 1 and len(given[1]) == 1:  # most games
+        duel = len(given) == 2 and len(given[0]) == 1 and len(given[1]) == 1  # most games
+        if duel:
             solo = self._solo
             a = solo.get(given[0][0]) or self._solo_side(given[0][0], seq)
             b = solo.get(given[1][0]) or self._solo_side(given[1][0], seq)
             sides = (a[1], b[1])
-            kept = kept_facts.keep_duel(facts, a[0], b[0])
-            numbered = None
         else:
-            numbered, listed = [], []
+            listed = []
             for side in given:
                 rows = [self._player_row(p) or self._player(p, seq) for p in side]
-                numbered.append([row[0] for row in rows])
                 listed.append(tuple([row[1] for row in rows]))
             sides = tuple(listed)
-            kept = kept_facts.keep(facts, numbered)
         order = facts.sequence if facts.sequence is not None else facts.table
         key = GAME_KEY % (facts.date, facts.event or "", facts.round or 0, order or 0, gid)
         corrected = topic == _CORRECTED
         if corrected or note.originator_version > 1:
-            if numbered is None:
-                numbered = [[a[0]], [b[0]]]
             game = self._game(gid)
             self._drop_entry(game)
-            if game[FIRST] is None:  # the first record's facts, for its audit line
-                game[FIRST] = kept_facts.whole(game[FACTS], game[KEY], game[EVENT], game[ROUND])
-            game[LADDER:FACTS + 1] = [
+            # Its facts now those of this event (its line's facts too).
+            game[LADDER:FACTS_N + 1] = [
                 ladder, key, "corrected" if corrected else "recorded", facts.event,
-                facts.round, note.originator_version, kept,
+                facts.round, note.originator_version, seq,
             ]  # fmt: skip
             self._audit[seq] = [
                 seq, source.utc_text(note.recorded_at), note.recorded_by,
                 "game corrected" if corrected else "game recorded", ladder, game[N], None,
-                kept_facts.keep(facts, numbered, whole=True), note.reason,
-                _source(note.source),
+                note.reason, _source(note.source),
             ]  # fmt: skip
         else:  # audited on its own row
             where = note.source
             recording = self._recording(seq, (note.recorded_at, note.recorded_by,
                                                where.file if where else None))  # fmt: skip
             game = [
-                seq, ladder, key, "recorded", facts.event, facts.round, 1, kept, recording,
-                where.row if where else None, note.reason, None,
+                seq, ladder, key, "recorded", facts.event, facts.round, 1, seq, recording,
+                where.row if where else None, note.reason,
             ]  # fmt: skip
             self._games[gid] = game
             self._new_games.append(game)
@@ -440,7 +453,7 @@ class Projector:
             if held is None:
                 held = entries[ladder] = {}
             event = facts.event
-            if (numbered is None and type(code) is str and event and facts.round is not None
+            if (duel and type(code) is str and event and facts.round is not None
                     and not facts.neutral and not facts.attributes):  # fmt: skip
                 # Most games: a compact duel (``replay.Duel``), its id, date,
                 # event and round those of its key.

@@ -110,7 +110,9 @@ def rebuild_report(conn: Database, recorder: Any, progress: Progress | None = No
         with conn.transaction():
             report = _fill(conn, recorder, None, progress)
         return CatchUp(report.applied, [*report.warnings, swap.why_in_place(conn)])
-    with conn.transaction():
+    # (Set before the transaction: SQLite keeps the temporary store it
+    # opened in one, and dropping the old views already reads them all.)
+    with conn.filling_whole(), conn.transaction():
         return _fill(conn, recorder, None, progress)
 
 
@@ -122,7 +124,7 @@ def rebuild(conn: Database, recorder: Any) -> int:
 def in_memory(recorder: Any, known_at: datetime | None = None) -> Database:
     """Throwaway views built from the events alone (for verify, time travel)."""
     conn = SQLiteDatabase(":memory:")
-    with conn.transaction():
+    with conn.filling_whole(), conn.transaction():
         _fill(conn, recorder, known_at)
     return conn
 
@@ -132,7 +134,7 @@ def apply_events(conn: Database, events: list[Any]) -> list[str]:
     ``import --dry-run`` on throwaway in-memory views); returns warnings."""
     with conn.transaction():
         projector = Projector(conn)
-        seq = conn.execute("SELECT COALESCE(MAX(seq), 0) FROM view_audit").fetchone()[0]
+        seq = position(conn)  # numbered after the store's last event, as appending would
         for offset, event in enumerate(events, start=1):
             projector.apply(seq + offset, event)
         projector.flush()
@@ -216,9 +218,10 @@ def _indexes_built_after(conn: Database, whole: bool) -> Iterator[None]:
     if not whole:
         yield
         return
-    schema.drop_indexes(conn)
-    yield
-    schema.create_indexes(conn)
+    with conn.filling_whole():
+        schema.drop_indexes(conn)
+        yield
+        schema.create_indexes(conn)
 
 
 @contextmanager

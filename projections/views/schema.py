@@ -19,8 +19,9 @@ A ladder's games are ``views.games``'s (the one module that reads and writes
 them); a game's first record is audited with it (its ``recording``: when, by
 whom and from which file, one row of ``view_recordings`` for all the games an
 import recorded); every later event has its own ``view_audit`` line. A
-line's ``summary`` is NULL for a game's (written from its facts when read),
-else the sentence's template and facts (``views.said``), written in the
+line's ``summary`` is NULL for a game's (written when read from the facts of
+the event at its ``seq``: the views keep no copy of a game's facts), else
+the sentence's template and facts (``views.said``), written in the
 reader's language when read.
 """
 
@@ -33,7 +34,7 @@ from projections.db import Database
 from projections.views import games, history
 
 #: Bump when the view tables change shape (or what their rows hold).
-VERSION = 18
+VERSION = 19
 
 #: The tables, without their secondary indexes (a rebuild fills them first).
 TABLE_DDL = """
@@ -61,7 +62,7 @@ CREATE TABLE view_standings (
     PRIMARY KEY (ladder, player)) WITHOUT ROWID;
 CREATE TABLE view_audit (
     seq INTEGER PRIMARY KEY, recorded_at TEXT NOT NULL, recorded_by TEXT NOT NULL,
-    kind TEXT NOT NULL, ladder INTEGER, subject INTEGER, summary TEXT, facts TEXT,
+    kind TEXT NOT NULL, ladder INTEGER, subject INTEGER, summary TEXT,
     reason TEXT, source TEXT);
 CREATE TABLE view_version (version INTEGER NOT NULL);
 """
@@ -79,6 +80,7 @@ TABLES = (
     "view_ladders",
     "view_players",
     games.TABLE,
+    games.EVENTS,
     "view_recordings",
     "view_entries",
     "view_checkpoints",

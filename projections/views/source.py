@@ -78,6 +78,37 @@ def decode(topic: str, state: bytes) -> GameNote | ev.LedgerEvent:
     return ev.decode(topic, state)
 
 
+class _FactsOnly(msgspec.Struct, gc=False):
+    """A stored game event's facts alone (its other members skipped)."""
+
+    game: Facts
+
+
+_facts_decoder = msgspec.json.Decoder(_FactsOnly)
+
+
+def game_facts(topic: str, state: bytes) -> Facts:
+    """The facts of a stored game event (``GameRecorded``, ``GameCorrected``):
+    decoded leanly when in this code's shape, else through the typed event
+    (upcast). The one way a reader of the views gets a game's facts: the
+    views keep none, only the store position of the event holding them."""
+    if type(state) is not bytes:  # a driver's buffer (PostgreSQL's bytea)
+        state = bytes(state)
+    marker = _current.get(topic)
+    if marker is not None and marker in state:
+        return _facts_decoder.decode(state).game
+    event = ev.decode(topic, state)
+    if not isinstance(event, ev.GameRecorded | ev.GameCorrected):
+        raise TypeError(f"no game facts in a {topic} event")
+    return game_note(event).game
+
+
+def stored_state(event: ev.LedgerEvent) -> bytes:
+    """An event's state as the event store keeps it (``ev.encode``): what
+    views without a store beside them keep of a game event not stored."""
+    return ev.encode(event)
+
+
 def game_note(event: ev.GameRecorded | ev.GameCorrected) -> GameNote:
     """The lean form of a typed game event (one not stored yet, or upcast)."""
     return _note_decoder.decode(_encoder.encode(event))

@@ -24,9 +24,10 @@ import msgspec
 from ledger.families.base import PlayerState
 from projections.db import Database
 from projections.replay import Entry, HistoryRow, Play
-from projections.views import facts, history
 from projections.views import games as kept_games
+from projections.views import history
 from projections.views.player_numbers import PlayerNumbers
+from projections.views.source import Facts
 
 #: Game entries read per page while replaying (a replay holds one page):
 #: some 1.3 KB a game as read (its row, facts and entry), so a late result
@@ -67,13 +68,11 @@ def ladder_number(conn: Database, ladder_id: str) -> int | None:
     return row[0] if row else None
 
 
-def game_entry(
-    key: str, n: int, gid: str, event: str | None, round_: int | None, f: facts.KeptFacts,
-    ids: Mapping[int, str],
-) -> Entry:  # fmt: skip
-    """A game's timeline entry from its row (``views.games``; ``f``: its facts, read)."""
-    sides = tuple(tuple(ids[p] for p in side) for side in f.sides)
-    play = Play(sides, f.result, event, round_, f.neutral, f.attributes)
+def game_entry(key: str, n: int, gid: str, f: Facts) -> Entry:
+    """A game's timeline entry from its row (``views.games``; ``f``: its
+    facts, read from its event)."""
+    sides = tuple([tuple(side) for side in f.sides])
+    play = Play(sides, f.result, f.event, f.round, f.neutral, f.attributes)
     return Entry(key, "game", n, gid, key[:10], play)
 
 
@@ -112,11 +111,10 @@ def _game_entries(
     last = after or ""
     while True:
         page = kept_games.timeline_page(conn, ladder, last, ENTRY_PAGE)
-        read = [facts.read(row[5]) for row in page]
-        players.fetch_numbers(p for f in read for side in f.sides for p in side)
-        ids = players.by_number
-        for (key, n, gid, event, round_, _), f in zip(page, read, strict=True):
-            yield game_entry(key, n, gid, event, round_, f, ids)
+        # The replay writes history by number: the numbers of the players named.
+        players.fetch(p for _, _, _, f in page for side in f.sides for p in side)
+        for key, n, gid, f in page:
+            yield game_entry(key, n, gid, f)
         if len(page) < ENTRY_PAGE:
             return
         last = page[-1][0]

@@ -69,3 +69,35 @@ def test_a_rebuild_tells_its_progress(monkeypatch: pytest.MonkeyPatch) -> None:
     assert [done for _, done, _ in reading] == [*range(10, events, 10), events]
     assert {total for _, _, total in reading} == {events}
     assert heard[len(reading) :] == [("rating games", 0, 0)]
+
+
+def test_a_rebuild_fills_with_a_small_cache_and_sorts_on_disk_then_restores(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    """A rebuild appends rows and builds its indexes at the end: it runs
+    with a small page cache and its sorts in files (what held a 1M-game
+    rebuild some 200 MB higher), set before its transaction, and leaves the
+    connection's own settings as they were."""
+    from projections import db as views_db
+
+    b = ledger()
+    conn = views_db.SQLiteDatabase(str(tmp_path / "views.db"))
+    views.rebuild(conn, b.recorder)
+    seen: list[tuple[int, int, bool]] = []
+    transaction = views_db.SQLiteDatabase.transaction
+
+    def watched(self: Any) -> Any:
+        pragma = self.conn.execute
+        seen.append(
+            (pragma("PRAGMA cache_size").fetchone()[0], pragma("PRAGMA temp_store").fetchone()[0],
+             self.conn.in_transaction)
+        )  # fmt: skip
+        return transaction(self)
+
+    monkeypatch.setattr(views_db.SQLiteDatabase, "transaction", watched)
+    before = verify.checksum(conn)
+    views.rebuild(conn, b.recorder)
+    assert seen[0] == (-views_db.FILL_CACHE_KIB, 1, False)  # 1: FILE
+    assert conn.execute("PRAGMA cache_size").fetchone()[0] == -65536
+    assert conn.execute("PRAGMA temp_store").fetchone()[0] == 2  # MEMORY, as opened
+    assert verify.checksum(conn) == before
