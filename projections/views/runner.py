@@ -43,6 +43,11 @@ __all__ = ["PAGE", "pages"]
 #: held whole, past the import's 500 MB).
 WHOLE_AFTER = 2_000
 WHOLE_UP_TO = 200_000
+#: How many events a rebuild holds the timelines of (about 350 bytes a game:
+#: some 440 MB at this many, with the rest of a rebuild); past it a rebuild
+#: reads its games back, as a long catch-up does, its memory bounded
+#: whatever the ledger (10M games held took 3 GB).
+REBUILD_HOLDS_UP_TO = 1_250_000
 
 
 class CatchUp(msgspec.Struct):
@@ -163,14 +168,19 @@ def _project(
     start = tracked = position(conn)
     applied = 0
     last = recorder.max_notification_id() or 0
-    # A long catch-up into views holding no game yet (a new ledger's first
-    # import) fills them as a rebuild does: every player's row read once,
-    # each ladder's timeline held in memory (never read back), each ladder
-    # replayed whole. A short one (``record``) reads only what it names; a
-    # very long one reads its games back, its memory bounded.
-    whole = rebuild or (
-        known_at is None and WHOLE_AFTER <= last - start <= WHOLE_UP_TO and not _holds_games(conn)
-    )
+    # A rebuild, and a long catch-up into views holding no game yet (a new
+    # ledger's first import), fill them whole: every player's row read
+    # once, each ladder's timeline held in memory (never read back), each
+    # ladder replayed whole. A short catch-up (``record``) reads only what
+    # it names; a very long one, or a rebuild of a very large ledger, reads
+    # its games back, its memory bounded.
+    if rebuild:
+        whole = last - start <= REBUILD_HOLDS_UP_TO
+        if not whole:  # filled as a catch-up: its reads need the indexes
+            schema.create_indexes(conn)
+    else:
+        whole = known_at is None and WHOLE_AFTER <= last - start <= WHOLE_UP_TO
+        whole = whole and not _holds_games(conn)
     projector = Projector(conn, timeline=whole)
     if whole and not rebuild:
         projector.hold_timelines()  # (along the indexes, before they go)

@@ -101,3 +101,33 @@ def test_a_rebuild_fills_with_a_small_cache_and_sorts_on_disk_then_restores(
     assert conn.execute("PRAGMA cache_size").fetchone()[0] == -65536
     assert conn.execute("PRAGMA temp_store").fetchone()[0] == 2  # MEMORY, as opened
     assert verify.checksum(conn) == before
+
+
+def test_a_rebuild_past_what_it_holds_reads_its_games_back_and_builds_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A rebuild of more events than it holds the timelines of fills the
+    views as a long catch-up does (games read back, memory bounded): the
+    same views."""
+    from projections.views import projector, runner
+
+    b = ledger()
+    held = views.in_memory(b.recorder)
+    holding: list[bool] = []
+    init = projector.Projector.__init__
+
+    def spied(self: Any, conn: Any, timeline: bool = False) -> None:
+        holding.append(timeline)
+        init(self, conn, timeline)
+
+    monkeypatch.setattr(projector.Projector, "__init__", spied)
+    monkeypatch.setattr(runner, "REBUILD_HOLDS_UP_TO", 10)
+    read_back = views.in_memory(b.recorder)
+    assert holding == [False]
+    assert verify.rows(read_back, "view_history")
+    assert verify.checksum(read_back) == verify.checksum(held)
+    conn = b.views()
+    holding.clear()
+    views.rebuild(conn, b.recorder)
+    assert holding == [False]
+    assert verify.checksum(conn) == verify.checksum(held)
