@@ -3,7 +3,6 @@ options and rendering helpers."""
 
 from __future__ import annotations
 
-import gc
 import itertools
 import os
 import sys
@@ -278,21 +277,6 @@ def family_needed(subject: str) -> Iterator[None]:
         if not is_family_error(exc):
             raise
         raise Invalid(Message("{subject}: {exc}", subject=subject, exc=exc)) from None
-
-
-@contextmanager
-def uncollected() -> Iterator[None]:
-    """No garbage collection while the block runs: a table for people reads
-    and renders thousands of rows (tuples of text and numbers, which form no
-    cycle), and each collection they would trigger walks every object the
-    process holds (its modules' too) to free nothing."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def open_views(storage: Storage) -> Database:

@@ -25,11 +25,11 @@ from ledger.cli.context import (
     pass_ledger,
     plural,
     show,
-    uncollected,
     wide_option,
 )
 from ledger.cli.help import TranslatedCommand
 from ledger.cli.params import DATE
+from ledger.kernel import collection
 from ledger.kernel.translation import N_, Translator
 from projections.formats import table_lines
 
@@ -85,7 +85,7 @@ def _standings(
         from projections import plain
 
         conn = led.query_conn  # (caught up first, if behind: with collections)
-        with uncollected():
+        with collection.paused():
             table = plain.ranking(conn, ladder_name, lang)
             if table is not None:
                 if not table.cells:
@@ -146,7 +146,7 @@ def _history(
         from projections import plain
 
         conn = led.query_conn  # (caught up first, if behind: with collections)
-        with uncollected():
+        with collection.paused():
             table = plain.history(conn, ladder_name, player_name, t)
             if not table.cells:
                 click.echo(f"{table.title}: {t.gettext(NOTHING_YET)}")
