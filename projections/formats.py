@@ -10,7 +10,6 @@ from __future__ import annotations
 import io
 import itertools
 import sys
-import textwrap
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any
 
@@ -280,6 +279,8 @@ def table_lines(
     else:
         yield from _plain_table(headers, rows, printable(title), width)
     if dropped:
+        import textwrap  # (only for a note under a table cut to fit)
+
         yield "\n".join(textwrap.wrap(dropped_note(dropped, width or 0, t), width or 80)) + "\n"
 
 
@@ -408,15 +409,17 @@ def _plain_table(
         rows = [tuple(map(_cut, r, widths)) for r in rows]
         title = _cut(title, width)
     # One format string for every line: a row is one call, not one a cell,
-    # and a batch of rows one C loop (starmap), not one Python step a row.
-    line = "  ".join(f"{{:<{w}}}" for w in widths).format
+    # and a batch of rows one C loop (map), not one Python step a row;
+    # printf-style, which pads as ``{:<w}`` does (code points) but parses
+    # its format more cheaply, ten thousand times over for a large ranking.
+    line = "  ".join(f"%-{w}s" for w in widths).__mod__
     head = [title] if title else []
-    head.append(line(*headers).rstrip())
+    head.append(line(tuple(headers)).rstrip())
     head.append("  ".join("-" * w for w in widths))
     yield "\n".join(head) + "\n"
     for start in range(0, len(rows), _LINES):
         batch = rows[start : start + _LINES]
-        yield "\n".join(map(str.rstrip, itertools.starmap(line, batch))) + "\n"
+        yield "\n".join(map(str.rstrip, map(line, map(tuple, batch)))) + "\n"
 
 
 def _narrowed(widths: list[int], width: int) -> list[int]:

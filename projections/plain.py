@@ -11,7 +11,8 @@ ladder's family load only for a family that grades).
 
 from __future__ import annotations
 
-from operator import itemgetter
+from itertools import compress
+from operator import eq, itemgetter
 from typing import Any, NamedTuple
 
 from ledger.kernel.identity import short
@@ -19,8 +20,7 @@ from ledger.kernel.translation import Translator, translator
 from projections.formats import shown, shown_numbers, shown_texts
 from projections.ranking import outcome, ranks
 from projections.reads import (
-    ANY_STATE,
-    CURRENT_STANDINGS,
+    CURRENT_STANDINGS_WITH_STATE,
     history_subject,
     player_history,
     replayed_ladder_row,
@@ -51,18 +51,24 @@ def ranking(conn: Any, ladder: str, lang: str = "en") -> PlainTable | None:
     ranking needs the family: ``queries.standings``)."""
     row = replayed_ladder_row(conn, ladder)
     number = row["n"]
-    if conn.execute(ANY_STATE, (number,)).fetchone() is not None:
+    # One scan of the ladder's standings: the family states come with the
+    # rows, and any one of them means ratings with their uncertainty.
+    rows = conn.tuples(CURRENT_STANDINGS_WITH_STATE, (number,))
+    if list(map(itemgetter(4), rows)).count(None) != len(rows):
         return None  # ratings with their uncertainty: ``queries.standings``
-    rows = conn.tuples(CURRENT_STANDINGS, (number,))
-    # Best first, equal ratings by name in code-point order (sorted here: a
-    # PostgreSQL server would order names by its own collation): by name,
-    # then by rating, which keeps the names' order among equals.
-    rows.sort(key=itemgetter(0))
-    rows.sort(key=itemgetter(1), reverse=True)
     if not rows:
         return PlainTable(ladder, RANKING_COLUMNS, [])
-    # Column by column, each one comprehension (a ranking may be thousands).
-    names, ratings, games, last = zip(*rows, strict=True)
+    # Best first, equal ratings by name in code-point order (sorted here: a
+    # PostgreSQL server would order names by its own collation): one stable
+    # sort by rating, then each run of equal ratings (rare) by name, rather
+    # than a second sort of thousands of names.
+    rows.sort(key=itemgetter(1), reverse=True)
+    names, ratings, games, last, _ = zip(*rows, strict=True)
+    tied = list(compress(range(len(rows) - 1), map(eq, ratings, ratings[1:])))
+    if tied:
+        for run in _runs(tied):
+            rows[run.start : run.stop] = sorted(rows[run.start : run.stop], key=itemgetter(0))
+        names, ratings, games, last, _ = zip(*rows, strict=True)
     grade = _grader(conn, number, lang)
     return PlainTable(
         ladder,
@@ -81,6 +87,20 @@ def ranking(conn: Any, ladder: str, lang: str = "en") -> PlainTable | None:
             )
         ),
     )
+
+
+def _runs(tied: list[int]) -> list[range]:
+    """The runs of rows sharing a rating, each as the range of its places,
+    from the places ``tied`` whose row's rating equals the next row's."""
+    runs = []
+    at = 0
+    while at < len(tied):
+        end = at
+        while end + 1 < len(tied) and tied[end + 1] == tied[end] + 1:
+            end += 1
+        runs.append(range(tied[at], tied[end] + 2))
+        at = end + 1
+    return runs
 
 
 def _grader(conn: Any, ladder: int, lang: str) -> Any:
@@ -125,7 +145,7 @@ def history(conn: Any, ladder: str, player: str, t: Translator | None = None) ->
                 shown(", ".join(line.opponents)),
                 shown(result),
                 shown(margin),
-                *map(shown, (row.s, row.p, row.k, row.before, row.after, row.change)),
+                *shown_numbers((row.s, row.p, row.k, row.before, row.after, row.change)),
                 shown(row.note),
             )
         )

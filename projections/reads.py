@@ -12,32 +12,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import date
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ledger.kernel import suggest
 from ledger.kernel.errors import LedgerError, NotFound
 from ledger.kernel.identity import name_key
 from ledger.kernel.translation import N_, Message, Translator, translator
-from projections.views import games as kept_games
-from projections.views import history
-from projections.views.history import Row
 
-#: (player name, rating, games, last played) of each player rated in a
-#: ladder (its number), in no order.
-CURRENT_STANDINGS = (
-    # Names by join: one statement, one pass over the ladder's standings.
-    "SELECT p.name, s.rating, s.games, s.last_played FROM view_standings s "
-    "JOIN view_players p ON p.n = s.player WHERE s.ladder=?"
-)
-#: The same with each player's family state (JSON, or NULL for a family
-#: whose state is a rating).
+if TYPE_CHECKING:
+    from projections.views import games as kept_games
+    from projections.views.history import Row
+
+#: (player name, rating, games, last played, family state) of each player
+#: rated in a ladder (its number), in no order; the state is JSON, or NULL
+#: for a family whose state is a rating. Names by join: one statement, one
+#: pass over the ladder's standings.
 CURRENT_STANDINGS_WITH_STATE = (
     "SELECT p.name, s.rating, s.games, s.last_played, s.state FROM view_standings s "
     "JOIN view_players p ON p.n = s.player WHERE s.ladder=?"
 )
-#: Whether any player of a ladder has a family state (a ranking that shows
-#: uncertainty).
-ANY_STATE = "SELECT 1 FROM view_standings WHERE ladder=? AND state IS NOT NULL LIMIT 1"
 
 
 class LadderProblem(LedgerError):
@@ -50,6 +42,8 @@ def ladder_row(conn: Any, name: str) -> Any:
     accents ignored)."""
     row = conn.execute("SELECT * FROM view_ladders WHERE key=?", (name_key(name),)).fetchone()
     if row is None:
+        from ledger.kernel import suggest  # (difflib: only for a name not found)
+
         known = [r[0] for r in conn.execute("SELECT name FROM view_ladders").fetchall()]
         hint = suggest.hint(suggest.close_names(name, known), N_("see 'ledger ladder list'"))
         raise NotFound(Message("unknown ladder {name}{hint}", name=repr(name), hint=hint))
@@ -72,6 +66,8 @@ def player_by_name(conn: Any, name: str, follow_merge: bool = True) -> str:
         "SELECT id, merged_into FROM view_players WHERE key=?", (name_key(name),)
     ).fetchone()
     if row is None:
+        from ledger.kernel import suggest
+
         hint = suggest.hint(suggest.close_names(name, _names_like(conn, name)),
                             N_("see 'ledger player list'"))  # fmt: skip
         raise NotFound(Message("unknown player {name}{hint}", name=repr(name), hint=hint))
@@ -84,6 +80,8 @@ def _names_like(conn: Any, name: str) -> list[str]:
     """The players' names a mistyped ``name`` may be meant for: those the
     ``suggest.like_patterns`` of its key find (a few, at any number of
     players), for ``suggest.close_names`` to compare."""
+    from ledger.kernel import suggest
+
     patterns = suggest.like_patterns(name)
     if not patterns:
         return []
@@ -172,6 +170,8 @@ def entry_details(
 ) -> dict[int, EntryDetail]:
     """The entries (by number) that history rows name: ``games`` (their
     rows, ``views.games``) and ``others`` (rulesets, adjustments, season closes)."""
+    from projections.views import games as kept_games  # (not for a ranking)
+
     out: dict[int, EntryDetail] = {}
     for n, *detail in kept_games.details(conn, games):
         out[n] = EntryDetail(*detail)
@@ -200,6 +200,9 @@ class HistoryRead(NamedTuple):
 def player_history(conn: Any, ladder: int, player: int) -> list[HistoryRead]:
     """A player's history rows in a ladder (numbers), in effective order,
     each with its entry."""
+    from projections.views import games as kept_games
+    from projections.views import history  # (not for a ranking)
+
     rows = history.player_rows(conn, ladder, player)
     details = entry_details(
         conn,

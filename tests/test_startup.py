@@ -102,6 +102,28 @@ def test_a_table_for_people_loads_no_msgspec_nor_the_family(club: str, query: li
     assert not {m for m in modules for n in PLAIN_TABLE_NEVER if m == n or m.startswith(n + ".")}
 
 
+#: What a ranking for people of a family that gives no grades never loads
+#: beyond start-up: the views' table modules (the version is read apart),
+#: the close-name suggestions (difflib: for a name not found) and the
+#: note-wrapping of a table cut to fit. (JSON is the probe's own.)
+RANKING_NEVER = (
+    "projections.views.schema", "projections.views.games", "projections.views.history",
+    "ledger.kernel.suggest", "difflib", "textwrap",
+)  # fmt: skip
+
+
+def test_a_ranking_for_people_loads_no_views_module(club: str) -> None:
+    modules = loaded("--db", club, "standings", "Club")
+    assert "projections.plain" in modules  # the probe ran the ranking
+    assert not {m for m in modules for n in RANKING_NEVER if m == n or m.startswith(n + ".")}
+
+
+def test_a_history_for_people_loads_no_note_wrapping(club: str) -> None:
+    modules = loaded("--db", club, "history", "Club", "Ann")
+    assert "projections.views.history" in modules  # the probe read the history
+    assert "textwrap" not in modules
+
+
 def test_a_graded_ladder_loads_its_own_family_alone(tmp_path: Path) -> None:
     cli = Cli(str(tmp_path / "graded.db"))
     cli.ok("ladder", "open", "Club", "--family", "adlg")

@@ -140,7 +140,7 @@ class Ledger:
         stored event (plain SQL, nothing else loaded); else caught up, or,
         where they cannot be written, read as they stand or computed in
         memory."""
-        from projections.views.schema import VERSION
+        from projections.views.version import VERSION
 
         standing = db.standing()
         if standing.version == VERSION and standing.last is not None and not standing.behind:

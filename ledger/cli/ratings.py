@@ -29,6 +29,7 @@ from ledger.cli.context import (
 )
 from ledger.cli.help import TranslatedCommand
 from ledger.cli.params import DATE
+from ledger.kernel import collection
 from ledger.kernel.translation import N_, Translator
 from projections.formats import table_lines
 
@@ -83,17 +84,19 @@ def _standings(
     if fmt == "table" and output is None and as_of is None and as_known_at is None:
         from projections import plain
 
-        table = plain.ranking(led.query_conn, ladder_name, lang)
-        if table is not None:
-            if not table.cells:
-                click.echo(
-                    t.gettext("No one is rated in {ladder} yet: {how}").format(
-                        ladder=table.title, how=t.gettext(HOW_TO_RATE)
+        conn = led.query_conn  # (caught up first, if behind: with collections)
+        with collection.paused():
+            table = plain.ranking(conn, ladder_name, lang)
+            if table is not None:
+                if not table.cells:
+                    click.echo(
+                        t.gettext("No one is rated in {ladder} yet: {how}").format(
+                            ladder=table.title, how=t.gettext(HOW_TO_RATE)
+                        )
                     )
-                )
+                    return
+                show_plain(table, RANKING_SPARE, wide, t)
                 return
-            show_plain(table, RANKING_SPARE, wide, t)
-            return
     from projections import queries
 
     conn = led.conn
@@ -142,11 +145,13 @@ def _history(
     if player_name is not None and fmt == "table" and output is None:
         from projections import plain
 
-        table = plain.history(led.query_conn, ladder_name, player_name, t)
-        if not table.cells:
-            click.echo(f"{table.title}: {t.gettext(NOTHING_YET)}")
-            return
-        show_plain(table, HISTORY_SPARE, wide, t)
+        conn = led.query_conn  # (caught up first, if behind: with collections)
+        with collection.paused():
+            table = plain.history(conn, ladder_name, player_name, t)
+            if not table.cells:
+                click.echo(f"{table.title}: {t.gettext(NOTHING_YET)}")
+                return
+            show_plain(table, HISTORY_SPARE, wide, t)
         return
     from projections import queries
 

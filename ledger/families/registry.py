@@ -17,7 +17,6 @@ from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from ledger.kernel import suggest
 from ledger.kernel.translation import Message
 
 if TYPE_CHECKING:
@@ -121,6 +120,8 @@ def family_class(name: str) -> type[Family]:
         return BUILT_IN[name]
     path = registered().get(name, name)
     if ":" not in path:
+        from ledger.kernel import suggest  # (difflib: only for a name not found)
+
         close = suggest.did_you_mean(suggest.close_names(name, [*BUILT_IN, *registered()]))
         raise FamilyError(
             Message(

@@ -23,6 +23,10 @@ GENESIS = "0" * 64
 
 TABLE = "ledger_chain"
 SCHEMA = f"CREATE TABLE IF NOT EXISTS {TABLE} (seq BIGINT PRIMARY KEY, link TEXT NOT NULL)"
+#: The same table on SQLite, where an ``INTEGER PRIMARY KEY`` is the row id
+#: itself: each link is one B-tree entry, not a row and an index entry (a
+#: ledger made before keeps its table, which reads and writes the same).
+SQLITE_SCHEMA = SCHEMA.replace("BIGINT PRIMARY KEY", "INTEGER PRIMARY KEY")
 
 
 #: The last link written: the chain's head (no row: the chain is empty).
@@ -42,23 +46,34 @@ def link_of(previous: str, topic: str, originator_id: str, version: int, state: 
     parts (``originator_id`` as a UUID's text, ``8-4-4-4-12`` hex digits):
     the one computation of a link, whether the recorder writes it, a
     migration copies it or ``verify`` checks it."""
-    return links(previous, [(topic, originator_id, version, state)])[-1]
+    return links(previous, [(originator_id, version, topic, state)])[-1]
 
 
-def links(previous: str, events: Iterable[tuple[str, str, int, Any]]) -> list[str]:
-    """The links of events given by their parts (as ``link_of`` takes them),
-    each after the one before, the first after ``previous``: a batch's links
-    in one call, with the hash looked up once."""
+def links(previous: str, events: Iterable[tuple[str, int, str, Any]]) -> list[str]:
+    """The links of events given as rows of the events table (aggregate id,
+    version, topic, state), each after the one before, the first after
+    ``previous``: a batch's links in one call, with the hash looked up once.
+
+    An id is a UUID's text (``8-4-4-4-12``) or, as the events table keeps
+    it, its 32 hex digits: either is hashed as the UUID's text, so a batch
+    of rows is chained as it is stored, with no copy of each row made."""
     # Imported here: every query opens the views, which name this module,
     # and hashlib's OpenSSL load is most of a query's remaining start-up.
     from hashlib import sha256
 
     out: list[str] = []
     append = out.append
-    for topic, originator_id, version, state in events:
+    for uid, version, topic, state in events:
         # One update of the parts, each ended by a NUL, then the state (a
         # row edited by hand may come back as text: hash what is stored).
-        h = sha256(f"{previous}\x00{topic}\x00{originator_id}\x00{version}\x00".encode())
+        if len(uid) == 32:
+            parts = (
+                f"{previous}\x00{topic}\x00{uid[:8]}-{uid[8:12]}-{uid[12:16]}-{uid[16:20]}-"
+                f"{uid[20:]}\x00{version}\x00"
+            )
+        else:
+            parts = f"{previous}\x00{topic}\x00{uid}\x00{version}\x00"
+        h = sha256(parts.encode())
         h.update(state.encode() if isinstance(state, str) else state)
         previous = h.hexdigest()
         append(previous)

@@ -56,9 +56,10 @@ def game_identity(facts: Any) -> str:
     round, table and the set of its players (re-recording it is detected as
     a duplicate)."""
     texts, sides = _TEXTS, facts.sides
+    ladder = facts.ladder
     if facts.reference is not None:
         # ``ref:`` where the other form has a date: the two never meet.
-        return f"{texts.get(facts.ladder.int) or _text(facts.ladder)}|ref:{facts.reference}"
+        return f"{texts.get(ladder.int) or _text(ladder)}|ref:{facts.reference}"
     if len(sides) == 2 and len(sides[0]) == 1 and len(sides[1]) == 1:
         # One player a side (most games): no list to sort.
         a, b = sides[0][0], sides[1][0]
@@ -66,10 +67,13 @@ def game_identity(facts: Any) -> str:
         who = f"{a},{b}" if a < b else f"{b},{a}"
     else:
         who = ",".join(sorted([texts.get(p.int) or _text(p) for side in sides for p in side]))
-    ladder = facts.ladder
+    on = facts.date
+    # A sheet's games share a few thousand dates: each written once (a
+    # date's ``isoformat`` goes through C's printf).
+    day = _DAYS.get(on) or _day(on)
     return (
-        f"{texts.get(ladder.int) or _text(ladder)}|{facts.date.isoformat()}|"
-        f"{facts.event or ''}|{facts.round or ''}|{facts.table or ''}|{who}"
+        f"{texts.get(ladder.int) or _text(ladder)}|{day}|{facts.event or ''}|"
+        f"{facts.round or ''}|{facts.table or ''}|{who}"
     )
 
 
@@ -93,7 +97,10 @@ def _uuid5(name: str) -> UUID:
 _V5_CLEAR = ~((0xC000 << 48) | (0xF000 << 64))
 _V5_SET = (0x8000 << 48) | (5 << 76)
 _new_object = object.__new__
-_set_slot = object.__setattr__
+#: UUID's slots, set as ``UUID.__init__`` sets them (without its checks).
+_set_int = UUID.int.__set__  # type: ignore[attr-defined]
+_set_safe = UUID.is_safe.__set__  # type: ignore[attr-defined]
+_from_bytes = int.from_bytes
 #: Read once: an enum member read from its class goes through a descriptor.
 _UNKNOWN = SafeUUID.unknown
 
@@ -103,8 +110,8 @@ def _version5(digest: bytes) -> UUID:
     argument checks (an import names a million games); the same bits and
     slots, set as ``UUID`` sets them."""
     uid = _new_object(UUID)
-    _set_slot(uid, "int", (int.from_bytes(digest[:16], "big") & _V5_CLEAR) | _V5_SET)
-    _set_slot(uid, "is_safe", _UNKNOWN)
+    _set_int(uid, (_from_bytes(digest[:16], "big") & _V5_CLEAR) | _V5_SET)
+    _set_safe(uid, _UNKNOWN)
     return uid
 
 
@@ -120,6 +127,18 @@ def _text(uid: UUID) -> str:
 
 #: Ids as text, by the id as a number (see ``_text``).
 _TEXTS: dict[int, str] = {}
+
+
+def _day(on: date) -> str:
+    """A date as ISO text, kept in ``_DAYS``."""
+    if len(_DAYS) >= 65536:
+        _DAYS.clear()
+    text = _DAYS[on] = on.isoformat()
+    return text
+
+
+#: Dates as ISO text (see ``_day``).
+_DAYS: dict[date, str] = {}
 
 
 def season_id(ladder: UUID, label: str) -> UUID:

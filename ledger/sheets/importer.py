@@ -22,8 +22,6 @@ gives the same game, the same errors and the same report.
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import lru_cache
@@ -35,8 +33,8 @@ import msgspec
 
 from ledger.families.base import FamilyError
 from ledger.families.registry import BUILT_IN, family_class
+from ledger.kernel import collection, suggest
 from ledger.kernel import events as ev
-from ledger.kernel import suggest
 from ledger.kernel.errors import Invalid, LedgerError
 from ledger.kernel.identity import short
 from ledger.kernel.translation import N_, Lines, Message, said
@@ -334,24 +332,10 @@ def import_sheet(
     they are appended in batches inside one transaction. ``ImportPlan.events`` holds
     the events in a dry run only (the CLI previews them on the views).
     """
-    with _paused_gc():
+    with collection.paused():  # (a million games' ids and caches held)
         return _import_sheet(
             commands, path, dry_run, ladder, sheet_name, strict, progress, again, limits
         )
-
-
-@contextlib.contextmanager
-def _paused_gc() -> Iterator[None]:
-    """No cyclic garbage collection while a sheet is checked and appended:
-    its rows make no cycles, and with a million games' ids and caches held
-    each full collection would walk them all again."""
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
 
 
 def _import_sheet(

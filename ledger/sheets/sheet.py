@@ -133,14 +133,7 @@ class CsvRows:
         """The same rows as lists of cells in column order (the importer
         reads most rows by position, making a dict only of rows it checks
         in full)."""
-        bad = self.bad
-        for number, cells in _records(self.path, self.form):
-            if number == 1 or number in bad or isinstance(cells, str):
-                continue
-            # A first cell with text: not blank, without joining the row.
-            if not (cells and cells[0] and not cells[0].isspace()) and _blank(cells):
-                continue
-            yield number, cells
+        return _records(self.path, self.form, self.bad)  # type: ignore[return-value]
 
 
 def _blank(cells: list[str]) -> bool:
@@ -280,10 +273,15 @@ def _delimiter(line: str) -> str:
     return best if counts[best] else ","
 
 
-def _records(path: Path, form: CsvFormat) -> Iterator[tuple[int, list[str] | str]]:
+def _records(
+    path: Path, form: CsvFormat, skip: set[int] | None = None
+) -> Iterator[tuple[int, list[str] | str]]:
     """Each record of a CSV file, numbered as a spreadsheet numbers its rows
     (a quoted cell may hold line breaks: one record, one row), or for a
-    record the csv module cannot read, why."""
+    record the csv module cannot read, why. Given ``skip`` (the rows found
+    bad), only the data rows: not the header, a row of ``skip``, a record
+    the csv module cannot read, nor a blank row (left out here, not by
+    another generator over this one: a row is handed over once)."""
     with path.open(encoding=form.encoding, newline="") as f:
         # strict: a quote left open or text after a closing quote is an
         # error, never a cell that swallows the rows after it.
@@ -292,12 +290,24 @@ def _records(path: Path, form: CsvFormat) -> Iterator[tuple[int, list[str] | str
         while True:
             # The reader goes on after a record it refused: read on from there.
             try:
+                if skip is None:
+                    for cells in reader:
+                        number += 1
+                        yield number, cells
+                    return
                 for cells in reader:
                     number += 1
+                    if number == 1 or number in skip:
+                        continue
+                    # A first cell with text: not blank, without joining the row.
+                    if not (cells and cells[0] and not cells[0].isspace()) and _blank(cells):
+                        continue
                     yield number, cells
                 return
             except csv.Error as exc:
                 number += 1
+                if skip is not None:
+                    continue
                 yield number, _csv_problem(str(exc), reader.line_num)
             except UnicodeDecodeError as exc:
                 if form.assumed:

@@ -116,12 +116,19 @@ class StoredGames:
     """What the store holds that new games are placed and numbered by, read
     for each game as it comes (a few games: ``ledger record``)."""
 
+    #: Every game id stored, as a number, when read at once (None: any id
+    #: may be stored, ``game`` tells).
+    known: set[int] | None = None
+    #: Whether any identity may be retired (False: ``holder`` and
+    #: ``retired`` are None for every identity, and a batch asks neither).
+    retires = True
+
     def __init__(self, app: LedgerApplication) -> None:
         self.app = app
 
     def may_hold(self, gid: UUID) -> bool:
         """Whether a game may be stored under ``gid`` (False: surely not)."""
-        return True
+        return self.known is None or gid.int in self.known
 
     def game(self, gid: UUID) -> GameState | None:
         return self.app.find_game(gid)
@@ -156,19 +163,16 @@ class StoredGamesAtOnce(StoredGames):
         self.known = app.known_game_ids()
         self.rounds = app.last_sequences(ladders)
         self.identities = GameIdentities.load(app)
-        self._any_retired = bool(self.identities)
-
-    def may_hold(self, gid: UUID) -> bool:
-        return gid.int in self.known
+        self.retires = bool(self.identities)
 
     def last_sequence(self, key: str) -> int:
         return self.rounds.get(key, 0)
 
     def retired(self, identity: str) -> GameHistory | None:
-        return self.identities.retired(identity) if self._any_retired else None
+        return self.identities.retired(identity) if self.retires else None
 
     def holder(self, identity: str) -> GameHistory | None:
-        return self.identities.holder(identity) if self._any_retired else None
+        return self.identities.holder(identity) if self.retires else None
 
     def earlier_version(self, gid: UUID, facts: ev.GameFacts) -> Version | None:
         return self.identities.earlier_version(gid, facts)
@@ -255,22 +259,29 @@ class GameBatch:
         value that would not read back."""
         identity = game_identity(facts)
         gid = game_id(identity)
+        number = gid.int
         version = 1
         stored = self.stored
-        holder = stored.holder(identity)
-        if holder is not None:  # a game corrected into this identity since
-            raise DuplicateGame(holder.id, holder.current)
-        if stored.may_hold(gid):
+        # Asked of the store's attributes, not its methods: an import asks
+        # for each of a million games.
+        retires = stored.retires
+        if retires:
+            holder = stored.holder(identity)
+            if holder is not None:  # a game corrected into this identity since
+                raise DuplicateGame(holder.id, holder.current)
+        known = stored.known
+        if known is None or number in known:
             gid, version = self._place(identity)
-        if not self.again:
+            number = gid.int
+        if retires and not self.again:
             retired = stored.retired(identity)
             if retired is not None:
                 raise RetiredGame(retired, identity)
-        number = gid.int
-        first = self._first.get(number)
+        placed = self._first
+        first = placed.get(number)
         if first is not None:
             raise RepeatedGame(first, facts.reference)
-        self._first[number] = 0 if source is None else source.row
+        placed[number] = 0 if source is None else source.row
         self.added += 1
         where = (facts.ladder.int, facts.date, facts.event, facts.round)
         round_ = self._rounds.get(where)

@@ -76,12 +76,9 @@ def chain_rows(
     previous: str, ids: Sequence[int], rows: Sequence[EventRow]
 ) -> list[tuple[int, str]]:
     """(sequence, link) for each newly stored event, after ``previous``."""
-    # Each id as a UUID's text (how it reads back from either store).
-    parts = (
-        (topic, f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}", version, state)
-        for h, version, topic, state in rows
-    )
-    return list(zip(ids, chain.links(previous, parts), strict=True))
+    # The rows as they are (``chain.links`` hashes each id as a UUID's text,
+    # how it reads back from either store).
+    return list(zip(ids, chain.links(previous, rows), strict=True))
 
 
 class LedgerRecorder(ApplicationRecorder):

@@ -78,7 +78,7 @@ class SQLiteLedgerRecorder(LedgerRecorder, SQLiteApplicationRecorder):
     def construct_create_table_statements(self) -> list[str]:
         return [
             *super().construct_create_table_statements(),
-            chain.SCHEMA,
+            chain.SQLITE_SCHEMA,
             *write_index.schema("INTEGER", " WITHOUT ROWID"),
         ]
 
@@ -90,10 +90,19 @@ class SQLiteLedgerRecorder(LedgerRecorder, SQLiteApplicationRecorder):
             # with the default 2 MB of cache, nearly every insert evicts a
             # changed page into the WAL, written again and again.
             c.execute(f"PRAGMA cache_size = {-IMPORT_CACHE_KIB}")
+            c.execute("PRAGMA temp_store")
+            temp_store = int(c.fetchone()[0])
+            # Each many-row INSERT keeps a statement journal (to undo that
+            # statement alone on a conflict); past 64 KiB SQLite writes it
+            # to a temporary file: as many bytes again as the events. In
+            # memory it holds one statement's pages at most.
+            memory = _set_temp_store(c, 2)
             try:
                 return self._append_batches(_SQLiteCursor(c), batches)
             finally:
                 c.execute(f"PRAGMA cache_size = {int(cache)}")
+                if memory:
+                    _set_temp_store(c, temp_store)
 
     def _insert_events(self, c: Any, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Any:
         # Every id is stored in one form (32 hex digits), one given as text too.
@@ -134,6 +143,17 @@ class SQLiteLedgerRecorder(LedgerRecorder, SQLiteApplicationRecorder):
 
     def _insert_links(self, cursor: _SQLiteCursor, links: Sequence[tuple[int, str]]) -> None:
         insert_rows(cursor.c, f"INSERT INTO {chain.TABLE}", links)
+
+
+def _set_temp_store(c: Any, value: int) -> bool:
+    """Set ``PRAGMA temp_store`` (2: memory); whether it was. SQLite refuses
+    it within a transaction once the connection has opened its temporary
+    database: the statement journals then stay where they were, in files."""
+    try:
+        c.execute(f"PRAGMA temp_store = {int(value)}")
+    except sqlite3.OperationalError:
+        return False
+    return True
 
 
 class _SQLiteCursor:

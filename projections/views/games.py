@@ -37,7 +37,6 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 from uuid import UUID
 
-from ledger.kernel import suggest
 from ledger.kernel.errors import NotFound
 from ledger.kernel.translation import N_, Message
 from projections.db import Database, Row, stream
@@ -191,6 +190,8 @@ def by_ref(conn: Database, ref: str) -> Row:
     else:  # the short id is the id's first 8 digits: a range of the id index
         rows = _games_between(conn, prefix, prefix, every, 2) if prefix else []
     if not rows:
+        from ledger.kernel import suggest  # (difflib: only for an id not found)
+
         hint = suggest.hint(
             suggest.close_ids(ref, _ids_near(conn, prefix)),
             N_("game ids are shown by 'history' and 'audit'"),

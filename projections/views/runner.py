@@ -17,7 +17,6 @@ before building their indexes, and runs with the garbage collector paused
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
@@ -25,6 +24,7 @@ from typing import Any
 
 import msgspec
 
+from ledger.kernel import collection
 from ledger.kernel.pager import pages
 from ledger.kernel.translation import N_
 from projections.db import Database, SQLiteDatabase
@@ -184,7 +184,7 @@ def _project(
     projector = Projector(conn, timeline=whole)
     if whole and not rebuild:
         projector.hold_timelines()  # (along the indexes, before they go)
-    with _paused_gc(), _indexes_built_after(conn, whole):
+    with collection.paused(), _indexes_built_after(conn, whole):
         apply = projector.apply_stored
         for page in raw_pages(recorder, start, PAGE):
             if known_at is None:
@@ -232,16 +232,3 @@ def _indexes_built_after(conn: Database, whole: bool) -> Iterator[None]:
         schema.drop_indexes(conn)
         yield
         schema.create_indexes(conn)
-
-
-@contextmanager
-def _paused_gc() -> Iterator[None]:
-    """No cyclic garbage collection inside the block (the projection makes
-    many objects and no cycles; collecting would walk them again and again)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()

@@ -32,9 +32,7 @@ import re
 from ledger.kernel import chain
 from projections.db import Database
 from projections.views import games, history
-
-#: Bump when the view tables change shape (or what their rows hold).
-VERSION = 19
+from projections.views.version import VERSION as VERSION  # bumped there
 
 #: The tables, without their secondary indexes (a rebuild fills them first).
 TABLE_DDL = """

@@ -144,3 +144,25 @@ def test_tied_ratings_share_a_rank_as_of_a_date(cli: Cli) -> None:
     ranked = {r["player"]: r["rank"] for r in rows}
     # On the 5th: Ann and Bob 1510, Cat and Dan 1490 (Eve not rated yet).
     assert ranked == {"Ann": 1, "Bob": 1, "Cat": 3, "Dan": 3}
+
+
+def test_a_table_for_people_orders_equal_ratings_by_name_as_json_does(cli: Cli) -> None:
+    """Two runs of equal ratings, each player added (numbered in the views)
+    before the one whose name sorts first: the table for people reorders
+    each run by name, as the JSON rows are ordered."""
+    cli.ok("ladder", "open", "Club", "--family", "elo")
+    cli.ok("player", "add", "Zed", "Amy", "Dan", "Cat")
+    record(cli, "Club", "2025-01-05", "Zed", "Cat", "a")
+    record(cli, "Club", "2025-01-05", "Amy", "Dan", "a")
+    rows = cli.json("standings", "Club")
+    assert isinstance(rows, list)
+    json_order = [(str(r["rank"]), r["player"]) for r in rows]
+    people = cli.ok("standings", "Club")
+    table_order = [
+        (cells[0], cells[1])
+        for line in people.splitlines()
+        if len(cells := line.replace("│", " ").split()) > 2 and cells[0].isdigit()
+    ]
+    assert table_order == json_order
+    assert [name for _, name in table_order] == ["Amy", "Zed", "Cat", "Dan"]
+    assert [rank for rank, _ in table_order] == ["1", "1", "3", "3"]
