@@ -10,7 +10,11 @@ second game.
 from __future__ import annotations
 
 import re
+import sqlite3
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tests.conftest import Cli
 
@@ -83,3 +87,35 @@ def test_a_correction_never_makes_a_game_the_duplicate_of_another(tmp_path: Path
     cli.ok("correct", second, "--reference", "3", "--reason", "typo")
     cli.ok("correct", second, "--reference", "2", "--reason", "typo back")
     assert sorted(_games(cli)) == sorted([first, second])
+
+
+def test_a_record_finds_a_corrected_game_through_the_index_not_every_event(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The identities corrections gave are kept in the write index
+    (``ledger_corrections``): a ``record`` looks its identity up there, never
+    reading every correction of the store (a scan of every stored event,
+    which made a record at the end of a 1M-game ladder twice as dear as on a
+    small one). A store whose index predates the table gets it rebuilt."""
+    from ledger.kernel import events as ev
+    from ledger.write.application import LedgerApplication
+
+    cli = _ladder(tmp_path)
+    game = _recorded(cli.ok("record", "Ladder", "--date", "2025-01-05", "--side", "Ann",
+                            "--side", "Bob", "--result", "a", "--reference", "12"))  # fmt: skip
+    cli.ok("correct", game, "--reference", "78", "--reason", "mistyped table number")
+    with sqlite3.connect(tmp_path / "club.db") as db:  # an index of the version before
+        db.execute("DROP TABLE ledger_corrections")
+        db.execute("UPDATE ledger_index_version SET version = 2")
+    read = LedgerApplication.notifications
+
+    def no_scan_of_corrections(self: Any, start: int = 0, topics: Any = ()) -> Any:
+        assert ev.GameCorrected.TOPIC not in topics, "a record read every correction"
+        return read(self, start, topics)
+
+    monkeypatch.setattr(LedgerApplication, "notifications", no_scan_of_corrections)
+    said = cli.fails("record", "Ladder", "--date", "2025-01-06", "--side", "Ann", "--side",
+                     "Bob", "--result", "b", "--reference", "78")  # fmt: skip
+    assert f"this game is already recorded as {game} (same reference '78')" in said
+    with sqlite3.connect(tmp_path / "club.db") as db:
+        assert db.execute("SELECT COUNT(*) FROM ledger_corrections").fetchone()[0] == 1

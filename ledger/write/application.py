@@ -311,6 +311,14 @@ class LedgerApplication(Application):
         blocks = [block for name in names for block in probing_keys(name)]
         return write_index.names_filed_under(self.recorder.query, blocks)
 
+    def games_corrected_into(self, identity: str) -> list[UUID]:
+        """The games a correction gave ``identity`` at some time (few), read
+        from the index rather than from every correction of the store."""
+        self.ensure_index()
+        return [
+            UUID(gid) for gid in write_index.games_corrected_into(self.recorder.query, identity)
+        ]
+
     def last_sequence(self, round_key: str) -> int:
         """The last order-of-play number recorded in a round (0: none)."""
         self.ensure_index()

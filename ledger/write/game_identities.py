@@ -181,18 +181,10 @@ def retired_game(app: LedgerApplication, identity: str) -> GameHistory | None:
 def corrected_into(app: LedgerApplication, identity: str) -> GameHistory | None:
     """The live game a correction gave ``identity``, or None: a game keeps
     the id of the identity it was first recorded under, so a new record
-    of its new identity finds it here, read from the corrections alone
-    (``ledger record``; an import reads them all once, ``GameIdentities``)."""
-    seen: set[UUID] = set()
-    for note in app.notifications(topics=(ev.GameCorrected.TOPIC,)):
-        gid = (
-            note.originator_id
-            if isinstance(note.originator_id, UUID)
-            else UUID(str(note.originator_id))
-        )
-        if gid in seen or game_identity(ev.decode(note.topic, note.state).game) != identity:
-            continue
-        seen.add(gid)
+    of its new identity finds it here, through the write index of the
+    identities corrections gave (``ledger record``; an import reads every
+    correction once, ``GameIdentities``)."""
+    for gid in app.games_corrected_into(identity):
         game = history(gid, list(app.events.get(gid)))
         if game is not None and game.void is None and game_identity(game.current) == identity:
             return game

@@ -15,6 +15,10 @@ that imply them (``ledger.write.recorders``):
   (``matching.filing_keys``), so that an import's name warnings read only
   the known names sharing a key with a new one (``names_filed_under``): a
   new name costs the same at 100 or 100,000 known players.
+- ``ledger_corrections``: the identity (``identity.game_identity``) each
+  correction gave a game, so that ``record`` finds a game corrected into
+  the identity of the game it records (``corrected_into``) by one lookup,
+  not by reading every correction of the store (a scan of every event).
 
 Both are derived from the events alone (``rebuild``), so a store that
 predates them, or a migrated copy, gets them back exactly.
@@ -30,12 +34,15 @@ from uuid import UUID
 import msgspec
 
 from ledger.kernel import events as ev
-from ledger.kernel.identity import name_key
+from ledger.kernel.identity import game_identity, name_key
 from ledger.kernel.matching import filing_keys
 
-TABLES = ("ledger_names", "ledger_rounds", "ledger_name_blocks", "ledger_index_version")
+TABLES = (
+    "ledger_names", "ledger_rounds", "ledger_name_blocks", "ledger_corrections",
+    "ledger_index_version",
+)  # fmt: skip
 #: Bump when the index changes shape: it is then rebuilt from the events.
-VERSION = 2
+VERSION = 3
 
 TOPICS = (
     ev.PlayerRegistered.TOPIC,
@@ -67,6 +74,8 @@ def schema(integer: str, without_rowid: str = "") -> list[str]:
         f"CREATE TABLE IF NOT EXISTS ledger_rounds (round TEXT PRIMARY KEY, last {integer} NOT NULL)",
         "CREATE TABLE IF NOT EXISTS ledger_name_blocks "
         f"(block TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (block, key)){without_rowid}",
+        "CREATE TABLE IF NOT EXISTS ledger_corrections "
+        f"(identity TEXT NOT NULL, game TEXT NOT NULL, PRIMARY KEY (identity, game)){without_rowid}",
         f"CREATE TABLE IF NOT EXISTS ledger_index_version (version {integer} NOT NULL)",
     ]
 
@@ -103,6 +112,7 @@ _HELD = "SELECT name FROM ledger_names WHERE player = ?"
 # (an old ledger's shared name) files nothing new.
 _FILE = "INSERT INTO ledger_name_blocks (block, key) VALUES (?, ?) ON CONFLICT DO NOTHING"
 _UNFILE = "DELETE FROM ledger_name_blocks WHERE block = ? AND key = ?"
+_CORRECTED = "INSERT INTO ledger_corrections (identity, game) VALUES (?, ?) ON CONFLICT DO NOTHING"
 _SEQUENCE = (
     "INSERT INTO ledger_rounds AS r (round, last) VALUES (?, ?) ON CONFLICT (round) "
     "DO UPDATE SET last = CASE WHEN excluded.last > r.last THEN excluded.last ELSE r.last END"
@@ -117,6 +127,7 @@ def apply(cursor: Cursor, events: Iterable[Any], rebuilding: bool = False) -> No
     claim = _CLAIM_IF_FREE if rebuilding else _CLAIM
     sequences: dict[str, int] = {}
     filed: list[tuple[str, str]] = []
+    corrected: list[tuple[str, str]] = []
     for event in events:
         if isinstance(event, ev.PlayerRegistered):
             filed += _claim(cursor, claim, event.originator_id, event.name)
@@ -133,6 +144,8 @@ def apply(cursor: Cursor, events: Iterable[Any], rebuilding: bool = False) -> No
             filed += _claim(cursor, claim, event.originator_id, event.name)
         elif isinstance(event, ev.GameRecorded | ev.GameCorrected):
             facts = event.game
+            if isinstance(event, ev.GameCorrected):
+                corrected.append((game_identity(facts), str(event.originator_id)))
             if facts.sequence is not None:
                 key = round_key(facts.ladder, facts.date, facts.event, facts.round)
                 sequences[key] = max(sequences.get(key, 0), facts.sequence)
@@ -143,6 +156,8 @@ def apply(cursor: Cursor, events: Iterable[Any], rebuilding: bool = False) -> No
         # In key order: each page of the blocks' key is visited once.
         filed.sort()
         cursor.executemany(_FILE, filed)
+    if corrected:
+        cursor.executemany(_CORRECTED, corrected)
     if sequences:
         # Each round's last number raised to the largest given (never lowered).
         cursor.executemany(_SEQUENCE, list(sequences.items()))
@@ -171,6 +186,17 @@ def names_filed_under(query: Query, blocks: Iterable[str], chunk: int = 500) -> 
             )
         )
     return [found[key] for key in sorted(found)]
+
+
+def games_corrected_into(query: Query, identity: str) -> list[str]:
+    """The games (ids) a correction gave ``identity`` (at any time: the
+    caller checks which of them holds it now)."""
+    return [
+        game
+        for (game,) in query(
+            "SELECT game FROM ledger_corrections WHERE identity = ? ORDER BY game", (identity,)
+        )
+    ]
 
 
 def decoded(stored: Iterable[Any]) -> Iterable[Any]:
