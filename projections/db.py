@@ -15,6 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, NamedTuple
 
+from ledger.kernel import sqlite_pragmas
 from ledger.kernel.bulk_insert import insert_rows, plain_binding
 from ledger.kernel.errors import Denied
 from ledger.kernel.translation import Message
@@ -232,16 +233,8 @@ class SQLiteDatabase(Database):
         memory, and an index built at the end sorts its whole table: in
         memory (``temp_store=MEMORY``) that sort and the cache cost a 1M-game
         rebuild some 200 MB above the timeline it holds."""
-        conn = self.conn
-        cache = conn.execute("PRAGMA cache_size").fetchone()[0]
-        temp = conn.execute("PRAGMA temp_store").fetchone()[0]
-        conn.execute(f"PRAGMA cache_size={-FILL_CACHE_KIB}")
-        conn.execute("PRAGMA temp_store=FILE")
-        try:
+        with sqlite_pragmas.changed(self.conn.cursor(), cache_size=-FILL_CACHE_KIB, temp_store=1):
             yield
-        finally:
-            conn.execute(f"PRAGMA cache_size={int(cache)}")
-            conn.execute(f"PRAGMA temp_store={int(temp)}")
 
     @contextmanager
     def transaction(self) -> Iterator[Database]:

@@ -78,18 +78,21 @@ def test_an_append_leaves_the_connections_settings_as_they_were(tmp_path: Path) 
 
 
 def test_statement_journals_go_to_memory_unless_sqlite_refuses_it(tmp_path: Path) -> None:
-    from ledger.write.sqlite_recorder import _set_temp_store
+    from ledger.kernel.sqlite_pragmas import changed
 
     conn = sqlite3.connect(tmp_path / "x.db", isolation_level=None)
     conn.execute("BEGIN")
-    assert _set_temp_store(conn, 2) is True
-    assert conn.execute("PRAGMA temp_store").fetchone()[0] == 2
+    with changed(conn.cursor(), temp_store=2) as set_here:
+        assert "temp_store" in set_here
+        assert conn.execute("PRAGMA temp_store").fetchone()[0] == 2
     conn.execute("COMMIT")
     # Once the connection's temporary database is open, SQLite refuses the
     # setting inside a transaction: the append goes on with it unchanged.
+    conn.execute("PRAGMA temp_store = 2")
     conn.execute("CREATE TEMP TABLE scratch (a)")
     conn.execute("BEGIN")
-    assert _set_temp_store(conn, 0) is False
-    assert conn.execute("PRAGMA temp_store").fetchone()[0] == 2
+    with changed(conn.cursor(), temp_store=0) as set_here:
+        assert "temp_store" not in set_here
+        assert conn.execute("PRAGMA temp_store").fetchone()[0] == 2
     conn.execute("COMMIT")
     conn.close()

@@ -19,7 +19,7 @@ from uuid import UUID
 from eventsourcing.persistence import StoredEvent
 from eventsourcing.sqlite import SQLiteApplicationRecorder
 
-from ledger.kernel import chain
+from ledger.kernel import chain, sqlite_pragmas
 from ledger.kernel.bulk_insert import insert_rows
 from ledger.write import write_index
 from ledger.write.recorders import Batch, EventRow, LedgerRecorder, decoded_events, event_rows
@@ -83,26 +83,18 @@ class SQLiteLedgerRecorder(LedgerRecorder, SQLiteApplicationRecorder):
         ]
 
     def insert_batches(self, batches: Iterable[Batch]) -> int:
-        with self.datastore.transaction(commit=True) as c:
-            c.execute("PRAGMA cache_size")
-            cache = c.fetchone()[0]
-            # The events' key index takes each new game at a random place:
-            # with the default 2 MB of cache, nearly every insert evicts a
-            # changed page into the WAL, written again and again.
-            c.execute(f"PRAGMA cache_size = {-IMPORT_CACHE_KIB}")
-            c.execute("PRAGMA temp_store")
-            temp_store = int(c.fetchone()[0])
-            # Each many-row INSERT keeps a statement journal (to undo that
-            # statement alone on a conflict); past 64 KiB SQLite writes it
-            # to a temporary file: as many bytes again as the events. In
-            # memory it holds one statement's pages at most.
-            memory = _set_temp_store(c, 2)
-            try:
-                return self._append_batches(_SQLiteCursor(c), batches)
-            finally:
-                c.execute(f"PRAGMA cache_size = {int(cache)}")
-                if memory:
-                    _set_temp_store(c, temp_store)
+        # The events' key index takes each new game at a random place: with
+        # the default 2 MB of cache, nearly every insert evicts a changed
+        # page into the WAL, written again and again. Each many-row INSERT
+        # keeps a statement journal (to undo that statement alone on a
+        # conflict); past 64 KiB SQLite writes it to a temporary file: as
+        # many bytes again as the events. In memory (``temp_store`` 2) it
+        # holds one statement's pages at most.
+        with (
+            self.datastore.transaction(commit=True) as c,
+            sqlite_pragmas.changed(c, cache_size=-IMPORT_CACHE_KIB, temp_store=2),
+        ):
+            return self._append_batches(_SQLiteCursor(c), batches)
 
     def _insert_events(self, c: Any, stored_events: Sequence[StoredEvent], **kwargs: Any) -> Any:
         # Every id is stored in one form (32 hex digits), one given as text too.
@@ -143,17 +135,6 @@ class SQLiteLedgerRecorder(LedgerRecorder, SQLiteApplicationRecorder):
 
     def _insert_links(self, cursor: _SQLiteCursor, links: Sequence[tuple[int, str]]) -> None:
         insert_rows(cursor.c, f"INSERT INTO {chain.TABLE}", links)
-
-
-def _set_temp_store(c: Any, value: int) -> bool:
-    """Set ``PRAGMA temp_store`` (2: memory); whether it was. SQLite refuses
-    it within a transaction once the connection has opened its temporary
-    database: the statement journals then stay where they were, in files."""
-    try:
-        c.execute(f"PRAGMA temp_store = {int(value)}")
-    except sqlite3.OperationalError:
-        return False
-    return True
 
 
 class _SQLiteCursor:
