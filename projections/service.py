@@ -17,9 +17,7 @@ schema dropped, say) ends it.
 
 from __future__ import annotations
 
-import ctypes
 import fcntl
-import functools
 import os
 import signal
 import threading
@@ -29,6 +27,7 @@ from typing import Any
 
 import msgspec
 
+from ledger.kernel import heap
 from ledger.kernel.errors import Conflict, connection_lost
 from ledger.kernel.translation import Message
 from projections import views
@@ -156,7 +155,7 @@ def follow(
                 for warning in report.warnings:
                     on_warning(warning)
             if applied:
-                give_back_memory()
+                heap.give_back()
                 if on_batch is not None:
                     on_batch(applied)
             stop.wait(interval)
@@ -164,24 +163,6 @@ def follow(
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     return total
-
-
-def give_back_memory() -> None:
-    """Return the heap's free pages to the system (glibc's ``malloc_trim``;
-    nothing elsewhere). A follower runs for months: without it the
-    allocator keeps the pages each catch-up's batch used, and the process
-    grows though its live objects do not (``bench/soak.py``)."""
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
-
-
-@functools.cache
-def _malloc_trim() -> Any:
-    try:
-        return ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):  # not glibc
-        return None
 
 
 #: Seconds the follower waits for a pooled connection of the event store.

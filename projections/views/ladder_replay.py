@@ -13,9 +13,8 @@ catch-up reads those after the restart place from the views.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, MutableMapping
 from itertools import chain, islice
-from operator import attrgetter
 
 from ledger.families.base import Family
 from ledger.families.registry import load_family
@@ -28,13 +27,11 @@ from projections.views.store import LadderStore, ReplayProgress
 #: Games between checkpoints (besides event and season closes).
 CHECKPOINT_EVERY = 2000
 
-_by_key = attrgetter("key")
-
 
 def replay_ladders(
     conn: Database,
     affected: Mapping[int, str],
-    memory: Mapping[int, Mapping[str, Entry | Duel]] | None = None,
+    memory: MutableMapping[int, Mapping[str, Entry | Duel]] | None = None,
     numbers: PlayerNumbers | None = None,
     merged_into: Mapping[str, str] | None = None,
     fresh: Mapping[int, ReplayProgress] | None = None,
@@ -57,20 +54,16 @@ def replay_ladders(
     numbers.fetch(merges.values())  # a merged player is rated as the one they joined
     warnings = []
     for ladder, key in sorted(affected.items()):
-        held = None if memory is None else memory.get(ladder, {})
+        # A held timeline is sorted once, its map given up as it is (a
+        # rebuild of 1M games holds one ladder's at a time, not both).
+        ordered = None if memory is None else sorted_entries(memory.pop(ladder, {}))
         store = LadderStore(conn, ladder, numbers, fresh=fresh is not None)
         state = fresh[ladder] if fresh is not None else store.state()
-        problem = replay_ladder(store, key, merges, held, state)
+        problem = replay_ladder(store, key, merges, ordered, state)
         if problem is not None:
             warnings.append(problem)
-        rulesets = (
-            store.rulesets()
-            if held is None
-            else sorted(
-                (e for e in held.values() if type(e) is not Duel and e.kind == "ruleset"),
-                key=_by_key,
-            )
-        )
+        rulesets = store.rulesets() if ordered is None else _rulesets(ordered)
+        del ordered
         warnings += [f"ladder {state.name!r}: {w}" for w in problems.version_warnings(rulesets)]
     return warnings
 
@@ -79,12 +72,14 @@ def replay_ladder(
     store: LadderStore,
     from_key: str,
     merges: Mapping[str, str],
-    memory: Mapping[str, Entry | Duel] | None = None,
+    ordered: list[Entry | Duel] | None = None,
     state: ReplayProgress | None = None,
 ) -> str | None:
     """Replay a ladder's timeline from ``from_key`` and rewrite its history,
     standings and checkpoints from there; returns the ladder's problem when
     an entry cannot be applied (None when the replay went through).
+    ``ordered``: the ladder's every entry in effective order, held by the
+    caller (a rebuild); None reads them from the views.
 
     Appending after the ladder's frontier continues from the current standings
     (cost independent of the ladder's size). Any earlier change restarts from
@@ -93,7 +88,7 @@ def replay_ladder(
     """
     state = store.state() if state is None else state
     try:
-        _replay(store, state, from_key, merges, memory)
+        _replay(store, state, from_key, merges, ordered)
     except EntryFailed as failed:
         if isinstance(failed.cause, store.conn.errors):
             raise failed.cause from None
@@ -108,9 +103,8 @@ def _replay(
     state: ReplayProgress,
     from_key: str,
     merges: Mapping[str, str],
-    memory: Mapping[str, Entry | Duel] | None,
+    ordered: list[Entry | Duel] | None,
 ) -> None:
-    ordered = None if memory is None else sorted_entries(memory)
     rulesets = store.rulesets() if ordered is None else _rulesets(ordered)
     # Any period rated per event (not only the rules at the frontier) forbids
     # restarting inside one of its events.

@@ -24,7 +24,7 @@ from typing import Any
 
 import msgspec
 
-from ledger.kernel import collection
+from ledger.kernel import collection, heap
 from ledger.kernel.pager import pages
 from ledger.kernel.translation import N_
 from projections.db import Database, SQLiteDatabase
@@ -181,6 +181,10 @@ def _project(
     else:
         whole = known_at is None and WHOLE_AFTER <= last - start <= WHOLE_UP_TO
         whole = whole and not _holds_games(conn)
+    if whole:
+        # What the work before it in this process freed (an import's
+        # append) goes back first: the fill's own peak is then the peak.
+        heap.give_back()
     projector = Projector(conn, timeline=whole)
     if whole and not rebuild:
         projector.hold_timelines()  # (along the indexes, before they go)
