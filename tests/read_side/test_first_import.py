@@ -179,3 +179,44 @@ def test_a_first_import_builds_the_indexes_once_its_tables_are_full(
         (conn.execute("SELECT n FROM view_ladders").fetchone()[0], "2025-01-08"),
     ).fetchone()
     assert found is not None and found[0].endswith(str(games[-1]))
+
+
+#: The look for a player's last chunk to continue (``history.Rows``).
+_CONTINUE = "ORDER BY first DESC LIMIT 1"
+
+
+@pytest.mark.parametrize("first_import", [True, False])
+def test_a_ladder_replayed_from_nothing_never_looks_for_a_chunk_to_continue(
+    monkeypatch: pytest.MonkeyPatch, first_import: bool
+) -> None:
+    """A replay from the ladder's first entry (a first import, a correction
+    of its first game) drops every chunk of the ladder, then writes its rows
+    as a rebuild does: no per-player look for a stored chunk (during a
+    first import the chunks' indexes are dropped, and each look scanned the
+    table). The views are still those a rebuild gives."""
+    monkeypatch.setattr(runner, "WHOLE_AFTER", 5 if first_import else 10_000)
+    b = Builder()
+    b.ladder("Club")
+    b.player(*NAMES)
+    conn = b.views()
+    first = b.game("Club", date(2025, 1, 1), "Ann", "Ben", sequence=1)
+    for i in range(1, 10):
+        b.game("Club", date(2025, 1, 1 + i), NAMES[i % 6], NAMES[(i + 1) % 6], sequence=1)
+    if not first_import:
+        views.catch_up(conn, b.recorder)  # rows stored: the correction replays them
+        b.correct(first, result={"result": "draw"})
+    looks: list[str] = []
+    execute = type(conn).execute
+
+    def spy(self: SQLiteDatabase, sql: str, params: Any = ()) -> Any:
+        if _CONTINUE in sql and "view_history_chunks" in sql:
+            looks.append(sql)
+        return execute(self, sql, params)
+
+    monkeypatch.setattr(type(conn), "execute", spy)
+    assert views.catch_up(conn, b.recorder) >= 1
+    assert looks == []
+    monkeypatch.undo()
+    fresh = views.in_memory(b.recorder)
+    assert verify.compare_views(conn, fresh) == []
+    assert verify.checksum(conn) == verify.checksum(fresh)
