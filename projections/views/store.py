@@ -185,7 +185,8 @@ class LadderStore:
     def failed(self, problem: str) -> None:
         """Note a replay that could not go through: nothing derived is kept
         (the same as a rebuild from the events would hold), only the problem."""
-        self.clear_after(None, 0)
+        self.history.drop()
+        self.conn.execute("DELETE FROM view_checkpoints WHERE ladder=?", (self.ladder,))
         self.conn.execute("DELETE FROM view_standings WHERE ladder=?", (self.ladder,))
         self.conn.execute(
             "UPDATE view_ladders SET frontier='', frontier_pos=0, since_checkpoint=0, problem=? "
