@@ -239,48 +239,97 @@ def _read_state(data: bytes, at: int, count: int) -> tuple[dict[str, list[Any]],
     return state, at
 
 
-#: A column's type code as stored (its byte) -> (``struct`` code, bytes a
-#: value, one value stored for every row).
-_CODES = {ord(c): (c.lower(), struct.calcsize("=" + c.lower()), c.isupper()) for c in "bhiqdBHIQD"}
-#: (``struct`` code, values) -> a reader of that many (``_column_values``).
-_READERS: dict[tuple[str, int], Any] = {}
+#: A column's type code as stored (its byte) -> bytes a value.
+_SIZES = {ord(c): struct.calcsize("=" + c.lower()) for c in "bhiqdBHIQD"}
+#: Rows in a chunk -> each type code's bytes in it, with the code's own.
+_WIDTHS: dict[int, list[int]] = {}
 
 
-def _column_values(code: str, n: int) -> Any:
-    """``unpack_from`` of ``n`` values of a column's type (native order, as
-    ``array`` wrote them): one C call a column, not an array built and listed."""
-    found = _READERS.get((code, n))
+class _Layout(NamedTuple):
+    """How to read a chunk's eleven columns from one row on: one
+    ``unpack_from`` (native order, as ``array`` wrote them; the rows before
+    skipped), where each column's values are in what it gives (an
+    upper-case code: one value for every row), and a getter a row of its
+    short shape (``whole_row``) from ``(ladder, player, *values)``."""
+
+    unpack: Any
+    spans: list[tuple[int, int, bool]]
+    short: list[Any]
+
+
+#: (rows, first row read, type codes) -> its ``_Layout``: most chunks share
+#: a few dozen.
+_LAYOUTS: dict[tuple[int, int, bytes], _Layout] = {}
+_SEAT, _KIND, _SIDE, _S, _K = 1, 3, 4, 5, 7
+
+
+def _widths(count: int) -> list[int]:
+    found = _WIDTHS.get(count)
     if found is None:
-        found = _READERS[code, n] = struct.Struct(f"={n}{code}").unpack_from
+        found = [0] * 256
+        for code, size in _SIZES.items():
+            found[code] = 1 + (size if code < ord("a") else size * count)
+        _WIDTHS[count] = found
     return found
+
+
+def _layout(count: int, start: int, codes: bytes) -> _Layout:
+    key = (count, start, codes)
+    found = _LAYOUTS.get(key)
+    if found is None:
+        if len(_LAYOUTS) > 4096:  # (a long-running follower meets few more)
+            _LAYOUTS.clear()
+        parts, spans, at = ["=5x"], [], 0
+        for code in codes.decode():
+            size = _SIZES[ord(code)]
+            if code.isupper():
+                parts.append(f"x{code.lower()}")
+                spans.append((at, at + 1, True))
+                at += 1
+            else:
+                parts.append(f"x{size * start}x{count - start}{code}")
+                spans.append((at, at + count - start, False))
+                at += count - start
+        short = []
+        for row in range(count - start):
+            fields = [2 + a + (0 if once else row) for a, _, once in spans]
+            short.append(itemgetter(0, *[fields[c] for c in (0, 1, 2)], 1, *fields[5:11]))
+        found = _LAYOUTS[key] = _Layout(struct.Struct("".join(parts)).unpack_from, spans, short)
+    return found
+
+
+def _read(data: bytes, after: int | None) -> tuple[int, int, _Layout, int]:
+    """A chunk's row count, the index of its first row after place
+    ``after`` (0 when None), its ``_Layout`` from that row on and where its
+    columns end in ``data``."""
+    count = _HEAD.unpack_from(data)[1]
+    widths = _widths(count)
+    at = _HEAD.size
+    found = []
+    for _ in range(11):
+        code = data[at]
+        found.append(code)
+        at += widths[code]
+    codes = bytes(found)
+    start = 0
+    if after is not None:  # (the places: the first column, ascending)
+        code, size = chr(codes[0]), _SIZES[codes[0]]
+        places = memoryview(data)[_HEAD.size + 1 : _HEAD.size + 1 + size * count]
+        if code.isupper():
+            start = 0 if places[:size].cast(code.lower())[0] > after else count
+        else:
+            start = bisect_right(places.cast(code), after)
+    return count, start, _layout(count, start, codes), at
 
 
 def _columns(data: bytes, after: int | None) -> tuple[int, int, list[list[Any]], int]:
     """A chunk's row count, the index of its first row after place
     ``after`` (0 when None), its eleven columns from that row on and where
-    they end in ``data``. A comparison of the rows after a restart reads
-    only those (``Rows``)."""
-    count = _HEAD.unpack_from(data)[1]
-    at = _HEAD.size
-    start = 0
-    out = []
-    for column in range(11):
-        code, size, once = _CODES[data[at]]
-        at += 1
-        if once:
-            value = _column_values(code, 1)(data, at)[0]
-            if column == 0 and after is not None:
-                start = 0 if value > after else count
-            out.append([value] * (count - start))
-            at += size
-            continue
-        if column == 0 and after is not None:
-            places = _column_values(code, count)(data, at)
-            start = bisect_right(places, after)
-            out.append(list(places[start:]))
-        else:
-            out.append(list(_column_values(code, count - start)(data, at + start * size)))
-        at += size * count
+    they end in ``data``."""
+    count, start, layout, at = _read(data, after)
+    values = layout.unpack(data)
+    n = count - start
+    out = [list(values[a:b]) * n if once else list(values[a:b]) for a, b, once in layout.spans]
     return count, start, out, at
 
 
@@ -386,13 +435,27 @@ def held_rows(
     one (``whole_row``) when every row is a plain rated game, as most
     chunks' are, so that ``encode`` takes its short path and no ``Row`` is
     built; else ``decode``'s. Either encodes to the same bytes."""
-    count, start, fields, at = _columns(data, after)
-    pos, seat, entry, codes, side, s, p, k, before, change, games = fields
-    if at < len(data) or codes.count(_GAME) != len(codes) or side != seat:
-        return decode(data, ladder, player)[start:]
+    count, start, layout, at = _read(data, after)
+    values = layout.unpack(data)
+    spans = layout.spans
     n = count - start
-    return list(zip([ladder] * n, pos, seat, entry, [player] * n, _maybe(s), _maybe(p),
-                    _maybe(k), before, change, games, strict=True))  # fmt: skip
+
+    def column(c: int) -> tuple[Any, ...]:
+        a, b, once = spans[c]
+        return values[a:b] * n if once else values[a:b]
+
+    kinds = column(_KIND)
+    # (a NaN s, p or k stands for none: ``decode`` says so)
+    chances = sum(values[spans[_S][0] : spans[_K][1]])
+    if (
+        at < len(data)
+        or kinds.count(_GAME) != n
+        or column(_SIDE) != column(_SEAT)
+        or chances != chances
+    ):
+        return decode(data, ladder, player)[start:]
+    values = (ladder, player, *values)
+    return [row(values) for row in layout.short]
 
 
 def _maybe(values: list[float]) -> list[float | None]:
