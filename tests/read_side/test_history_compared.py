@@ -30,19 +30,22 @@ def club(games: int) -> tuple[Builder, list[uuid.UUID]]:
     for i in range(games):
         a = PLAYERS[(i * 5) % 12]
         other = PLAYERS[(i * 5 + 1 + i % 5) % 12]
-        ids.append(b.game("Club", start + timedelta(days=i // 4), a, other))
+        ids.append(b.game("Club", start + timedelta(days=i), a, other))  # (one a day: in order)
     return b, ids
 
 
-def written_players(monkeypatch: pytest.MonkeyPatch) -> set[Any]:
-    """The players whose chunks are inserted, updated or deleted from now on
-    (``"all"`` for a delete of every chunk after a place)."""
+def written_players(
+    monkeypatch: pytest.MonkeyPatch, table: str = "view_history_chunks"
+) -> set[Any]:
+    """The players whose rows of ``table`` (their chunks, by default) are
+    inserted, updated or deleted from now on (``"all"`` for a delete of the
+    rows of many)."""
     found: set[Any] = set()
     execute, executemany = SQLiteDatabase.execute, SQLiteDatabase.executemany
     insert_rows = SQLiteDatabase.insert_rows
 
     def seen(sql: str, rows: Any) -> None:
-        if "view_history_chunks" not in sql or sql.lstrip().startswith("SELECT"):
+        if f" {table} " not in f"{sql} " or sql.lstrip().startswith("SELECT"):
             return
         if sql.startswith("INSERT"):
             found.update(row[1] for row in rows)
@@ -81,12 +84,20 @@ def changed(before: dict[int, Any], after: dict[int, Any]) -> set[int]:
     return {p for p in before.keys() | after.keys() if before.get(p) != after.get(p)}
 
 
-def caught_up_writing(conn: Database, b: Builder, monkeypatch: pytest.MonkeyPatch) -> set[Any]:
-    """Catch the views up; the players whose chunks it wrote."""
+def caught_up_writing(
+    conn: Database, b: Builder, monkeypatch: pytest.MonkeyPatch
+) -> tuple[set[Any], set[Any]]:
+    """Catch the views up; the players whose chunks it wrote, and those
+    whose standings."""
     with monkeypatch.context() as m:
         written = written_players(m)
+        standings = written_players(m, "view_standings")
         views.catch_up(conn, b.recorder)
-    return written
+    return written, standings
+
+
+def standings(conn: Database) -> dict[int, tuple[Any, ...]]:
+    return {row[1]: row for row in conn.execute("SELECT * FROM view_standings")}
 
 
 @pytest.fixture
@@ -106,12 +117,13 @@ def test_a_correction_near_the_end_rewrites_only_the_players_whose_rows_change(
 ) -> None:
     b, ids = club(200)
     conn = b.views()
-    before = every_row(conn)
+    before, ranked = every_row(conn), standings(conn)
     b.correct(ids[-12], result={"result": "b"})
-    written = caught_up_writing(conn, b, monkeypatch)
+    written, ranks_written = caught_up_writing(conn, b, monkeypatch)
     moved = changed(before, every_row(conn))
     assert moved and len(moved) < len(PLAYERS)  # (some players' rows stay as they were)
     assert written == moved
+    assert ranks_written == changed(ranked, standings(conn)) == moved
     same_as_a_rebuild(conn, b)
 
 
@@ -121,15 +133,16 @@ def test_a_void_near_the_end_rewrites_only_the_players_whose_rows_change(
 ) -> None:
     b, ids = club(200)
     conn = b.views()
-    before = every_row(conn)
+    before, ranked = every_row(conn), standings(conn)
     # The last two games: their players' last rows go, none replaced (a
     # void earlier moves every later row's place: every later row changes).
     b.void(ids[-1])
     b.void(ids[-2])
-    written = caught_up_writing(conn, b, monkeypatch)
+    written, ranks_written = caught_up_writing(conn, b, monkeypatch)
     moved = changed(before, every_row(conn))
     assert moved and len(moved) < len(PLAYERS)
     assert written == moved
+    assert ranks_written == changed(ranked, standings(conn)) == moved
     same_as_a_rebuild(conn, b)
 
 
@@ -144,9 +157,9 @@ def test_a_correction_that_changes_no_row_writes_none(monkeypatch: pytest.Monkey
     monkeypatch.setattr(
         history.Rows, "add", lambda self, rows: added.append(len(rows)) or add(self, rows)
     )
-    written = caught_up_writing(conn, b, monkeypatch)
+    written, ranks_written = caught_up_writing(conn, b, monkeypatch)
     assert sum(added) >= 24  # the replay ran from a checkpoint before the game
-    assert written == set()
+    assert written == ranks_written == set()
     assert every_row(conn) == before
     same_as_a_rebuild(conn, b)
 
