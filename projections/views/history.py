@@ -897,12 +897,10 @@ def _same(replayed: Sequence[tuple[Any, ...]], stored: Sequence[tuple[Any, ...]]
         stored = [whole_row(row) for row in stored]
         if replayed != stored:
             return False
-    try:  # (one C call for most rows: plain tuples of ints, floats and None)
-        if marshal.dumps(list(map(tuple, replayed)), 2) == marshal.dumps(
-            list(map(tuple, stored)), 2
-        ):
+    try:  # (one C call a side for most rows: plain tuples of ints, floats and None)
+        if marshal.dumps(replayed, 2) == marshal.dumps(stored, 2):
             return True
-    except ValueError:  # a value marshal does not know (a float's subclass)
+    except ValueError:  # a value marshal does not know (a ``Row``, a float's subclass)
         pass
     return [_bits(row) for row in replayed] == [_bits(row) for row in stored]
 

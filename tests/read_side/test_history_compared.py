@@ -255,3 +255,19 @@ def test_a_tail_read_after_a_place_is_the_rows_after_it() -> None:
         for after in (0, 10, 15, 26, 40):
             tail = history.held_rows(data, 1, 7, after)
             assert [history.whole_row(r) for r in tail] == [r for r in every if r.pos > after]
+
+
+def test_rows_are_the_same_only_as_stored() -> None:
+    """A replayed row matches a stored one only if it would store the same:
+    either shape, an int for a float, but not a zero of the other sign."""
+    row = (1, 10, 0, 100, 7, 1.0, 0.5, 20.0, 1500.0, 0.0, 3)
+    whole = history.Row(*history.whole_row(row))
+    assert history._same([row], [whole]) and history._same([whole], [row])
+    assert history._same([(*row[:8], 1500, *row[9:])], [row])
+    signed = (*row[:9], -0.0, row[10])
+    assert not history._same([signed], [row])
+    assert not history._same([signed], [whole])
+    assert not history._same([row], [row, row])
+    state = (*history.whole_row(row)[:16], {"u": 0.0, "v": 1.0})
+    assert history._same([state], [(*state[:16], {"v": 1.0, "u": 0.0})])
+    assert not history._same([state], [(*state[:16], {"u": -0.0, "v": 1.0})])
