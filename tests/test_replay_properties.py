@@ -48,6 +48,7 @@ from ledger.write.storage import resolve
 from projections import queries, verify, views
 from projections.db import Database, SQLiteDatabase
 from projections.views import games as kept_games
+from projections.views import history
 
 BY = "tester"
 LADDER = "Club"
@@ -536,11 +537,19 @@ class World:
             self.apply(op, scenario.family)
 
 
-@pytest.fixture
-def worlds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
+@pytest.fixture(params=["compared", "cut"])
+def worlds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest
+) -> Iterator[Any]:
     """Makes fresh ledgers (one file each, for every hypothesis example), in
-    memory-backed storage where there is some: every command commits twice."""
+    memory-backed storage where there is some: every command commits twice.
+    A replay's restart compares the rows it makes with the stored ones
+    (``compared``) or cuts every stored chunk after it at once (``cut``),
+    wherever it is (``history.COMPARED_CHUNKS``)."""
     monkeypatch.setattr(projections.views.ladder_replay, "CHECKPOINT_EVERY", SMALL_CHECKPOINTS)
+    compared = request.param == "compared"
+    monkeypatch.setattr(history, "COMPARED_CHUNKS", 10**9 if compared else 0)
+    monkeypatch.setattr(history, "COMPARED_PLACES", 10**9)
     shm = Path("/dev/shm")
     folder = Path(tempfile.mkdtemp(dir=shm)) if shm.is_dir() else tmp_path
     made: list[World] = []

@@ -185,7 +185,8 @@ class LadderStore:
     def failed(self, problem: str) -> None:
         """Note a replay that could not go through: nothing derived is kept
         (the same as a rebuild from the events would hold), only the problem."""
-        self.clear_after(None, 0)
+        self.history.drop()
+        self.conn.execute("DELETE FROM view_checkpoints WHERE ladder=?", (self.ladder,))
         self.conn.execute("DELETE FROM view_standings WHERE ladder=?", (self.ladder,))
         self.conn.execute(
             "UPDATE view_ladders SET frontier='', frontier_pos=0, since_checkpoint=0, problem=? "
@@ -334,28 +335,47 @@ class LadderStore:
         }
 
     def put_standings(self, states: Mapping[str, PlayerState], replace: bool) -> None:
-        """Write these players' standings (``replace``: and only theirs)."""
-        if replace:
-            self.conn.execute("DELETE FROM view_standings WHERE ladder=?", (self.ladder,))
+        """Write these players' standings (``replace``: and only theirs).
+        Replacing, only the rows that differ from those stored are written
+        (a replay from a checkpoint near the end changes few players')."""
         self.numbers.fetch(states)
         numbers = self.numbers.by_id
+        ladder = self.ladder
+        rows = [
+            (
+                ladder,
+                numbers[p],
+                s.rating,
+                s.games,
+                _iso(s.last_played),
+                _iso(s.rated_since),
+                None if s.extra is None else _encode_state(s.extra).decode(),
+            )
+            for p, s in states.items()
+        ]  # fmt: skip
+        if replace:
+            stored = {
+                row[1]: tuple(row)
+                for row in self.conn.execute(
+                    "SELECT ladder, player, rating, games, last_played, rated_since, state "
+                    "FROM view_standings WHERE ladder=?",
+                    (ladder,),
+                )
+            }
+            kept = {row[1] for row in rows}
+            gone = [(ladder, player) for player in stored if player not in kept]
+            if gone:
+                self.conn.executemany(
+                    "DELETE FROM view_standings WHERE ladder=? AND player=?", gone
+                )
+            # (a rating of zero is written again: == does not tell -0.0 from 0.0)
+            rows = [row for row in rows if not row[2] or stored.get(row[1]) != row]
         self.conn.executemany(
             "INSERT INTO view_standings VALUES (?,?,?,?,?,?,?) ON CONFLICT (ladder, player) "
             "DO UPDATE SET rating = excluded.rating, games = excluded.games, "
             "last_played = excluded.last_played, rated_since = excluded.rated_since, "
             "state = excluded.state",
-            [
-                (
-                    self.ladder,
-                    numbers[p],
-                    s.rating,
-                    s.games,
-                    _iso(s.last_played),
-                    _iso(s.rated_since),
-                    None if s.extra is None else _encode_state(s.extra).decode(),
-                )
-                for p, s in states.items()
-            ],  # fmt: skip
+            rows,
         )
 
     def put_history(self, rows: list[HistoryRow]) -> None:

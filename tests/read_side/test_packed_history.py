@@ -185,8 +185,10 @@ def test_a_game_after_a_chunk_half_full_starts_a_chunk_and_decodes_none(
 
 def test_a_correction_cuts_the_chunks_it_straddles(monkeypatch: pytest.MonkeyPatch) -> None:
     """Restarting from a checkpoint early in a chunk, the replay keeps that
-    chunk's rows before the checkpoint open and continues it."""
+    chunk's rows before the checkpoint open and continues it (cut at once,
+    as a restart far from the end is: ``test_history_compared``)."""
     monkeypatch.setattr(ladder_replay, "CHECKPOINT_EVERY", 20)
+    monkeypatch.setattr(history, "COMPARED_CHUNKS", 0)
     b, ids = club(2 * history.CHUNK + 10)
     conn = b.views()
     b.correct(ids[history.CHUNK + 25], result={"result": "b"})  # early in Ann's second chunk
@@ -208,6 +210,7 @@ def test_a_correction_late_in_a_chunk_cuts_it_packed_and_starts_another(
     chunk in its packed form (none of its rows decoded) and the player's
     next rows start a chunk of their own; the rows read are a rebuild's."""
     monkeypatch.setattr(ladder_replay, "CHECKPOINT_EVERY", 20)
+    monkeypatch.setattr(history, "COMPARED_CHUNKS", 0)
     b, ids = club(2 * history.CHUNK + 10)
     conn = b.views()
     b.correct(ids[2 * history.CHUNK - 5], result={"result": "b"})  # late in Ann's 2nd chunk
