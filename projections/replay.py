@@ -13,7 +13,7 @@ else through ``Family.rate``; both give the same changes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date
 from typing import Any
 
@@ -56,16 +56,41 @@ class Entry(msgspec.Struct, frozen=True, gc=False):
 
 
 class Duel(msgspec.Struct, frozen=True, gc=False):
-    """A game of one player against one, as a rebuild's timeline holds most
-    games (one small struct, no ``Play`` or sides built). It stands for
-    ``expand(duel)``: not neutral, no attributes, its event, round and id
-    those its key spells (``timeline.sort_key``), its date the key's."""
+    """A game of one player against one, as a timeline holds most games
+    (one small struct, no ``Play`` or sides built; ``game_entry``). It
+    stands for ``expand(duel)``: not neutral, no attributes, its event,
+    round and id those its key spells (``timeline.sort_key``), its date the
+    key's. Read as an entry is (``kind``, ``id``, ``date``, ``data``), so a
+    reader of entries reads either."""
 
     key: str
     n: int
     a: str
     b: str
     result: dict[str, Any]
+
+    @property
+    def kind(self) -> str:
+        return "game"
+
+    @property
+    def id(self) -> str:
+        return self.key.rpartition(SEP)[2]
+
+    @property
+    def date(self) -> str:
+        return self.key[:10]
+
+    @property
+    def data(self) -> Play:
+        """The game's ``Play`` (built: a reader of many duels reads their
+        fields, ``duel_event``)."""
+        return expand(self).data
+
+
+def duel_event(duel: Duel) -> str:
+    """The event of a duel (its key's: a duel always has one)."""
+    return SEP.join(duel.key.split(SEP)[2:-3])  # (SEP in an event's name: joined back)
 
 
 def expand(duel: Duel) -> Entry:
@@ -75,6 +100,37 @@ def expand(duel: Duel) -> Entry:
     event = SEP.join(parts[2:-3])
     play = Play(((a,), (b,)), result, event, int(parts[-3]), False, {})
     return Entry(key, "game", n, parts[-1], parts[0], play)
+
+
+def is_duel(
+    sides: Sequence[Sequence[str]],
+    event: str | None,
+    round: int | None,
+    neutral: bool,
+    attributes: Mapping[str, float],
+) -> bool:
+    """Whether a game with these facts stands as a ``Duel``: one player
+    against one, in an event and round (its key spells them), not neutral,
+    no attributes."""
+    return (
+        len(sides) == 2
+        and len(sides[0]) == 1
+        and len(sides[1]) == 1
+        and bool(event)
+        and round is not None
+        and not neutral
+        and not attributes
+    )
+
+
+def game_entry(key: str, n: int, play: Play) -> Entry | Duel:
+    """A game's timeline entry as a rebuild holds it (``views.projector``):
+    a ``Duel`` where one stands for it (``is_duel``), else an ``Entry``
+    (its id ends its key, its date starts it)."""
+    sides = play.sides
+    if is_duel(sides, play.event, play.round, play.neutral, play.attributes):
+        return Duel(key, n, sides[0][0], sides[1][0], play.result)
+    return Entry(key, "game", n, key.rpartition(SEP)[2], key[:10], play)
 
 
 #: One history row, as the views store it: (ladder, pos, seat, entry,
@@ -493,6 +549,27 @@ def _extra(state: dict[str, float] | None) -> tuple[Any, ...]:
     return () if state is None else (state,)
 
 
-def event_ends(entries: Iterable[Entry]) -> dict[str, str]:
-    """The key of each event's last game among ``entries``."""
-    return {e.data.event: e.key for e in entries if e.kind == "game" and e.data.event is not None}
+def event_ends(
+    entries: Sequence[Entry | Duel], load: Callable[[str, Mapping[str, Any]], Family] = load_family
+) -> dict[str, str]:
+    """The key of each event's last game among ``entries`` (in effective
+    order), for a replay of them; none when no ruleset among them rates
+    per event (``load`` binds a ruleset's family), as only such a replay
+    reads them."""
+    rulesets = [e for e in entries if type(e) is not Duel and e.kind == "ruleset"]
+    if not any(_rates_per_event(r, load) for r in rulesets):
+        return {}
+    ends = {}
+    for e in entries:
+        if type(e) is Duel:
+            ends[duel_event(e)] = e.key
+        elif e.kind == "game" and e.data.event is not None:
+            ends[e.data.event] = e.key
+    return ends
+
+
+def _rates_per_event(ruleset: Entry, load: Callable[[str, Mapping[str, Any]], Family]) -> bool:
+    try:
+        return load(ruleset.data["family"], ruleset.data["params"]).per_event
+    except Exception:  # noqa: BLE001 - the replay names it (EntryFailed) when it reaches it
+        return True

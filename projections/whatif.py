@@ -17,7 +17,7 @@ from ledger.kernel.identity import short
 from ledger.kernel.translation import said
 from projections import queries
 from projections.db import Database
-from projections.replay import Entry, EntryFailed, Replay, event_ends, resolve_merges
+from projections.replay import Duel, Entry, EntryFailed, Replay, event_ends, resolve_merges
 from projections.timeline import sort_key
 from projections.views import ladder_entries
 
@@ -114,7 +114,7 @@ class LadderHistory(msgspec.Struct, frozen=True):
     many times by ``ledger tune``)."""
 
     ladder: str
-    entries: list[Entry]
+    entries: list[Entry | Duel]
     merges: dict[str, str]
 
 
@@ -124,7 +124,7 @@ class Tried(msgspec.Struct):
     those games."""
 
     replay: Replay
-    entries: list[Entry]
+    entries: list[Entry | Duel]
     unrated: list[Unrated]
 
 
@@ -157,7 +157,7 @@ def replay_under(
     overrides: dict[str, Any],
     family: str | None = None,
     start: date | None = None,
-    sink: Callable[[list[Entry]], RowSink] | None = None,
+    sink: Callable[[list[Entry | Duel]], RowSink] | None = None,
 ) -> Tried:
     """``ladder`` replayed in memory with ``overrides`` on its rules (or
     ``family`` with its defaults and ``overrides``), from ``start`` on or
@@ -174,7 +174,7 @@ def rules_tried(
     overrides: dict[str, Any],
     family: str | None = None,
     start: date | None = None,
-) -> list[Entry]:
+) -> list[Entry | Duel]:
     """``history``'s entries with its rulesets changed as ``replay_under``
     says (each checked by the family: Invalid names a bad parameter)."""
     entries = history.entries
@@ -198,7 +198,7 @@ class _Scalar(Exception):
 def replay_grid(
     history: LadderHistory,
     points: list[dict[str, Any]],
-    sink: Callable[[list[Entry], Callable[[str, Mapping[str, Any]], Family]], RowSink],
+    sink: Callable[[list[Entry | Duel], Callable[[str, Mapping[str, Any]], Family]], RowSink],
 ) -> Tried | None:
     """``history`` replayed once for every grid point (each a set of
     overrides of the same parameters), its families bound to arrays of
@@ -232,8 +232,8 @@ def replay_grid(
 
 
 def _replay_rating_what_it_can(
-    ladder: str, entries: list[Entry], merges: dict[str, str], family: str | None,
-    sink: Callable[[list[Entry]], RowSink] | None,
+    ladder: str, entries: list[Entry | Duel], merges: dict[str, str], family: str | None,
+    sink: Callable[[list[Entry | Duel]], RowSink] | None,
 ) -> Tried:  # fmt: skip
     """The replay of ``entries``, leaving out the games the rules tried
     cannot rate: each failure leaves out every game that fails the same way
@@ -244,7 +244,7 @@ def _replay_rating_what_it_can(
     left_out: dict[str, Unrated] = {}
     skipped: set[str] = set()
     while True:
-        kept = [e for e in entries if e.key not in skipped]
+        kept = [e for e in entries if e.key not in skipped] if skipped else entries
         numbers = None if sink is None else _Itself()
         replay = Replay({}, None, merges, event_ends(kept), numbers)
         try:

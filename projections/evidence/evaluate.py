@@ -12,7 +12,7 @@ import msgspec
 from projections.db import Database
 from projections.evidence import metrics
 from projections.evidence.scoring import COIN, Predictions, Scorer
-from projections.replay import Entry
+from projections.replay import Duel, Entry
 from projections.whatif import LadderHistory, RowSink, Unrated, history_of, replay_under
 
 #: The names of the lines an evaluation reports.
@@ -97,7 +97,7 @@ def scored_under(
     over its whole history."""
     scorers: list[Scorer] = []
 
-    def sink(entries: list[Entry]) -> RowSink:
+    def sink(entries: list[Entry | Duel]) -> RowSink:
         scorers.append(Scorer(entries, start, end))  # one per attempt: the last one stands
         return scorers[-1].feed
 

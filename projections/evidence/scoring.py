@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 
 from ledger.families.base import Comparison, Family, PlayerState, SidePlay
 from ledger.families.registry import load_family
-from projections.replay import Entry
+from projections.replay import Duel, Entry, duel_event
 
 #: The baseline that knows nothing: every side as likely to do better as not.
 COIN = 0.5
@@ -107,7 +107,7 @@ class Scorer:
 
     def __init__(
         self,
-        entries: Sequence[Entry],
+        entries: Sequence[Entry | Duel],
         start: date | None = None,
         end: date | None = None,
         load: Callable[[str, Mapping[str, Any]], Family] = load_family,
@@ -159,22 +159,25 @@ class Scorer:
                 continue
             family, advantage = self._family, self._advantage
             assert family is not None
-            play = entry.data
+            if type(entry) is Duel:  # (its facts read without a ``Play`` built)
+                event, neutral = duel_event(entry), False
+            else:
+                event, neutral = entry.data.event, entry.data.neutral
             two = len(sides) == 2
-            where = f"event {play.event}" if play.event else f"game {entry.id}"
+            where = f"event {event}" if event else f"game {entry.id}"
             self.games += 1
             if self._plain and two and len(sides[0].p) == 1 and len(sides[1].p) == 1:
                 # A duel, most games: what ``Family.comparisons`` gives, no struct built.
                 a, b = sides
                 p.append(a.p[0])
                 outcome.append(family.outcome(a.s[0], b.s[0]))
-                first.append(COIN if play.neutral or advantage is None else advantage)
+                first.append(COIN if neutral or advantage is None else advantage)
                 cluster.append(where)
-                self.any_first = self.any_first or (advantage is not None and not play.neutral)
+                self.any_first = self.any_first or (advantage is not None and not neutral)
                 continue
             plays = [x.play() for x in sides]
-            comparisons: list[Comparison] = family.comparisons(plays, play.neutral)
-            favoured = advantage if two and not play.neutral else None
+            comparisons: list[Comparison] = family.comparisons(plays, neutral)
+            favoured = advantage if two and not neutral else None
             self.any_first = self.any_first or favoured is not None
             for c in comparisons:
                 p.append(c.p)

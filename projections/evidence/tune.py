@@ -25,7 +25,7 @@ from projections.db import Database
 from projections.evidence import bootstrap, metrics
 from projections.evidence.evaluate import scored_under, tried_label
 from projections.evidence.scoring import Predictions, Scorer
-from projections.replay import Entry
+from projections.replay import Duel, Entry
 from projections.rule_changes import value_text
 from projections.whatif import LadderHistory, RowSink, history_of, replay_grid
 
@@ -181,7 +181,9 @@ def _at_once(
         return None
     scorers: list[Scorer] = []
 
-    def sink(entries: list[Entry], load: Callable[[str, Mapping[str, Any]], Family]) -> RowSink:
+    def sink(
+        entries: list[Entry | Duel], load: Callable[[str, Mapping[str, Any]], Family]
+    ) -> RowSink:
         scorers.append(Scorer(entries, low, end, load, len(points)))
         return scorers[-1].feed
 

@@ -26,7 +26,8 @@ first record's position is the game's number. Throwaway views in memory
 scan their keys instead.
 
 Callers get rows as tuples in the column orders named below, a game's
-facts as ``source.Facts`` (players by id), or, where a table for people
+facts as ``source.Facts`` (players by id; the replay, what it needs of
+them: ``replay.Play``), or, where a table for people
 reads them (which loads no msgspec: ``entry_details``), as the event that
 holds them (``GameEvent``) for ``plain_facts``.
 """
@@ -42,6 +43,7 @@ from ledger.kernel.translation import N_, Message
 from projections.db import Database, Row, stream
 
 if TYPE_CHECKING:
+    from projections.replay import Play
     from projections.views.source import Facts
 
 #: The games' table (created with the other view tables).
@@ -163,7 +165,7 @@ def plain_facts(event: GameEvent) -> dict[str, Any]:
     in this code's shape, else ``source.game_facts``'s (upcast)."""
     state = event.state if type(event.state) is bytes else bytes(event.state)
     marker = _CURRENT.get(event.topic)
-    if marker is not None and marker in state:
+    if marker is not None and state.rfind(marker) >= 0:  # (it ends the event)
         import json
 
         return json.loads(state)["game"]
@@ -323,18 +325,21 @@ def pages(conn: Database, ladder: int, before: str) -> Iterator[tuple]:
 
 
 # -- games read in effective order -------------------------------------------
-def timeline_page(conn: Database, ladder: int, after: str, size: int) -> list[tuple]:
-    """(key, n, id, facts) of up to ``size`` games of a ladder not voided
-    after key ``after``, in effective order."""
-    from projections.views.source import game_facts
+def timeline_page(
+    conn: Database, ladder: int, after: str, size: int
+) -> list[tuple[str, int, Play]]:
+    """(key, n, play) of up to ``size`` games of a ladder not voided after
+    key ``after``, in effective order: what the replay needs of each
+    (``source.game_play``; its id ends its key)."""
+    from projections.views.source import game_play
 
     rows = conn.tuples(
-        f"SELECT g.key, g.n, {_ID}, e.topic, e.state FROM view_games g"
+        f"SELECT g.key, g.n, e.topic, e.state FROM view_games g"
         f"{_join(conn, 'e', 'g.facts_n')} WHERE g.ladder=? AND g.key>? "
         "AND g.status<>'voided' ORDER BY g.key LIMIT ?",
         (ladder, after, size),
     )
-    return [(key, n, gid, game_facts(topic, state)) for key, n, gid, topic, state in rows]
+    return [(key, n, game_play(topic, state)) for key, n, topic, state in rows]
 
 
 def details(conn: Database, numbers: Iterable[int]) -> Iterator[tuple]:

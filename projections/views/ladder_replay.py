@@ -169,15 +169,18 @@ def _replay(
     store.replayed(last_key, replay.pos, replay.since_checkpoint)
 
 
-def _players_of(entries: list[Entry], merges: Mapping[str, str]) -> set[str] | None:
+def _players_of(entries: list[Entry | Duel], merges: Mapping[str, str]) -> set[str] | None:
     """The players (merges followed) of entries that are all games, or None
     when any other entry (a season close rates everyone) is among them."""
     players = set()
     for entry in entries:
-        if entry.kind != "game":
+        if type(entry) is Duel:
+            players.update((merges.get(entry.a, entry.a), merges.get(entry.b, entry.b)))
+        elif entry.kind != "game":
             return None
-        for side in entry.data.sides:
-            players.update(merges.get(p, p) for p in side)
+        else:
+            for side in entry.data.sides:
+                players.update(merges.get(p, p) for p in side)
     return players
 
 

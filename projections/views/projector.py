@@ -36,7 +36,7 @@ from ledger.kernel import events as ev
 from ledger.kernel.identity import name_key
 from ledger.kernel.translation import Message
 from projections.db import Database
-from projections.replay import Duel, Entry, Play
+from projections.replay import Duel, Entry, Play, is_duel
 from projections.timeline import GAME_KEY, sort_key
 from projections.views import games, history, source
 from projections.views.player_numbers import PlayerNumbers
@@ -211,7 +211,7 @@ class Projector:
         returns whether it was applied."""
         marker = _GAME_MARKERS.get(topic)
         own = self._own_events
-        if marker is not None and known_at is None and marker in state:
+        if marker is not None and known_at is None and state.rfind(marker) >= 0:
             if own is not None:
                 own.append((seq, topic, state))
             self.game_note(seq, _decode_note(state), topic)  # the bulk of any store
@@ -388,7 +388,9 @@ class Projector:
         own = self._own_events
         for seq, topic, state in page:
             marker = markers.get(topic)
-            if marker is not None and marker in state:  # the bulk of any store
+            # The bulk of any store; its class version ends it (``ev.encode``):
+            # found from the end, not after a scan of the whole event.
+            if marker is not None and state.rfind(marker) >= 0:
                 if own is not None:
                     own.append((seq, topic, state))
                 game_note(seq, decode(state), topic)
@@ -452,13 +454,13 @@ class Projector:
             held = entries.get(ladder)
             if held is None:
                 held = entries[ladder] = {}
-            event = facts.event
-            if (duel and type(code) is str and event and facts.round is not None
-                    and not facts.neutral and not facts.attributes):  # fmt: skip
+            if duel and is_duel(given, facts.event, facts.round, facts.neutral, facts.attributes):
                 # Most games: a compact duel (``replay.Duel``), its id, date,
-                # event and round those of its key.
-                shared = self._codes.get(code) or self._codes.setdefault(code, result)
-                held[key] = Duel(key, game[N], sides[0][0], sides[1][0], shared)
+                # event and round those of its key; as ``replay.game_entry``
+                # reads one back.
+                shared = self._codes.get(code) if type(code) is str else None
+                held[key] = Duel(key, game[N], sides[0][0], sides[1][0],
+                                 shared or self._result(result))  # fmt: skip
             else:
                 strings = self._strings
                 on = facts.date
@@ -632,22 +634,24 @@ class Projector:
         """One object for equal strings the timeline holds many of."""
         return text if text is None else self._strings.setdefault(text, text)
 
-    def _play(self, facts: source.Facts, sides: tuple[tuple[str, ...], ...]) -> Play:
-        """A game as the timeline holds it: small, its values shared."""
-        result = facts.result
+    def _result(self, result: dict[str, Any]) -> dict[str, Any]:
+        """One object for equal results the timeline holds many of."""
         code = result.get("result") if len(result) == 1 else None
         if type(code) is str:  # {"result": code}: most results
             shared = self._codes.get(code)
             if shared is None:
                 shared = self._codes[code] = result
-            result = shared
-        else:
-            with suppress(TypeError):  # lists in it (unit lists, ranks): kept as it is
-                result = self._results.setdefault(tuple(result.items()), result)
+            return shared
+        with suppress(TypeError):  # lists in it (unit lists, ranks): kept as it is
+            result = self._results.setdefault(tuple(result.items()), result)
+        return result
+
+    def _play(self, facts: source.Facts, sides: tuple[tuple[str, ...], ...]) -> Play:
+        """A game as the timeline holds it: small, its values shared."""
         event = facts.event
         if event is not None:
             event = self._strings.setdefault(event, event)
-        return Play(sides, result, event, facts.round, facts.neutral,
+        return Play(sides, self._result(facts.result), event, facts.round, facts.neutral,
                     facts.attributes or _NO_ATTRIBUTES)  # fmt: skip
 
     def _name(self, pid: str | None) -> str:

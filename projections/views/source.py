@@ -21,6 +21,7 @@ import msgspec
 
 from ledger.kernel import events as ev
 from ledger.kernel.pager import pages
+from projections.replay import Play
 
 #: Events read per page.
 PAGE = 5000
@@ -73,7 +74,9 @@ def decode(topic: str, state: bytes) -> GameNote | ev.LedgerEvent:
     """A stored event: a ``GameNote`` for a game recorded or corrected in
     this code's shape, else the typed event (upcast when older)."""
     marker = _current.get(topic)
-    if marker is not None and marker in state:
+    # The class version ends a stored event (``ev.encode``): found from the
+    # end, not after a scan of the whole event.
+    if marker is not None and state.rfind(marker) >= 0:
         return _note_decoder.decode(state)
     return ev.decode(topic, state)
 
@@ -84,7 +87,22 @@ class _FactsOnly(msgspec.Struct, gc=False):
     game: Facts
 
 
+class _PlayOnly(msgspec.Struct, gc=False):
+    """What the replay needs of a stored game event alone (``Play``: the
+    facts' other members, and the event's, skipped)."""
+
+    game: Play
+
+
 _facts_decoder = msgspec.json.Decoder(_FactsOnly)
+_play_decoder = msgspec.json.Decoder(_PlayOnly)
+
+
+def _current_shape(topic: str, state: bytes) -> bool:
+    """Whether a stored game event is in this code's shape (its class
+    version, which ends it, found from the end)."""
+    marker = _current.get(topic)
+    return marker is not None and state.rfind(marker) >= 0
 
 
 def game_facts(topic: str, state: bytes) -> Facts:
@@ -94,13 +112,24 @@ def game_facts(topic: str, state: bytes) -> Facts:
     views keep none, only the store position of the event holding them."""
     if type(state) is not bytes:  # a driver's buffer (PostgreSQL's bytea)
         state = bytes(state)
-    marker = _current.get(topic)
-    if marker is not None and marker in state:
+    if _current_shape(topic, state):
         return _facts_decoder.decode(state).game
     event = ev.decode(topic, state)
     if not isinstance(event, ev.GameRecorded | ev.GameCorrected):
         raise TypeError(f"no game facts in a {topic} event")
     return game_note(event).game
+
+
+def game_play(topic: str, state: bytes) -> Play:
+    """What the replay needs of a stored game event (``replay.Play``),
+    decoded straight from it when in this code's shape, else from its
+    facts (``game_facts``: upcast). How a replay reads games back."""
+    if type(state) is not bytes:  # a driver's buffer (PostgreSQL's bytea)
+        state = bytes(state)
+    if _current_shape(topic, state):
+        return _play_decoder.decode(state).game
+    f = game_facts(topic, state)
+    return Play(tuple(map(tuple, f.sides)), f.result, f.event, f.round, f.neutral, f.attributes)
 
 
 def stored_state(event: ev.LedgerEvent) -> bytes:

@@ -14,7 +14,7 @@ last whole one.
 
 from __future__ import annotations
 
-import heapq
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import date
 from typing import Any
@@ -23,11 +23,10 @@ import msgspec
 
 from ledger.families.base import PlayerState
 from projections.db import Database
-from projections.replay import Entry, HistoryRow, Play
+from projections.replay import Duel, Entry, HistoryRow, game_entry
 from projections.views import games as kept_games
 from projections.views import history
 from projections.views.player_numbers import PlayerNumbers
-from projections.views.source import Facts
 
 #: Game entries read per page while replaying (a replay holds one page):
 #: some 1.3 KB a game as read (its row, facts and entry), so a late result
@@ -68,26 +67,23 @@ def ladder_number(conn: Database, ladder_id: str) -> int | None:
     return row[0] if row else None
 
 
-def game_entry(key: str, n: int, gid: str, f: Facts) -> Entry:
-    """A game's timeline entry from its row (``views.games``; ``f``: its
-    facts, read from its event)."""
-    sides = tuple([tuple(side) for side in f.sides])
-    play = Play(sides, f.result, f.event, f.round, f.neutral, f.attributes)
-    return Entry(key, "game", n, gid, key[:10], play)
-
-
 def _entry(row: Any) -> Entry:
     n, key, kind, entry_id, on, data = row
     return Entry(key, kind, n, entry_id, on, _decode_data(data))
 
 
+def _key(entry: Entry | Duel) -> str:
+    return entry.key
+
+
 def ladder_entries(
     conn: Database, ladder: int, after: str | None, players: PlayerNumbers | None = None
-) -> Iterator[Entry]:
-    """A ladder's entries in effective order after a key (or all), games read
-    in pages so a replay of a large ladder holds only one page in memory.
-    ``players``: the numbers the caller holds, those the entries name fetched
-    into it (None: every player's read)."""
+) -> Iterator[Entry | Duel]:
+    """A ladder's entries in effective order after a key (or all), games
+    as a rebuild holds them (``replay.game_entry``), read in pages so a
+    replay of a large ladder holds only one page in memory. ``players``:
+    the numbers the caller holds, those the entries name fetched into it
+    (None: every player's read)."""
     if players is None:
         players = PlayerNumbers.given(
             {pid: n for n, pid in conn.execute("SELECT n, id FROM view_players").fetchall()}
@@ -101,20 +97,33 @@ def ladder_entries(
         ).fetchall()
     ]
     players.fetch(e.data["player"] for e in others if e.kind == "adjust")
-    games = _game_entries(conn, ladder, after, players)
-    yield from heapq.merge(others, games, key=lambda e: e.key)
+    # The other entries are few: each is put in its place in a page of games
+    # by bisection, not compared with every game.
+    at, count = 0, len(others)
+    for page in _game_pages(conn, ladder, after, players):
+        start, last = 0, page[-1].key
+        while at < count and others[at].key < last:
+            cut = bisect_left(page, others[at].key, start, key=_key)
+            yield from page[start:cut]
+            yield others[at]
+            at, start = at + 1, cut
+        yield from page[start:] if start else page
+    yield from others[at:]
 
 
-def _game_entries(
+def _game_pages(
     conn: Database, ladder: int, after: str | None, players: PlayerNumbers
-) -> Iterator[Entry]:
+) -> Iterator[list[Entry | Duel]]:
+    """A ladder's games not voided after a key (or all), a page at a time
+    (none empty), in effective order."""
     last = after or ""
     while True:
         page = kept_games.timeline_page(conn, ladder, last, ENTRY_PAGE)
+        if not page:
+            return
         # The replay writes history by number: the numbers of the players named.
-        players.fetch(p for _, _, _, f in page for side in f.sides for p in side)
-        for key, n, gid, f in page:
-            yield game_entry(key, n, gid, f)
+        players.fetch(p for _, _, play in page for side in play.sides for p in side)
+        yield [game_entry(key, n, play) for key, n, play in page]
         if len(page) < ENTRY_PAGE:
             return
         last = page[-1][0]
@@ -195,7 +204,7 @@ class LadderStore:
         )
 
     # -- timeline -------------------------------------------------------------
-    def entries(self, after: str | None) -> Iterator[Entry]:
+    def entries(self, after: str | None) -> Iterator[Entry | Duel]:
         return ladder_entries(self.conn, self.ladder, after, self.numbers)
 
     def rulesets(self, upto: str | None = None) -> list[Entry]:

@@ -11,6 +11,7 @@ import msgspec
 import pytest
 
 from ledger.kernel import events as ev
+from projections.replay import Play
 from projections.views import games, source
 
 CASES = [
@@ -69,3 +70,30 @@ def test_an_older_shape_is_upcast() -> None:
 
 def test_the_plain_reading_knows_the_current_shape() -> None:
     assert games._CURRENT == source.CURRENT_GAMES
+
+
+@pytest.mark.parametrize("cls", [ev.GameRecorded, ev.GameCorrected])
+@pytest.mark.parametrize("fields", CASES)
+def test_a_stored_game_reads_back_as_the_play_of_its_facts(
+    cls: type, fields: dict[str, object]
+) -> None:
+    """``source.game_play`` (what a replay reads back) decodes straight to
+    the ``Play`` of the game's facts, as ``game_facts`` reads them."""
+    event = _event(cls, dict(fields))
+    state = ev.encode(event)
+    f = source.game_facts(cls.TOPIC, state)
+    play = source.game_play(cls.TOPIC, state)
+    assert play == Play(
+        tuple(map(tuple, f.sides)), f.result, f.event, f.round, f.neutral, f.attributes
+    )
+    assert play.sides == tuple((str(p),) for [p] in event.game.sides)
+    assert source.game_play(cls.TOPIC, memoryview(state)) == play
+
+
+def test_an_older_shape_reads_back_as_its_play_upcast() -> None:
+    event = _event(ev.GameRecorded, {"table": 5, "event": "E", "round": 1})
+    old = msgspec.json.decode(ev.encode(event))
+    del old["class_version"], old["game"]["sequence"]  # as version 1 stored it
+    play = source.game_play(ev.GameRecorded.TOPIC, msgspec.json.encode(old))
+    assert (play.event, play.round, play.result) == ("E", 1, {"result": "a"})
+    assert play.sides == tuple((str(p),) for [p] in event.game.sides)
