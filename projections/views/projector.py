@@ -407,8 +407,6 @@ class Projector:
         # Players by id, one string per player (held by the timeline);
         # every player rated needs a number (their row).
         given = facts.sides
-        result = facts.result
-        code = result.get("result") if len(result) == 1 else None
         duel = len(given) == 2 and len(given[0]) == 1 and len(given[1]) == 1  # most games
         if duel:
             solo = self._solo
@@ -458,9 +456,7 @@ class Projector:
                 # Most games: a compact duel (``replay.Duel``), its id, date,
                 # event and round those of its key; as ``replay.game_entry``
                 # reads one back.
-                shared = self._codes.get(code) if type(code) is str else None
-                held[key] = Duel(key, game[N], sides[0][0], sides[1][0],
-                                 shared or self._result(result))  # fmt: skip
+                held[key] = Duel(key, game[N], sides[0][0], sides[1][0], self._result(facts.result))
             else:
                 strings = self._strings
                 on = facts.date
