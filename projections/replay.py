@@ -21,7 +21,7 @@ import msgspec
 
 from ledger.families.base import Family, Game, PlayerState, Season
 from ledger.families.registry import load_family
-from projections.timeline import SEP
+from projections.timeline import SEP, key_event, key_id
 
 #: History rows held before they are handed to ``write``.
 ROWS_CHUNK = 50_000
@@ -75,7 +75,7 @@ class Duel(msgspec.Struct, frozen=True, gc=False):
 
     @property
     def id(self) -> str:
-        return self.key.rpartition(SEP)[2]
+        return key_id(self.key)
 
     @property
     def date(self) -> str:
@@ -90,7 +90,7 @@ class Duel(msgspec.Struct, frozen=True, gc=False):
 
 def duel_event(duel: Duel) -> str:
     """The event of a duel (its key's: a duel always has one)."""
-    return SEP.join(duel.key.split(SEP)[2:-3])  # (SEP in an event's name: joined back)
+    return key_event(duel.key)
 
 
 def expand(duel: Duel) -> Entry:
@@ -98,8 +98,8 @@ def expand(duel: Duel) -> Entry:
     key, n, a, b, result = duel.key, duel.n, duel.a, duel.b, duel.result
     parts = key.split(SEP)  # date, rank, event (SEP in it: joined back), round, order, id
     event = SEP.join(parts[2:-3])
-    play = Play(((a,), (b,)), result, event, int(parts[-3]), False, {})
-    return Entry(key, "game", n, parts[-1], parts[0], play)
+    play = Play(((a,), (b,)), result, event, int(parts[-3][1:]), False, {})  # (``ordinal``)
+    return Entry(key, "game", n, key_id(key), parts[0], play)
 
 
 def is_duel(
@@ -130,7 +130,7 @@ def game_entry(key: str, n: int, play: Play) -> Entry | Duel:
     sides = play.sides
     if is_duel(sides, play.event, play.round, play.neutral, play.attributes):
         return Duel(key, n, sides[0][0], sides[1][0], play.result)
-    return Entry(key, "game", n, key.rpartition(SEP)[2], key[:10], play)
+    return Entry(key, "game", n, key_id(key), key[:10], play)
 
 
 #: One history row, as the views store it: (ladder, pos, seat, entry,

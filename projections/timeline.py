@@ -9,6 +9,12 @@ ties between such old games. The recording time and the store's
 notification ids never decide the order, so the same facts recorded in any
 order replay identically. The key is a string that sorts in that order, so a
 view can index and compare it.
+
+The key is kept short, as a view stores it once a game (and again in its
+index): a round and an order of play are written as their digits after
+the count of them (``ordinal``: 3 is ``13``, 12 is ``212``; sorts as the
+number), and a game's id as its 32 hex digits (``key_id`` gives it back
+as a UUID's text).
 """
 
 from __future__ import annotations
@@ -18,6 +24,22 @@ from typing import Any
 
 RANK = {"ruleset": "0", "adjust": "1", "game": "2", "season": "3"}
 SEP = "\x1f"  # sorts below every printable character
+
+
+def ordinal(value: int) -> str:
+    """A round or an order of play (0 to 999,999,999) as the key writes it:
+    the count of its digits, then its digits, so that the text sorts as the
+    number does."""
+    return _ORDINALS[value] if value < len(_ORDINALS) else _ordinal(value)
+
+
+def _ordinal(value: int) -> str:
+    digits = str(value)
+    return f"{len(digits)}{digits}"
+
+
+#: The first thousand (most rounds and orders of play), written once.
+_ORDINALS = tuple(_ordinal(value) for value in range(1000))
 
 
 def sort_key(
@@ -31,13 +53,11 @@ def sort_key(
     """The effective-order key of a timeline entry (``on`` a date or its
     ISO text)."""
     day = on if isinstance(on, str) else on.isoformat()
-    return _FORMAT % (day, RANK[kind], event or "", round_ or 0, sequence or 0, entry_id)
-
-
-_FORMAT = SEP.join(("%s", "%s", "%s", "%06d", "%09d", "%s"))
-#: A game's key from (date, event or "", round or 0, order of play or 0,
-#: id): ``sort_key`` of a game, one format (the projector keys every game).
-GAME_KEY = SEP.join(("%s", RANK["game"], "%s", "%06d", "%09d", "%s"))
+    if kind == "game":
+        entry_id = entry_id.replace("-", "")
+    return SEP.join(
+        (day, RANK[kind], event or "", ordinal(round_ or 0), ordinal(sequence or 0), entry_id)
+    )
 
 
 def order_of_play(facts: Any) -> int | None:
@@ -48,10 +68,31 @@ def order_of_play(facts: Any) -> int | None:
 
 def game_key(game_id: str, facts: Any) -> str:
     """The effective-order key of a game (``facts``: the stored game facts,
-    typed or lean: ``date``, ``event``, ``round``, ``sequence``, ``table``)."""
+    typed or lean: ``date``, ``event``, ``round``, ``sequence``, ``table``):
+    the one format of a game's key (the projector keys every game)."""
     day = facts.date if isinstance(facts.date, str) else facts.date.isoformat()
     order = order_of_play(facts)
-    return GAME_KEY % (day, facts.event or "", facts.round or 0, order or 0, game_id)
+    return SEP.join(
+        (day, _GAME, facts.event or "", ordinal(facts.round or 0), ordinal(order or 0),
+         game_id.replace("-", ""))
+    )  # fmt: skip
+
+
+_GAME = RANK["game"]
+
+
+def key_id(key: str) -> str:
+    """The id a key ends with: a game's as a UUID's text (its key holds
+    the 32 hex digits), another entry's as it is."""
+    found = key.rpartition(SEP)[2]
+    if len(found) != 32 or key[11:12] != _GAME:
+        return found
+    return f"{found[:8]}-{found[8:12]}-{found[12:16]}-{found[16:20]}-{found[20:]}"
+
+
+def key_event(key: str) -> str:
+    """The event a key spells ("" none; a ``SEP`` in its name kept)."""
+    return SEP.join(key.split(SEP)[2:-3])
 
 
 def key_date(key: str) -> str:

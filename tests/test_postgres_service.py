@@ -132,8 +132,8 @@ class Views:
         ]
 
     def history_rows(self, gid: str) -> int:
-        # A game's id ends its key (the views keep no id column).
-        found = self.rows("SELECT n FROM view_games WHERE key LIKE ?", (f"%{gid}",))
+        # A game's id is kept as its 16 bytes.
+        found = self.rows("SELECT n FROM view_games WHERE gid = ?", (UUID(gid).bytes,))
         return sum(1 for r in self.packed() if found and r.entry == found[0][0])
 
     def position(self) -> int:
@@ -447,7 +447,8 @@ def test_concurrent_writers_lose_nothing_and_duplicate_nothing(
     facts = {
         gid: source.game_facts(topic, state)
         for gid, topic, state in cli.sql(
-            "SELECT substr(g.key, length(g.key) - 35), e.topic, e.state FROM view_games g "
+            "SELECT CAST(CAST(encode(g.gid, 'hex') AS uuid) AS text), e.topic, e.state "
+            "FROM view_games g "
             "JOIN ledger_events e ON e.notification_id = g.facts_n"
         )
     }

@@ -71,7 +71,9 @@ def schema(integer: str, without_rowid: str = "") -> list[str]:
         "CREATE TABLE IF NOT EXISTS ledger_names "
         "(key TEXT PRIMARY KEY, player TEXT NOT NULL, name TEXT NOT NULL)",
         "CREATE INDEX IF NOT EXISTS ledger_names_player ON ledger_names (player)",
-        f"CREATE TABLE IF NOT EXISTS ledger_rounds (round TEXT PRIMARY KEY, last {integer} NOT NULL)",
+        # (a round's key is most of its row: kept once, not in a row and an index)
+        "CREATE TABLE IF NOT EXISTS ledger_rounds "
+        f"(round TEXT PRIMARY KEY, last {integer} NOT NULL){without_rowid}",
         "CREATE TABLE IF NOT EXISTS ledger_name_blocks "
         f"(block TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY (block, key)){without_rowid}",
         "CREATE TABLE IF NOT EXISTS ledger_corrections "

@@ -4,7 +4,9 @@ Every reader of games (the queries, the replay's catch-up, the site, the
 exports, verify, the audit) goes through the functions here, so the games'
 storage is known to this module alone. Today a game is a row of
 ``view_games``: its number ``n`` (the store position of its first record),
-its ladder and effective-order key, its status, event and round, its
+its ladder and effective-order key (``key``: the key up to its id, and
+``gid``: the id's 16 bytes; indexed together, in the key's order), its
+status, event and round, its
 version, ``facts_n`` (the store position of the event whose facts are
 current: its first record's, or its latest correction's or record's after
 a void), and the recording of its first record (``view_recordings``) with
@@ -18,12 +20,14 @@ views in memory (time travel, verify, a preview), which have no event store
 beside them, keep the game events they applied in ``view_events`` and join
 it the same way.
 
-A game's id is not kept: it ends its key (``timeline.GAME_KEY``), and a
-game is found by its id or a prefix of it through the event store's own
-index (its primary key, ``(originator_id, originator_version)``), whose
-first record's position is the game's number. Throwaway views in memory
-(time travel, verify, a preview), which have no event store beside them,
-scan their keys instead.
+A game's key is stored in two parts so that it costs the views little:
+its text up to its id, and the id as 16 bytes (not 32 hex digits); a key
+read back is the two joined (``_key``), a key compared is split the same
+way (``_compared``). A game is found by its id or a prefix of it through
+the event store's own index (its primary key, ``(originator_id,
+originator_version)``), whose first record's position is the game's
+number. Throwaway views in memory (time travel, verify, a preview), which
+have no event store beside them, look along their ids instead.
 
 Callers get rows as tuples in the column orders named below, a game's
 facts as ``source.Facts`` (players by id; the replay, what it needs of
@@ -41,6 +45,7 @@ from uuid import UUID
 from ledger.kernel.errors import NotFound
 from ledger.kernel.translation import N_, Message
 from projections.db import Database, Row, stream
+from projections.timeline import RANK, SEP
 
 if TYPE_CHECKING:
     from projections.replay import Play
@@ -49,7 +54,7 @@ if TYPE_CHECKING:
 #: The games' table (created with the other view tables).
 DDL = """
 CREATE TABLE view_games (
-    n INTEGER PRIMARY KEY, ladder INTEGER NOT NULL, key TEXT NOT NULL,
+    n INTEGER PRIMARY KEY, ladder INTEGER NOT NULL, key TEXT NOT NULL, gid BLOB NOT NULL,
     status TEXT NOT NULL, event TEXT, round INTEGER, version INTEGER NOT NULL,
     facts_n INTEGER NOT NULL, recording INTEGER NOT NULL, source_row INTEGER, reason TEXT);
 CREATE TABLE view_events (
@@ -57,14 +62,15 @@ CREATE TABLE view_events (
 """
 #: Its secondary indexes (built after a rebuild or a first import fills it).
 INDEX_DDL = """
-CREATE INDEX IF NOT EXISTS view_games_key ON view_games (ladder, key);
+CREATE INDEX IF NOT EXISTS view_games_key ON view_games (ladder, key, gid);
 """
 TABLE = "view_games"
 #: The game events applied to views with no event store beside them (empty
 #: otherwise): where their facts are read from.
 EVENTS = "view_events"
 
-#: A game's row as the projector holds it (a list), in this order.
+#: A game's row as the projector holds it (a list), in this order (``key``
+#: whole: ``write`` splits it, ``_columns`` joins it).
 COLUMNS = "n, ladder, key, status, event, round, version, facts_n, recording, source_row, reason"
 #: Numbers read per statement (well under any driver's limit on parameters).
 _BATCH = 500
@@ -74,14 +80,58 @@ _BATCH = 500
 _HEX = frozenset("0123456789abcdef")
 
 
-def game_id(alias: str = "") -> str:
-    """SQL reading a game's id from its key (``alias``: the table's, with
-    its dot), which the key ends with."""
-    return f"substr({alias}key, length({alias}key) - 35)"
+def _key(conn: Database, joined: bool = False) -> str:
+    """SQL reading a game's whole key (``g``): its text up to its id, then
+    the id's 32 hex digits (``timeline.game_key``). ``joined``: one of the
+    game's events is joined as ``e``, whose aggregate id SQLite's event
+    store keeps as those 32 digits (read as they are: a game read back in a
+    replay costs no conversion)."""
+    if conn.kind == "postgres":
+        return "(g.key || chr(31) || encode(g.gid, 'hex'))"
+    if joined and conn.events_beside() is not None:
+        return "(g.key || char(31) || e.originator_id)"
+    return "(g.key || char(31) || lower(hex(g.gid)))"
 
 
-_ID = game_id("g.")
-_ALIASED = ", ".join(f"g.{column.strip()}" for column in COLUMNS.split(","))
+def _id(conn: Database) -> str:
+    """SQL reading a game's id (``g``) as a UUID's text."""
+    if conn.kind == "postgres":
+        return "CAST(CAST(encode(g.gid, 'hex') AS uuid) AS text)"
+    hexed = "lower(hex(g.gid))"
+    parts = "||'-'||".join(
+        f"substr({hexed}, {at}, {size})"
+        for at, size in ((1, 8), (9, 4), (13, 4), (17, 4), (21, 12))
+    )
+    return f"CASE WHEN g.gid IS NOT NULL THEN {parts} END"  # (hex(NULL) is '')
+
+
+def _columns(conn: Database) -> str:
+    """SQL reading a game's row (``g``) in ``COLUMNS`` order, its key whole."""
+    return ", ".join(
+        f"{_key(conn)} AS key" if column == "key" else f"g.{column}"
+        for column in (c.strip() for c in COLUMNS.split(","))
+    )
+
+
+def _split(key: str) -> tuple[str, bytes]:
+    """A game's key as stored: its text up to its id, the id's bytes."""
+    head, _, digits = key.rpartition(SEP)
+    return head, bytes.fromhex(digits)
+
+
+def _compared(op: str, key: str) -> tuple[str, list[Any]]:
+    """SQL comparing a game's key (``g``) with ``key`` by ``op`` (``<``,
+    ``<=``, ``>``, ``>=``), and its parameters. A game's key is compared in
+    its two parts; any other key (a date's end, another entry's) with the
+    text alone, which orders the same: no other key is a game's text up to
+    its id, and the separator before the id sorts below every character."""
+    head, sep, digits = key.rpartition(SEP)
+    if sep and len(digits) == 32 and key[11:12] == _GAME and _HEX.issuperset(digits):
+        return f"(g.key, g.gid) {op} (?, ?)", [head, bytes.fromhex(digits)]
+    return f"g.key {op} ?", [key]
+
+
+_GAME = RANK["game"]
 
 
 # -- the projector's writes --------------------------------------------------
@@ -91,10 +141,12 @@ def game_for_update(
     """A game's row (``COLUMNS``) by number or else by id, to be changed
     and written back by ``write``; None when there is none."""
     if n is not None:
-        found = conn.execute(f"SELECT {COLUMNS} FROM view_games WHERE n=?", (n,)).fetchone()
+        found = conn.execute(
+            f"SELECT {_columns(conn)} FROM view_games g WHERE n=?", (n,)
+        ).fetchone()
         return list(found) if found is not None else None
     digits = _digits(gid or "")
-    found = _games_between(conn, digits, digits, _ALIASED, 1) if len(digits) == 32 else []
+    found = _games_between(conn, digits, digits, _columns(conn), 1) if len(digits) == 32 else []
     return list(found[0]) if found else None
 
 
@@ -108,12 +160,14 @@ def write(
     (rows in ``COLUMNS`` order); ``events``: (position, topic, state) of the
     game events applied to views with no event store beside them."""
     if new:
-        conn.insert_rows("INSERT INTO view_games", new)
+        conn.insert_rows(
+            "INSERT INTO view_games", [(g[0], g[1], *_split(g[2]), *g[3:]) for g in new]
+        )
     if changed:
         conn.executemany(
-            "UPDATE view_games SET ladder=?, key=?, status=?, event=?, round=?, "
+            "UPDATE view_games SET ladder=?, key=?, gid=?, status=?, event=?, round=?, "
             "version=?, facts_n=? WHERE n=?",
-            [(*g[1:8], g[0]) for g in changed],
+            [(g[1], *_split(g[2]), *g[3:8], g[0]) for g in changed],
         )
     if events:
         conn.insert_rows(f"INSERT INTO {EVENTS}", events)
@@ -186,7 +240,7 @@ def by_ref(conn: Database, ref: str) -> Row:
     ref = ref.strip().lower()
     digits = _digits(ref)
     prefix = digits[:8]
-    every = f"g.*, {_ID} AS id"
+    every = f"{_columns(conn)}, {_id(conn)} AS id"
     if len(ref) == 36:
         rows = _games_between(conn, digits, digits, every, 2) if len(digits) == 32 else []
     else:  # the short id is the id's first 8 digits: a range of the id index
@@ -209,7 +263,7 @@ def _ids_near(conn: Database, prefix: str) -> list[str]:
     few dozen at most): where a mistyped short id's right one is found."""
     for length in range(min(len(prefix), 7), 1, -1):
         start = prefix[:length]
-        rows = _games_between(conn, start, start, _ID, 50)
+        rows = _games_between(conn, start, start, _id(conn), 50)
         if rows:
             return [r[0] for r in rows]
     return []
@@ -229,7 +283,7 @@ def played_where(conn: Database, ref: str) -> tuple[int, str] | None:
 
 def ids(conn: Database) -> dict[int, str]:
     """Every game's id by number."""
-    return dict(conn.execute(f"SELECT n, {game_id()} FROM view_games").fetchall())
+    return dict(conn.execute(f"SELECT g.n, {_id(conn)} FROM view_games g").fetchall())
 
 
 def _digits(ref: str) -> str:
@@ -249,11 +303,11 @@ def _games_between(
     low, high = low.ljust(32, "0"), high.ljust(32, "f")
     extra = f" AND {where}" if where else ""
     events = conn.events_beside()
-    if events is None:  # views in memory: a few games, scanned
+    if events is None:  # views in memory: along their ids
         return conn.execute(
-            f"SELECT {columns} FROM view_games g WHERE {_ID} >= ? AND {_ID} <= ?{extra} "
-            f"ORDER BY {_ID} LIMIT {limit}",
-            (str(UUID(low)), str(UUID(high))),
+            f"SELECT {columns} FROM view_games g WHERE g.gid >= ? AND g.gid <= ?{extra} "
+            f"ORDER BY g.gid LIMIT {limit}",
+            (bytes.fromhex(low), bytes.fromhex(high)),
         ).fetchall()
     if conn.kind != "sqlite":  # a uuid column; SQLite's holds the 32 digits
         low, high = str(UUID(low)), str(UUID(high))
@@ -278,12 +332,13 @@ def count(
     """How many games of a ladder, not voided, have keys from ``since`` to
     before ``before`` (or at it, ``through``); ``recording``: only those
     its import recorded."""
-    op = "<=" if through else "<"
-    sql = f"SELECT COUNT(*) FROM view_games WHERE ladder=? AND status<>'voided' AND key{op}?"
-    params: list[Any] = [ladder, before]
+    upto, params = _compared("<=" if through else "<", before)
+    sql = f"SELECT COUNT(*) FROM view_games g WHERE ladder=? AND status<>'voided' AND {upto}"
+    params.insert(0, ladder)
     if since:
-        sql += " AND key>=?"
-        params.append(since)
+        after, more = _compared(">=", since)
+        sql += f" AND {after}"
+        params += more
     if recording is not None:
         sql += " AND recording=?"
         params.append(recording)
@@ -292,10 +347,11 @@ def count(
 
 def last_played(conn: Database, ladder: int, before: str) -> tuple[str, str | None] | None:
     """(key, event) of a ladder's last game not voided before ``before``."""
+    upto, params = _compared("<", before)
     row = conn.execute(
-        "SELECT key, event FROM view_games WHERE ladder=? AND status<>'voided' AND key<? "
-        "ORDER BY key DESC LIMIT 1",
-        (ladder, before),
+        f"SELECT {_key(conn)}, g.event FROM view_games g WHERE g.ladder=? "
+        f"AND g.status<>'voided' AND {upto} ORDER BY g.key DESC, g.gid DESC LIMIT 1",
+        (ladder, *params),
     ).fetchone()
     return (row[0], row[1]) if row else None
 
@@ -306,8 +362,8 @@ def event_spans(conn: Database, ladder: int) -> list[tuple[str, str, str]]:
     return [
         (event, lo, hi)
         for event, lo, hi in conn.execute(
-            "SELECT event, MIN(key), MAX(key) FROM view_games WHERE ladder=? "
-            "AND status<>'voided' AND event IS NOT NULL GROUP BY event",
+            f"SELECT g.event, MIN({_key(conn)}), MAX({_key(conn)}) FROM view_games g "
+            "WHERE g.ladder=? AND g.status<>'voided' AND g.event IS NOT NULL GROUP BY g.event",
             (ladder,),
         ).fetchall()
     ]
@@ -317,10 +373,12 @@ def pages(conn: Database, ladder: int, before: str) -> Iterator[tuple]:
     """(event, month, first key, last key, games) of each event's games
     (month "") and each month's games outside events, voided ones too,
     before ``before``."""
+    upto, params = _compared("<", before)
     yield from conn.execute(
-        "SELECT event, CASE WHEN event IS NULL THEN substr(key, 1, 7) ELSE '' END, "
-        "MIN(key), MAX(key), COUNT(*) FROM view_games WHERE ladder=? AND key<? GROUP BY 1, 2",
-        (ladder, before),
+        "SELECT g.event, CASE WHEN g.event IS NULL THEN substr(g.key, 1, 7) ELSE '' END, "
+        f"MIN({_key(conn)}), MAX({_key(conn)}), COUNT(*) FROM view_games g "
+        f"WHERE g.ladder=? AND {upto} GROUP BY 1, 2",
+        (ladder, *params),
     )
 
 
@@ -333,11 +391,12 @@ def timeline_page(
     (``source.game_play``; its id ends its key)."""
     from projections.views.source import game_play
 
+    later, params = _compared(">", after)
     rows = conn.tuples(
-        f"SELECT g.key, g.n, e.topic, e.state FROM view_games g"
-        f"{_join(conn, 'e', 'g.facts_n')} WHERE g.ladder=? AND g.key>? "
-        "AND g.status<>'voided' ORDER BY g.key LIMIT ?",
-        (ladder, after, size),
+        f"SELECT {_key(conn, joined=True)}, g.n, e.topic, e.state FROM view_games g"
+        f"{_join(conn, 'e', 'g.facts_n')} WHERE g.ladder=? AND {later} "
+        "AND g.status<>'voided' ORDER BY g.key, g.gid LIMIT ?",
+        (ladder, *params, size),
     )
     return [(key, n, game_play(topic, state)) for key, n, topic, state in rows]
 
@@ -352,7 +411,8 @@ def details(conn: Database, numbers: Iterable[int]) -> Iterator[tuple]:
     for at in range(0, len(wanted), _BATCH):
         part = wanted[at : at + _BATCH]
         for *row, topic, state in conn.tuples(
-            f"SELECT g.n, g.key, {_ID}, substr(g.key, 1, 10), g.event, g.round, g.status, "
+            f"SELECT g.n, {_key(conn)}, {_id(conn)}, substr(g.key, 1, 10), g.event, g.round, "
+            "g.status, "
             f"e.topic, e.state FROM view_games g{join} "
             f"WHERE g.n IN ({','.join('?' * len(part))})",
             part,
@@ -364,22 +424,23 @@ def details(conn: Database, numbers: Iterable[int]) -> Iterator[tuple]:
 #: first_facts, reason, source_row, recorded_at, recorded_by, file); its
 #: facts now and, once changed, as first recorded (else None), each read
 #: from its event (``_recorded``).
-RECORDED = (
-    f"g.n, {_ID}, g.key, g.status, g.event, g.round, e.topic, e.state, f.topic, f.state, "
-    "g.reason, g.source_row, r.recorded_at, r.recorded_by, r.file"
-)
+def _recorded_columns(conn: Database) -> str:
+    return (
+        f"g.n, {_id(conn)}, {_key(conn)}, g.status, g.event, g.round, e.topic, e.state, "
+        "f.topic, f.state, g.reason, g.source_row, r.recorded_at, r.recorded_by, r.file"
+    )
 
 
 def _recorded_from(conn: Database) -> str:
     return (
-        f"FROM view_games g{_join(conn, 'e', 'g.facts_n')}"
+        f"SELECT {_recorded_columns(conn)} FROM view_games g{_join(conn, 'e', 'g.facts_n')}"
         f"{_join(conn, 'f', 'g.n AND g.facts_n <> g.n', left=True)} "
         "JOIN view_recordings r ON r.n = g.recording"
     )
 
 
 def _recorded(row: Sequence[Any]) -> tuple:
-    """A ``RECORDED`` row with its facts decoded."""
+    """A recorded row (``_recorded_columns``) with its facts decoded."""
     n, gid, key, status, event, round_, topic, state, first_topic, first_state, *rest = row
     first = _game_facts(first_topic, first_state) if first_topic is not None else None
     return (n, gid, key, status, event, round_, _game_facts(topic, state), first, *rest)
@@ -387,40 +448,42 @@ def _recorded(row: Sequence[Any]) -> tuple:
 
 def recorded(conn: Database, ladder: int, before: str = "\x7f", since: str = "") -> Iterator[tuple]:
     """Every game of a ladder (voided ones too) from ``since`` to before
-    ``before``, with its first record (``RECORDED``), in effective order.
+    ``before``, with its first record (``_recorded_columns``), in effective order.
     Streamed."""
+    after, params = _compared(">=", since)
+    upto, more = _compared("<", before)
     for row in stream(
         conn,
-        f"SELECT {RECORDED} {_recorded_from(conn)} WHERE g.ladder=? AND g.key>=? AND g.key<? "
-        "ORDER BY g.key",
-        (ladder, since, before),
+        f"{_recorded_from(conn)} WHERE g.ladder=? AND {after} AND {upto} ORDER BY g.key, g.gid",
+        (ladder, *params, *more),
     ):
         yield _recorded(row)
 
 
 def recorded_voided(conn: Database, ladder: int, since: str, before: str) -> list[tuple]:
     """The voided games of a ladder from ``since`` to before ``before``,
-    with their first record (``RECORDED``), in effective order."""
+    with their first record (``_recorded_columns``), in effective order."""
+    after, params = _compared(">=", since)
+    upto, more = _compared("<", before)
     return [
         _recorded(row)
         for row in conn.execute(
-            f"SELECT {RECORDED} {_recorded_from(conn)} WHERE g.ladder=? AND g.status='voided' "
-            "AND g.key>=? AND g.key<? ORDER BY g.key",
-            (ladder, since, before),
+            f"{_recorded_from(conn)} WHERE g.ladder=? AND g.status='voided' "
+            f"AND {after} AND {upto} ORDER BY g.key, g.gid",
+            (ladder, *params, *more),
         ).fetchall()
     ]
 
 
 def recorded_by_number(conn: Database, numbers: Sequence[int]) -> dict[int, tuple]:
     """The games with these numbers (a batch), with their first record
-    (``RECORDED``), by number."""
+    (``_recorded_columns``), by number."""
     if not numbers:
         return {}
     return {
         r[0]: _recorded(r)
         for r in conn.execute(
-            f"SELECT {RECORDED} {_recorded_from(conn)} "
-            f"WHERE g.n IN ({','.join('?' * len(numbers))})",
+            f"{_recorded_from(conn)} WHERE g.n IN ({','.join('?' * len(numbers))})",
             list(numbers),
         ).fetchall()
     }
@@ -448,11 +511,14 @@ def facts_of(conn: Database, ladder: int) -> Iterator[Facts]:
 
 
 # -- the audit -----------------------------------------------------------------
-#: An audit row: view_audit's columns, the ladder's name, and for a game's
-#: line whose summary is written at query time (``summary`` NULL) the game's
-#: id (``game``) and the facts of the event the line is (its ``seq``: a
-#: record's or a correction's; none for a void), read with ``line_facts``.
-_AUDIT_GAME = f"{_ID} AS game, e.topic AS facts_topic, e.state AS facts_state"
+def _audit_game(conn: Database) -> str:
+    """An audit row's last columns: for a game's line whose summary is
+    written at query time (``summary`` NULL) the game's id (``game``) and
+    the facts of the event the line is (its ``seq``: a record's or a
+    correction's; none for a void), read with ``line_facts``."""
+    return f"{_id(conn)} AS game, e.topic AS facts_topic, e.state AS facts_state"
+
+
 #: Kinds of a game's lines whose event holds the game's facts.
 _FACT_KINDS = "a.kind IN ('game recorded', 'game corrected')"
 
@@ -468,7 +534,7 @@ def audit_rows(conn: Database, where: str = "", params: Sequence[Any] = ()) -> A
     (``where``: a condition on the line ``a``)."""
     return conn.execute(
         "SELECT a.seq, a.recorded_at, a.recorded_by, a.kind, l.name AS ladder, a.subject, "
-        f"a.summary, a.reason, a.source, {_AUDIT_GAME} FROM ("
+        f"a.summary, a.reason, a.source, {_audit_game(conn)} FROM ("
         "SELECT seq, recorded_at, recorded_by, kind, ladder, subject, summary, reason, "
         "source FROM view_audit UNION ALL "
         "SELECT g.n, r.recorded_at, r.recorded_by, 'game recorded', g.ladder, g.n, NULL, "
@@ -488,7 +554,7 @@ def later_audit_rows(conn: Database, ladder: int) -> Any:
     recording order (the columns of ``audit_rows`` but the ladder's name)."""
     return conn.execute(
         "SELECT a.seq, a.recorded_at, a.recorded_by, a.kind, a.subject, a.summary, "
-        f"a.reason, a.source, {_AUDIT_GAME} FROM view_audit a "
+        f"a.reason, a.source, {_audit_game(conn)} FROM view_audit a "
         "LEFT JOIN view_games g ON g.n = a.subject"
         + _join(conn, "e", f"a.seq AND a.summary IS NULL AND {_FACT_KINDS}", left=True)
         + " WHERE a.ladder=? AND a.kind LIKE 'game %' ORDER BY a.seq",
@@ -501,7 +567,8 @@ def latest_sources(conn: Database, ladder: int) -> dict[str, str]:
     (a game recorded again: few)."""
     return dict(
         conn.execute(
-            f"SELECT {_ID}, MAX(a.source) FROM view_audit a JOIN view_games g ON g.n = a.subject "
+            f"SELECT {_id(conn)}, MAX(a.source) FROM view_audit a "
+            "JOIN view_games g ON g.n = a.subject "
             "WHERE a.ladder=? AND a.kind='game recorded' AND a.source IS NOT NULL GROUP BY g.n",
             (ladder,),
         ).fetchall()
@@ -520,7 +587,7 @@ def compared(conn: Database) -> list[tuple[Any, ...]]:
     views' numbers, its facts as read from its event (JSON text), by id
     (``verify`` compares them)."""
     rows = conn.tuples(
-        f"SELECT {_ID} AS game, l.id, g.key, g.status, g.event, g.round, g.version, g.facts_n, "
+        f"SELECT {_id(conn)} AS game, l.id, {_key(conn)}, g.status, g.event, g.round, g.version, g.facts_n, "
         "e.topic, e.state, r.recorded_at, r.recorded_by, r.file, g.source_row, g.reason "
         f"FROM view_games g{_join(conn, 'e', 'g.facts_n', left=True)} "
         "LEFT JOIN view_ladders l ON l.n = g.ladder "

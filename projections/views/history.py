@@ -117,8 +117,9 @@ def whole_row(row: tuple[Any, ...]) -> tuple[Any, ...]:
 
 # -- the packed form ----------------------------------------------------------
 # A chunk: a format byte, the number of rows, then eleven columns, each a
-# type code (an ``array`` code, upper-case for a column of one value stored
-# once) and its values; then any family state (``_state_block``); then the
+# type code (an ``array`` code, or ``e`` for half-precision floats: a
+# ``struct`` one; upper-case for a column of one value stored once) and its
+# values; then any family state (``_state_block``); then the
 # rows that differ from the usual, as JSON (rating after, games after, note).
 _FORMAT = 1
 _HEAD = struct.Struct("<BI")
@@ -135,11 +136,33 @@ def _int_column(values: Sequence[int]) -> bytes:
 
 
 def _float_column(values: Sequence[float | None]) -> bytes:
-    if values.count(values[0]) == len(values):  # (one C call: most K columns)
-        return b"D" + array("d", [_NAN if values[0] is None else values[0]]).tobytes()
+    first = values[0]
+    if values.count(first) == len(values) and (  # (one C call: most K columns)
+        first != 0 or len({math.copysign(1, v) for v in values}) == 1  # (-0.0 == 0.0)
+    ):
+        return b"D" + array("d", [_NAN if first is None else first]).tobytes()
     if None in values:
         return b"d" + array("d", [_NAN if v is None else v for v in values]).tobytes()
+    half = _halves(values)
+    if half is not None:
+        return b"e" + half
     return b"d" + array("d", values).tobytes()
+
+
+def _halves(values: Sequence[float]) -> bytes | None:
+    """The values as half-precision floats, when each is one exactly (a
+    score column: 0, 0.5 and 1; two bytes a value, not eight), else None."""
+    shape = f"={len(values)}e"
+    try:
+        packed = struct.pack(shape, *values)
+    except (OverflowError, struct.error):
+        return None
+    # (to the bit: a sign of zero kept, no value rounded)
+    if struct.unpack(shape, packed) != tuple(values) or any(
+        v == 0 and math.copysign(1, v) < 0 for v in values
+    ):
+        return None
+    return packed
 
 
 def encode(rows: Sequence[tuple[Any, ...]]) -> bytes:
@@ -231,16 +254,19 @@ def _read_state(data: bytes, at: int, count: int) -> tuple[dict[str, list[Any]],
     at += length
     state = {}
     for name in names:
-        once = data[at : at + 1] == b"D"
-        width = 8 if once else 8 * count
-        values = array("d", data[at + 1 : at + 1 + width]).tolist()
+        code = data[at]
+        once = code < ord("a")  # (upper-case: one value for every row)
+        size = _SIZES[code]
+        values = list(
+            struct.unpack_from(f"={1 if once else count}{chr(code).lower()}", data, at + 1)
+        )
         state[name] = _maybe(values * count if once else values)
-        at += 1 + width
+        at += 1 + (size if once else size * count)
     return state, at
 
 
 #: A column's type code as stored (its byte) -> bytes a value.
-_SIZES = {ord(c): struct.calcsize("=" + c.lower()) for c in "bhiqdBHIQD"}
+_SIZES = {ord(c): struct.calcsize("=" + c.lower()) for c in "bhiqdeBHIQDE"}
 #: Rows in a chunk -> each type code's bytes in it, with the code's own.
 _WIDTHS: dict[int, list[int]] = {}
 
@@ -352,7 +378,7 @@ def cut(data: bytes, pos: int) -> tuple[bytes, int] | None:
     for column in range(11):
         code = data[at : at + 1]
         once = code.isupper()
-        size = array(code.lower().decode()).itemsize
+        size = _SIZES[code[0]]
         width = size if once else size * count
         values = data[at + 1 : at + 1 + width]
         if column == 0:  # the places, ascending

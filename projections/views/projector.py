@@ -37,7 +37,7 @@ from ledger.kernel.identity import name_key
 from ledger.kernel.translation import Message
 from projections.db import Database
 from projections.replay import Duel, Entry, Play, is_duel
-from projections.timeline import GAME_KEY, sort_key
+from projections.timeline import SEP, ordinal, sort_key
 from projections.views import games, history, source
 from projections.views.player_numbers import PlayerNumbers
 from projections.views.problems import START
@@ -420,7 +420,9 @@ class Projector:
                 listed.append(tuple([row[1] for row in rows]))
             sides = tuple(listed)
         order = facts.sequence if facts.sequence is not None else facts.table
-        key = GAME_KEY % (facts.date, facts.event or "", facts.round or 0, order or 0, gid)
+        # (``timeline.game_key``, inline: once a game)
+        key = SEP.join((facts.date, "2", facts.event or "", ordinal(facts.round or 0),
+                        ordinal(order or 0), gid.replace("-", "")))  # fmt: skip
         corrected = topic == _CORRECTED
         if corrected or note.originator_version > 1:
             game = self._game(gid)

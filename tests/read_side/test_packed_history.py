@@ -279,3 +279,44 @@ def test_rows_in_place_order_are_read_a_window_at_a_time(
         for after, upto in ((0, None), (5, last - 9), (last - 3, last)):
             wanted = [r for r in every if after < r.pos <= (last if upto is None else upto)]
             assert list(history.rows_by_place(conn, n, after, upto)) == wanted
+
+
+@given(
+    st.lists(st.sampled_from([0.0, 0.5, 1.0]), min_size=2, max_size=64),
+    st.sampled_from([None, -0.0, 0.3, 65520.0, 2.0**-25]),
+)
+def test_a_score_column_is_kept_in_two_bytes_a_row_and_read_back_to_the_bit(
+    scores: list[float], odd: float | None
+) -> None:
+    # A rated game's rows (the short shape); a score column of halves alone
+    # (0, 0.5, 1) is stored as half-precision floats; one value that is no
+    # half exactly (a sign of zero, a fraction, too large, too small) keeps
+    # the column in doubles. Either way every row reads back as written.
+    def rows(values: list[float | None]) -> list[tuple[Any, ...]]:
+        return [
+            (3, 10 + i, 0, 100 + i, 7, s, 0.25 + i / 1000, 24.0, 1500.0 + i, 1.5, i)
+            for i, s in enumerate(values)
+        ]
+
+    for values, halves in ((scores, True), ([*scores, odd], False)):
+        data = history.encode(rows(values))
+        _, fields, _ = history.columns(data)
+        back = history.decode(data, 3, 7)
+        assert all(
+            same((r.s,), (v,)) if v is not None else r.s is None
+            for r, v in zip(back, values, strict=True)
+        )
+        doubles = history.encode(rows([0.3 + i / 7 for i in range(len(values))]))
+        assert (len(data) < len(doubles)) == halves
+
+
+def test_a_state_column_of_halves_reads_back() -> None:
+    # A family's state (a deviation of 350, a volatility of 0.5) is packed
+    # by the same column code, half-precision where exact.
+    rows = [
+        (3, 10 + i, 0, 100 + i, 7, "game", 0, 1.0, 0.5, 24.0, 1500.0, 1.5, 1501.5, i, i + 1, "",
+         {"deviation": 350.0, "volatility": 0.5 if i % 2 else 0.25})
+        for i in range(6)
+    ]  # fmt: skip
+    back = history.decode(history.encode(rows), 3, 7)
+    assert [r.state for r in back] == [row[-1] for row in rows]
