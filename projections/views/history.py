@@ -149,11 +149,16 @@ def _float_column(values: Sequence[float | None]) -> bytes:
     return b"d" + array("d", values).tobytes()
 
 
+_HALF = struct.Struct("=e")
+
+
 def _halves(values: Sequence[float]) -> bytes | None:
     """The values as half-precision floats, when each is one exactly (a
     score column: 0, 0.5 and 1; two bytes a value, not eight), else None."""
-    shape = f"={len(values)}e"
     try:
+        if _HALF.unpack(_HALF.pack(values[0]))[0] != values[0]:  # (most columns: at once)
+            return None
+        shape = f"={len(values)}e"
         packed = struct.pack(shape, *values)
     except (OverflowError, struct.error):
         return None
