@@ -8,7 +8,6 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from ledger.kernel import chain
 from ledger.write.application import LedgerApplication
 from ledger.write.storage import resolve
 from tests.conftest import Cli

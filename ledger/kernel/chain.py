@@ -32,9 +32,7 @@ SCHEMA = f"CREATE TABLE IF NOT EXISTS {TABLE} (seq BIGINT PRIMARY KEY, link BYTE
 #: itself: each link is one B-tree entry, not a row and an index entry (a
 #: ledger made before keeps its table, which reads and writes the same: a
 #: TEXT column keeps a blob as a blob).
-SQLITE_SCHEMA = SCHEMA.replace("BIGINT PRIMARY KEY", "INTEGER PRIMARY KEY").replace(
-    "BYTEA", "BLOB"
-)
+SQLITE_SCHEMA = SCHEMA.replace("BIGINT PRIMARY KEY", "INTEGER PRIMARY KEY").replace("BYTEA", "BLOB")
 
 
 #: The last link written: the chain's head (no row: the chain is empty).
