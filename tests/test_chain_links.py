@@ -216,8 +216,8 @@ def test_a_new_postgres_ledger_stores_each_link_as_32_bytes(pg: Cli, tmp_path: P
 
 
 def test_an_old_postgres_ledger_keeps_text_links(pg: Cli, tmp_path: Path) -> None:
-    """A TEXT column refuses bytea: the recorder finds the column's type and
-    writes hex text into it."""
+    """A TEXT column would keep bytea as its escaped text (``\\x…``): the
+    recorder finds the column's type and writes the hex digits into it."""
     open_club(pg)
     imported(pg, tmp_path, "a.csv", 10)
     # The table as ledgers made before had it (the append-only trigger kept).

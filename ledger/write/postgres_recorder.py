@@ -157,8 +157,9 @@ class PostgresLedgerRecorder(LedgerRecorder, PostgresApplicationRecorder):
 
     def _links_are_bytes(self, cursor: _PostgresCursor) -> bool:
         """Whether the chain's link column is BYTEA (a new ledger's) rather
-        than TEXT (a ledger made before, which refuses bytea): read from the
-        catalogue at the first append, then kept for the recorder's life."""
+        than TEXT (a ledger made before, which would keep bytes as their
+        escaped text, ``\\x…``, not a link): read from the catalogue at the
+        first append (a query never needs it), then kept for the recorder's life."""
         if self._link_bytes is None:
             rows = cursor.rows(
                 "SELECT format_type(atttypid, atttypmod) FROM pg_attribute "
