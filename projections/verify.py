@@ -71,7 +71,12 @@ def check_chain(conn: Database, recorder: Any, published: str | None) -> list[st
     """Recompute the chain from the stored events; name every event that was
     changed, stored without its link (inserted outside the ledger) or
     deleted."""
-    stored = dict(conn.execute(f"SELECT seq, link FROM {chain.TABLE}").fetchall())
+    # Links as hex digits, whichever form each is stored in (a ledger made
+    # before this change may hold both).
+    stored = {
+        seq: chain.hex_link(link)
+        for seq, link in conn.execute(f"SELECT seq, link FROM {chain.TABLE}").fetchall()
+    }
     chained = sorted(stored)
     problems: list[str] = []
     previous, position = chain.GENESIS, 0

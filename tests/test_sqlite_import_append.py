@@ -8,13 +8,14 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from ledger.kernel import chain
 from ledger.write.application import LedgerApplication
 from ledger.write.storage import resolve
 from tests.conftest import Cli
 from tests.test_import_csv import open_club, sheet
 
 HEADER = "ladder,date,side_a,side_b,result"
+#: The chain table as the first ledgers made it (links as hex text).
+OLD_CHAIN = "CREATE TABLE ledger_chain (seq BIGINT PRIMARY KEY, link TEXT NOT NULL)"
 
 
 def games(count: int) -> list[str]:
@@ -44,7 +45,7 @@ def test_a_ledger_with_the_older_chain_table_still_imports_and_verifies(tmp_path
     open_club(cli)
     with sqlite3.connect(cli.db) as conn:  # the table as ledgers made before had it
         conn.execute("ALTER TABLE ledger_chain RENAME TO newer_chain")
-        conn.execute(chain.SCHEMA)
+        conn.execute(OLD_CHAIN)
         conn.execute("INSERT INTO ledger_chain SELECT seq, link FROM newer_chain")
         conn.execute("DROP TABLE newer_chain")
     assert "added 30 games" in cli.ok("import", str(sheet(tmp_path, "a.csv", HEADER, *games(30))))

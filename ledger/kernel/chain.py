@@ -12,6 +12,11 @@ The links live in ``ledger_chain`` beside the event store and are written by
 the event store's recorder in the same transaction as the events they cover
 (``ledger.write.recorders``): an event never exists without its link, and nothing
 on the read side ever writes one.
+
+A link is the digest's 64 hex digits, and the next link hashes that text;
+a new ledger stores it as the digest's 32 bytes (half the row), a ledger
+made before as the text. ``stored`` and ``hex_link`` turn one form into the
+other, so every reader takes either and every head shown is the same.
 """
 
 from __future__ import annotations
@@ -22,15 +27,29 @@ from typing import Any
 GENESIS = "0" * 64
 
 TABLE = "ledger_chain"
-SCHEMA = f"CREATE TABLE IF NOT EXISTS {TABLE} (seq BIGINT PRIMARY KEY, link TEXT NOT NULL)"
+SCHEMA = f"CREATE TABLE IF NOT EXISTS {TABLE} (seq BIGINT PRIMARY KEY, link BYTEA NOT NULL)"
 #: The same table on SQLite, where an ``INTEGER PRIMARY KEY`` is the row id
 #: itself: each link is one B-tree entry, not a row and an index entry (a
-#: ledger made before keeps its table, which reads and writes the same).
-SQLITE_SCHEMA = SCHEMA.replace("BIGINT PRIMARY KEY", "INTEGER PRIMARY KEY")
+#: ledger made before keeps its table, which reads and writes the same: a
+#: TEXT column keeps a blob as a blob).
+SQLITE_SCHEMA = SCHEMA.replace("BIGINT PRIMARY KEY", "INTEGER PRIMARY KEY").replace("BYTEA", "BLOB")
 
 
 #: The last link written: the chain's head (no row: the chain is empty).
 HEAD = f"SELECT seq, link FROM {TABLE} ORDER BY seq DESC LIMIT 1"
+
+
+def hex_link(value: str | bytes | memoryview) -> str:
+    """A stored link as its 64 hex digits, whichever form it is stored in
+    (the digest's bytes in a new ledger, the text in one made before): the
+    form every link is hashed, compared and shown in."""
+    return value if isinstance(value, str) else value.hex()
+
+
+def stored(link: str) -> bytes:
+    """A link's 64 hex digits as a new ledger stores them: the 32 bytes of
+    the digest (a row of about 43 bytes rather than 75)."""
+    return bytes.fromhex(link)
 
 
 def link(previous: str, event: Any) -> str:
@@ -81,8 +100,8 @@ def links(previous: str, events: Iterable[tuple[str, int, str, Any]]) -> list[st
 
 
 def head(conn: Any) -> tuple[int, str]:
-    """(sequence, link) of the last event chained, or (0, GENESIS).
+    """(sequence, link as hex digits) of the last event chained, or (0, GENESIS).
 
     ``conn`` is anything with ``execute(sql)`` returning a cursor."""
     row = conn.execute(HEAD).fetchone()
-    return (row[0], row[1]) if row else (0, GENESIS)
+    return (row[0], hex_link(row[1])) if row else (0, GENESIS)

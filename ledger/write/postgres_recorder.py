@@ -47,6 +47,9 @@ COMMIT_UNCERTAIN = Message(
 class PostgresLedgerRecorder(LedgerRecorder, PostgresApplicationRecorder):
     """PostgreSQL event store with chain links and the write index."""
 
+    #: Whether chain links are stored as bytes (``_links_are_bytes``).
+    _link_bytes: bool | None = None
+
     def stored_id(self, aggregate: UUID) -> UUID:
         # A uuid column.
         return aggregate
@@ -140,12 +143,31 @@ class PostgresLedgerRecorder(LedgerRecorder, PostgresApplicationRecorder):
         return ids
 
     def _insert_links(self, cursor: _PostgresCursor, links: Sequence[tuple[int, str]]) -> None:
+        as_bytes = self._links_are_bytes(cursor)
+        kind = "bytea" if as_bytes else "text"
         for chunk in chunks(links):
             cursor.execute(
                 f"INSERT INTO {chain.TABLE} (seq, link) "
-                "SELECT * FROM unnest(?::bigint[], ?::text[])",
-                ([seq for seq, _ in chunk], [link for _, link in chunk]),
+                f"SELECT * FROM unnest(?::bigint[], ?::{kind}[])",
+                (
+                    [seq for seq, _ in chunk],
+                    [chain.stored(link) if as_bytes else link for _, link in chunk],
+                ),
             )
+
+    def _links_are_bytes(self, cursor: _PostgresCursor) -> bool:
+        """Whether the chain's link column is BYTEA (a new ledger's) rather
+        than TEXT (a ledger made before, which would keep bytes as their
+        escaped text, ``\\x…``, not a link): read from the catalogue at the
+        first append (a query never needs it), then kept for the recorder's life."""
+        if self._link_bytes is None:
+            rows = cursor.rows(
+                "SELECT format_type(atttypid, atttypmod) FROM pg_attribute "
+                "WHERE attrelid = to_regclass(?) AND attname = 'link'",
+                (f'"{self.datastore.schema}".{chain.TABLE}',),
+            )
+            self._link_bytes = bool(rows) and rows[0][0] == "bytea"
+        return self._link_bytes
 
 
 def chunks(rows: Sequence[Any], size: int = CHUNK) -> Iterator[Sequence[Any]]:

@@ -105,7 +105,7 @@ class LedgerRecorder(ApplicationRecorder):
     def chain_head(self) -> str:
         """The last chain link (``chain.GENESIS`` when no event is stored)."""
         rows = self.query(chain.HEAD)
-        return rows[0][1] if rows else chain.GENESIS
+        return chain.hex_link(rows[0][1]) if rows else chain.GENESIS
 
     def rebuild_index(self, notifications: Iterable[Any]) -> None:
         """Rebuild the write index from every stored event, in one transaction."""
@@ -162,7 +162,7 @@ class LedgerRecorder(ApplicationRecorder):
         the chain between reading its head and writing the links."""
         write_index.apply(cursor, decoded)
         head = cursor.rows(chain.HEAD)
-        previous = head[0][1] if head else chain.GENESIS
+        previous = chain.hex_link(head[0][1]) if head else chain.GENESIS
         self._insert_links(cursor, chain_rows(previous, ids, rows))
 
     # -- the dialect ------------------------------------------------------------
@@ -176,4 +176,5 @@ class LedgerRecorder(ApplicationRecorder):
 
     @abstractmethod
     def _insert_links(self, cursor: Any, links: Sequence[tuple[int, str]]) -> None:
-        """Insert (sequence, link) rows into the chain."""
+        """Insert (sequence, link as hex digits) rows into the chain, each
+        link in the form the store's column keeps (``chain.stored``)."""

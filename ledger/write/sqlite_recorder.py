@@ -134,7 +134,10 @@ class SQLiteLedgerRecorder(LedgerRecorder, SQLiteApplicationRecorder):
         return list(range(first, first + len(rows)))
 
     def _insert_links(self, cursor: _SQLiteCursor, links: Sequence[tuple[int, str]]) -> None:
-        insert_rows(cursor.c, f"INSERT INTO {chain.TABLE}", links)
+        # Bytes whatever the column: a ledger made before has a TEXT one,
+        # which keeps a blob as a blob (readers take either form).
+        stored = [(seq, chain.stored(link)) for seq, link in links]
+        insert_rows(cursor.c, f"INSERT INTO {chain.TABLE}", stored)
 
 
 class _SQLiteCursor:

@@ -116,7 +116,7 @@ def create(db: Database, indexes: bool = True) -> None:
     db.execute("INSERT INTO view_version VALUES (?)", (VERSION,))
     # The chain is written by the event store's recorder; the table is
     # created here too so that reading its head works on any ledger.
-    db.script(chain.SCHEMA)
+    db.script(chain.SQLITE_SCHEMA if db.kind == "sqlite" else chain.SCHEMA)
     if indexes:
         create_indexes(db)
 
