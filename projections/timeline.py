@@ -30,7 +30,7 @@ def ordinal(value: int) -> str:
     """A round or an order of play (0 to 999,999,999) as the key writes it:
     the count of its digits, then its digits, so that the text sorts as the
     number does."""
-    return _ORDINALS[value] if value < len(_ORDINALS) else _ordinal(value)
+    return ORDINALS[value] if value < len(ORDINALS) else _ordinal(value)
 
 
 def _ordinal(value: int) -> str:
@@ -38,8 +38,8 @@ def _ordinal(value: int) -> str:
     return f"{len(digits)}{digits}"
 
 
-#: The first thousand (most rounds and orders of play), written once.
-_ORDINALS = tuple(_ordinal(value) for value in range(1000))
+#: The first thousand (most rounds and orders of play) as ``ordinal`` writes them.
+ORDINALS = tuple(_ordinal(value) for value in range(1000))
 
 
 def sort_key(

@@ -114,9 +114,9 @@ def _columns(conn: Database) -> str:
 
 
 def _split(key: str) -> tuple[str, bytes]:
-    """A game's key as stored: its text up to its id, the id's bytes."""
-    head, _, digits = key.rpartition(SEP)
-    return head, bytes.fromhex(digits)
+    """A game's key as stored: its text up to its id, the id's bytes (a
+    game's key ends with a separator and the id's 32 hex digits)."""
+    return key[:-33], bytes.fromhex(key[-32:])
 
 
 def _compared(op: str, key: str) -> tuple[str, list[Any]]:

@@ -37,6 +37,7 @@ from ledger.kernel.identity import name_key
 from ledger.kernel.translation import Message
 from projections.db import Database
 from projections.replay import Duel, Entry, Play, is_duel
+from projections.timeline import ORDINALS as _ORDINALS
 from projections.timeline import SEP, ordinal, sort_key
 from projections.views import games, history, source
 from projections.views.player_numbers import PlayerNumbers
@@ -62,6 +63,10 @@ KIND_NAMES = {
 }
 
 _json = msgspec.json.Encoder()
+
+#: A game's key (``timeline.game_key``): date, event, round, order, id.
+_GAME_KEY = SEP.join(("%s", "2", "%s", "%s", "%s", "%s"))
+_FEW = len(_ORDINALS)
 
 # Positions in a game's row (``games.COLUMNS``, in order).
 N, LADDER, KEY, STATUS, EVENT, ROUND, VERSION, FACTS_N = range(8)
@@ -421,8 +426,13 @@ class Projector:
             sides = tuple(listed)
         order = facts.sequence if facts.sequence is not None else facts.table
         # (``timeline.game_key``, inline: once a game)
-        key = SEP.join((facts.date, "2", facts.event or "", ordinal(facts.round or 0),
-                        ordinal(order or 0), gid.replace("-", "")))  # fmt: skip
+        round_, order = facts.round or 0, order or 0
+        key = _GAME_KEY % (
+            facts.date, facts.event or "",
+            _ORDINALS[round_] if round_ < _FEW else ordinal(round_),
+            _ORDINALS[order] if order < _FEW else ordinal(order),
+            gid.replace("-", ""),
+        )  # fmt: skip
         corrected = topic == _CORRECTED
         if corrected or note.originator_version > 1:
             game = self._game(gid)

@@ -51,3 +51,31 @@ def test_a_game_is_keyed_as_any_entry_of_the_timeline() -> None:
                       sequence=sequence)  # fmt: skip
         order = sequence if sequence is not None else table
         assert game_key("gid", facts) == sort_key("2025-03-04", "game", "gid", event, round_, order)
+
+
+def test_the_projector_keys_each_game_as_game_key_does() -> None:
+    """The projector writes a game's key inline (once a game); it is
+    ``game_key``'s, for rounds and orders written from the table of the
+    first thousand and past it, events or none, and reads back whole."""
+    from datetime import date
+
+    from projections.timeline import game_key
+    from projections.views import games
+    from tests.read_side.ledger_builder import Builder
+
+    b = Builder()
+    b.ladder("Club")
+    b.player("Ann", "Ben")
+    made = [
+        b.game("Club", date(2025, 3, 4), "Ann", "Ben", event=event, round=round_, table=table,
+               sequence=sequence)
+        for event, round_, table, sequence in [
+            ("Cup", 3, None, 12), ("Cup", 1500, None, 999), ("Cup", 999, None, 1000),
+            (None, None, 7, None), ("Open", 2, None, 10**9 - 1),
+        ]
+    ]  # fmt: skip
+    conn = b.views()
+    ladder = conn.execute("SELECT n FROM view_ladders").fetchone()[0]
+    keys = [key for key, _, _ in games.timeline_page(conn, ladder, "", 100)]
+    assert sorted(keys) == keys
+    assert set(keys) == {game_key(str(gid), b.facts[gid]) for gid in made}
