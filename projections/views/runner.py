@@ -176,8 +176,6 @@ def _project(
     # its games back, its memory bounded.
     if rebuild:
         whole = last - start <= REBUILD_HOLDS_UP_TO
-        if not whole:  # filled as a catch-up: its reads need the indexes
-            schema.create_indexes(conn)
     else:
         whole = known_at is None and WHOLE_AFTER <= last - start <= WHOLE_UP_TO
         whole = whole and not _holds_games(conn)
@@ -201,6 +199,10 @@ def _project(
             start = page[-1][0]
             if progress is not None:
                 progress(N_("reading events"), start - tracked, last - tracked)
+        if rebuild and not whole:
+            # Its games are read back in the replay, along the indexes: each
+            # built once its table is full (not entry by entry as it fills).
+            schema.create_indexes(conn)
         if start == tracked:
             return CatchUp(0)
         if whole and not rebuild:

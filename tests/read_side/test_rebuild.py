@@ -131,3 +131,8 @@ def test_a_rebuild_past_what_it_holds_reads_its_games_back_and_builds_the_same(
     views.rebuild(conn, b.recorder)
     assert holding == [False]
     assert verify.checksum(conn) == verify.checksum(held)
+    # Its indexes built once its tables were filled (before its replay read
+    # its games back along them): every one there, as after a held rebuild.
+    every = "SELECT name FROM sqlite_master WHERE type='index' AND name LIKE 'view%' ORDER BY 1"
+    assert conn.execute(every).fetchall() == held.execute(every).fetchall()
+    assert len(conn.execute(every).fetchall()) >= 5
