@@ -7,13 +7,14 @@ that ladder alone a problem: its derived rows are dropped and the problem is
 recorded with the ladder; every other ladder replays normally, and the next
 replay that goes through (after a void or a correction) clears it.
 
-A rebuild hands each ladder's entries over from memory (``memory``); a
-catch-up reads those after the restart place from the views.
+A rebuild hands each ladder's entries over as it holds them (``memory``: a
+list, or its spilled runs merged, ``views.held``); a catch-up reads those
+after the restart place from the views.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, MutableMapping
+from collections.abc import Iterable, Iterator, Mapping
 from itertools import chain, islice
 
 from ledger.families.base import Family
@@ -21,8 +22,12 @@ from ledger.families.registry import load_family
 from projections.db import Database
 from projections.replay import Duel, Entry, EntryFailed, Replay, expand, resolve_merges
 from projections.views import problems
+from projections.views.held import Held, Spilled
 from projections.views.player_numbers import PlayerNumbers
 from projections.views.store import LadderStore, ReplayProgress
+
+#: A ladder's entries in effective order as a rebuild holds them.
+Ordered = list[Entry | Duel] | Spilled
 
 #: Games between checkpoints (besides event and season closes).
 CHECKPOINT_EVERY = 2000
@@ -31,7 +36,7 @@ CHECKPOINT_EVERY = 2000
 def replay_ladders(
     conn: Database,
     affected: Mapping[int, str],
-    memory: MutableMapping[int, Mapping[str, Entry | Duel]] | None = None,
+    memory: Held | None = None,
     numbers: PlayerNumbers | None = None,
     merged_into: Mapping[str, str] | None = None,
     fresh: Mapping[int, ReplayProgress] | None = None,
@@ -56,7 +61,7 @@ def replay_ladders(
     for ladder, key in sorted(affected.items()):
         # A held timeline is sorted once, its map given up as it is (a
         # rebuild of 1M games holds one ladder's at a time, not both).
-        ordered = None if memory is None else sorted_entries(memory.pop(ladder, {}))
+        ordered = None if memory is None else memory.take(ladder)
         store = LadderStore(conn, ladder, numbers, fresh=fresh is not None)
         state = fresh[ladder] if fresh is not None else store.state()
         problem = replay_ladder(store, key, merges, ordered, state)
@@ -72,14 +77,15 @@ def replay_ladder(
     store: LadderStore,
     from_key: str,
     merges: Mapping[str, str],
-    ordered: list[Entry | Duel] | None = None,
+    ordered: Ordered | None = None,
     state: ReplayProgress | None = None,
 ) -> str | None:
     """Replay a ladder's timeline from ``from_key`` and rewrite its history,
     standings and checkpoints from there; returns the ladder's problem when
     an entry cannot be applied (None when the replay went through).
     ``ordered``: the ladder's every entry in effective order, held by the
-    caller (a rebuild); None reads them from the views.
+    caller (a rebuild: a list, or its spilled runs merged); None reads them
+    from the views.
 
     Appending after the ladder's frontier continues from the current standings
     (cost independent of the ladder's size). Any earlier change restarts from
@@ -103,7 +109,7 @@ def _replay(
     state: ReplayProgress,
     from_key: str,
     merges: Mapping[str, str],
-    ordered: list[Entry | Duel] | None,
+    ordered: Ordered | None,
 ) -> None:
     rulesets = store.rulesets() if ordered is None else _rulesets(ordered)
     # Any period rated per event (not only the rules at the frontier) forbids
@@ -145,7 +151,7 @@ def _replay(
     elif ordered is None:
         entries = store.entries(after)
     else:
-        entries = ordered if after is None else [e for e in ordered if e.key > after]
+        entries = ordered if after is None else (e for e in ordered if e.key > after)
     replay = Replay(states, family, merges, ends, store.numbers.by_id, store.ladder, pos)
     last_key = after or ""
 
@@ -184,16 +190,13 @@ def _players_of(entries: list[Entry | Duel], merges: Mapping[str, str]) -> set[s
     return players
 
 
-def sorted_entries(held: Mapping[str, Entry | Duel]) -> list[Entry | Duel]:
-    """Entries held by key (a rebuild's timeline), in effective order."""
-    return [held[key] for key in sorted(held)]
-
-
-def _rulesets(ordered: list[Entry | Duel]) -> list[Entry]:
+def _rulesets(ordered: Ordered) -> list[Entry]:
+    if type(ordered) is Spilled:
+        return ordered.rulesets()
     return [e for e in ordered if type(e) is not Duel and e.kind == "ruleset"]
 
 
-def _spans(ordered: list[Entry | Duel]) -> list[tuple[str, str, str]]:
+def _spans(ordered: Ordered) -> list[tuple[str, str, str]]:
     """(event, key of its first game, key of its last game) of entries in
     effective order."""
     spans: dict[str, list[str]] = {}

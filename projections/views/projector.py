@@ -40,6 +40,7 @@ from projections.replay import Duel, Entry, Play, is_duel
 from projections.timeline import ORDINALS as _ORDINALS
 from projections.timeline import SEP, ordinal, sort_key
 from projections.views import games, history, source
+from projections.views.held import Held
 from projections.views.player_numbers import PlayerNumbers
 from projections.views.problems import START
 from projections.views.said import said
@@ -111,7 +112,7 @@ class Projector:
     def __init__(self, conn: Database, timeline: bool = False) -> None:
         self.conn = conn
         self.affected: dict[int, str] = {}
-        self.entries: dict[int, dict[str, Entry | Duel]] | None = {} if timeline else None
+        self.entries: Held | None = Held() if timeline else None
         #: Each ladder's entry keys as ``hold_timelines`` read them.
         self._loaded: dict[int, frozenset[str]] = {}
         self._rebuild = timeline
@@ -191,7 +192,7 @@ class Projector:
         assert self.entries is not None, "a projector keeping timelines"
         for row in self.ladders.values():
             ladder = row[0]
-            held = self.entries.setdefault(ladder, {})
+            held = self.entries.ladder(ladder)
             for entry in ladder_entries(self.conn, ladder, None, self._numbers):
                 held[entry.key] = entry
             self._loaded[ladder] = frozenset(held)
@@ -201,8 +202,8 @@ class Projector:
         ``hold_timelines`` changed is replayed whole; the others are not
         replayed (nor warned about)."""
         assert self.entries is not None, "a projector keeping timelines"
-        for ladder, held in self.entries.items():
-            if held.keys() != self._loaded.get(ladder, frozenset()):
+        for ladder, held in self.entries.ladders.items():
+            if held.keys() != self._loaded.get(ladder, frozenset()) or self.entries.spilled(ladder):
                 self._touch(ladder, "")
 
     def fresh_states(self) -> dict[int, ReplayProgress]:
@@ -461,9 +462,9 @@ class Projector:
                 self._game_numbers[gid] = seq
         entries = self.entries
         if entries is not None:
-            held = entries.get(ladder)
+            held = entries.ladders.get(ladder)
             if held is None:
-                held = entries[ladder] = {}
+                held = entries.ladder(ladder)
             if duel and is_duel(given, facts.event, facts.round, facts.neutral, facts.attributes):
                 # Most games: a compact duel (``replay.Duel``), its id, date,
                 # event and round those of its key; as ``replay.game_entry``
@@ -593,7 +594,7 @@ class Projector:
             return None
         key, on, data = found
         if self.entries is not None:
-            self.entries.get(ladder, {}).pop(key, None)
+            self.entries.drop(ladder, key)
         self._touch(ladder, key)
         return {**msgspec.json.decode(data), "effective": on}
 
@@ -685,7 +686,7 @@ class Projector:
         """Remove a game's current timeline entry (none when voided)."""
         ladder, key = game[LADDER], game[KEY]
         if self.entries is not None:
-            self.entries.get(ladder, {}).pop(key, None)
+            self.entries.drop(ladder, key)
         self._touch(ladder, key)
 
     def _put_entry(self, ladder: int, entry: Entry) -> None:
@@ -695,7 +696,7 @@ class Projector:
                 (entry.n, ladder, entry.key, entry.kind, entry.id, entry.date, data)
             )
         if self.entries is not None:
-            self.entries.setdefault(ladder, {})[entry.key] = entry
+            self.entries.ladder(ladder)[entry.key] = entry
         self._touch(ladder, entry.key)
 
 

@@ -9,10 +9,11 @@ nothing past the tracked position it takes no lock and writes nothing.
 ``rebuild`` drops every view and builds it again in one transaction, so a
 crash at any moment leaves the views as they were, and other commands read
 those meanwhile (SQLite; PostgreSQL builds the new ones aside and swaps
-them in, ``swap``, so that others wait only for the swap). A rebuild keeps each
-ladder's timeline in memory instead of reading it back, fills the tables
-before building their indexes, and runs with the garbage collector paused
-(it allocates many small objects and frees none of them while it runs).
+them in, ``swap``, so that others wait only for the swap). A rebuild holds each
+ladder's timeline instead of reading it back (past a budget, spilled to a
+temporary file in sorted runs: ``held``), fills the tables before building
+their indexes, and runs with the garbage collector paused (it allocates
+many small objects and frees none of them while it runs).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ledger.kernel.pager import pages
 from ledger.kernel.translation import N_
 from projections.db import Database, SQLiteDatabase
 from projections.views import games, schema, swap
+from projections.views.held import Held
 from projections.views.ladder_replay import replay_ladders
 from projections.views.projector import Projector
 from projections.views.source import PAGE, raw_pages
@@ -36,18 +38,13 @@ from projections.views.source import PAGE, raw_pages
 __all__ = ["PAGE", "pages"]
 
 
-#: How many events a rebuild holds the timelines of (about 350 bytes a game:
-#: some 440 MB at this many, with the rest of a rebuild); past it a rebuild
-#: reads its games back, as a long catch-up does, its memory bounded
-#: whatever the ledger (10M games held took 3 GB).
-REBUILD_HOLDS_UP_TO = 1_250_000
 #: How many events a catch-up into views holding no game yet must bring for
-#: it to be filled as a rebuild fills them (see ``_project``), and how many
-#: at most: as many as a rebuild holds (an import of 1M games: its
-#: catch-up 18.5k -> 30.4k games/s CPU held whole, peak 348 -> 491 MB, the
-#: sheet's batch freed and given back before the fill).
+#: it to be filled as a rebuild fills them (see ``_project``; an import of
+#: 1M games: its catch-up 18.5k -> 30.4k games/s CPU held whole, peak 348
+#: -> 491 MB, the sheet's batch freed and given back before the fill).
+#: Whatever their number: past ``held.BUDGET`` games the timelines held
+#: spill to a temporary file (``views.held``).
 WHOLE_AFTER = 2_000
-WHOLE_UP_TO = REBUILD_HOLDS_UP_TO
 
 
 class CatchUp(msgspec.Struct):
@@ -170,15 +167,11 @@ def _project(
     last = recorder.max_notification_id() or 0
     # A rebuild, and a long catch-up into views holding no game yet (a new
     # ledger's first import), fill them whole: every player's row read
-    # once, each ladder's timeline held in memory (never read back), each
-    # ladder replayed whole. A short catch-up (``record``) reads only what
-    # it names; a very long one, or a rebuild of a very large ledger, reads
-    # its games back, its memory bounded.
-    if rebuild:
-        whole = last - start <= REBUILD_HOLDS_UP_TO
-    else:
-        whole = known_at is None and WHOLE_AFTER <= last - start <= WHOLE_UP_TO
-        whole = whole and not _holds_games(conn)
+    # once, each ladder's timeline held (never read back from the views;
+    # past a budget, spilled to a temporary file: ``views.held``), each
+    # ladder replayed whole. A catch-up into views holding games (``record``,
+    # ``correct``) reads only what it names.
+    whole = rebuild or (known_at is None and last - start >= WHOLE_AFTER and not _holds_games(conn))
     if whole:
         # What the work before it in this process freed (an import's
         # append) goes back first: the fill's own peak is then the peak.
@@ -186,7 +179,8 @@ def _project(
     projector = Projector(conn, timeline=whole)
     if whole and not rebuild:
         projector.hold_timelines()  # (along the indexes, before they go)
-    with collection.paused(), _indexes_built_after(conn, whole):
+    held = projector.entries
+    with collection.paused(), _indexes_built_after(conn, whole), _closed(held):
         apply = projector.apply_stored
         for page in raw_pages(recorder, start, PAGE):
             if known_at is None:
@@ -196,13 +190,11 @@ def _project(
                 for seq, topic, state in page:
                     applied += apply(seq, topic, state, known_at)
             projector.flush()
+            if held is not None:
+                held.spill_if_over()
             start = page[-1][0]
             if progress is not None:
                 progress(N_("reading events"), start - tracked, last - tracked)
-        if rebuild and not whole:
-            # Its games are read back in the replay, along the indexes: each
-            # built once its table is full (not entry by entry as it fills).
-            schema.create_indexes(conn)
         if start == tracked:
             return CatchUp(0)
         if whole and not rebuild:
@@ -210,7 +202,7 @@ def _project(
         if progress is not None:
             progress(N_("rating games"), 0, 0)  # one step, of unknown length
         warnings = replay_ladders(
-            conn, projector.affected, projector.entries, projector.numbers(),
+            conn, projector.affected, held, projector.numbers(),
             projector.merges(), projector.fresh_states() if rebuild else None,
         )  # fmt: skip
     conn.execute(
@@ -224,6 +216,16 @@ def _project(
 def _holds_games(conn: Database) -> bool:
     """Whether the views hold a game (recorded, corrected or voided)."""
     return games.holds_any(conn)
+
+
+@contextmanager
+def _closed(held: Held | None) -> Iterator[None]:
+    """The timelines held, their spill file deleted however the fill ends."""
+    try:
+        yield
+    finally:
+        if held is not None:
+            held.close()
 
 
 @contextmanager

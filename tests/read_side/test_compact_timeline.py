@@ -77,7 +77,7 @@ def test_a_replay_of_compact_duels_is_that_of_their_entries(family: str) -> None
     projector = Projector(views.connect(views.in_memory(b.recorder)), timeline=True)
     for page in raw_pages(b.recorder):
         projector.apply_page(page)
-    (held,) = projector.entries.values()
+    (held,) = projector.entries.ladders.values()
     compact = [held[k] for k in sorted(held)]
     assert any(type(e) is Duel for e in compact)
     assert any(type(e) is not Duel for e in compact)
@@ -126,7 +126,7 @@ def held_in_a_rebuild(b: Builder) -> list[Entry | Duel]:
     projector = Projector(views.connect(views.in_memory(b.recorder)), timeline=True)
     for page in raw_pages(b.recorder):
         projector.apply_page(page)
-    (held,) = projector.entries.values()
+    (held,) = projector.entries.ladders.values()
     return [held[k] for k in sorted(held)]
 
 

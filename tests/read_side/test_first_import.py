@@ -80,9 +80,12 @@ def test_a_first_import_is_filled_whole_as_a_rebuild(
     assert verify.checksum(conn) == verify.checksum(fresh)
 
 
-def test_a_very_long_first_import_reads_its_games_back(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Past ``WHOLE_UP_TO`` events the timelines are not held (memory stays
-    bounded whatever the import's size); the views are the same."""
+def test_a_very_long_first_import_spills_its_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``held.BUDGET`` games the timelines held are written out to a
+    temporary file (memory stays bounded whatever the import's size), and
+    deleted after; the views are the same."""
+    from projections.views import held as holding
+
     made: list[Any] = []
     projector = runner.Projector
 
@@ -91,19 +94,30 @@ def test_a_very_long_first_import_reads_its_games_back(monkeypatch: pytest.Monke
         return made[-1]
 
     monkeypatch.setattr(runner, "WHOLE_AFTER", 2)
-    monkeypatch.setattr(runner, "WHOLE_UP_TO", 5)
+    monkeypatch.setattr(runner, "PAGE", 3)
+    monkeypatch.setattr(holding, "BUDGET", 2)
     monkeypatch.setattr(runner, "Projector", spy)
+    files: list[Any] = []
+    opened = holding.tempfile.TemporaryFile
+
+    def spill_file(**kwargs: Any) -> Any:
+        files.append(opened(**kwargs))
+        return files[-1]
+
+    monkeypatch.setattr(holding.tempfile, "TemporaryFile", spill_file)
     b = Builder()
     b.ladder("Club")
     b.player(*NAMES)
+    for i in range(5):
+        b.game("Club", date(2025, 1, 9 - i), NAMES[i], NAMES[i + 1], sequence=1)
     conn = b.views()
-    for i in range(3):
-        b.game("Club", date(2025, 1, 1 + i), NAMES[i], NAMES[i + 1], sequence=1)
-    views.catch_up(conn, b.recorder)
-    assert made[-1].entries is not None  # 3 events: held whole
-    conn = b.views()
-    assert made[-1].entries is None  # all 12 events at once: read back
+    held = made[-1].entries
+    assert held is not None and len(files) == 1  # spilled
+    assert files[0].closed and held._runs == {}  # and deleted
+    assert made[-1].affected  # its ladder replayed
+    monkeypatch.setattr(holding, "BUDGET", 1_000)
     fresh = views.in_memory(b.recorder)
+    assert verify.rows(fresh, "view_history")
     assert verify.compare_views(conn, fresh) == []
 
 
