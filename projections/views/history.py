@@ -129,7 +129,15 @@ _INT_CODES = (("b", 1 << 7), ("h", 1 << 15), ("i", 1 << 31), ("q", 1 << 63))
 
 def _int_column(values: Sequence[int]) -> bytes:
     low, high = min(values), max(values)
-    code = next(code for code, bound in _INT_CODES if -bound <= low and high < bound)
+    # (the narrowest code that holds them: ``_INT_CODES``, as tests check)
+    if -128 <= low and high < 128:
+        code = "b"
+    elif -32768 <= low and high < 32768:
+        code = "h"
+    elif -2147483648 <= low and high < 2147483648:
+        code = "i"
+    else:
+        code = "q"
     if low == high:
         return code.upper().encode() + array(code, [low]).tobytes()
     return code.encode() + array(code, values).tobytes()
@@ -150,6 +158,7 @@ def _float_column(values: Sequence[float | None]) -> bytes:
 
 
 _HALF = struct.Struct("=e")
+_NEGATIVE_ZERO = 0x8000
 
 
 def _halves(values: Sequence[float]) -> bytes | None:
@@ -162,10 +171,9 @@ def _halves(values: Sequence[float]) -> bytes | None:
         packed = struct.pack(shape, *values)
     except (OverflowError, struct.error):
         return None
-    # (to the bit: a sign of zero kept, no value rounded)
-    if struct.unpack(shape, packed) != tuple(values) or any(
-        v == 0 and math.copysign(1, v) < 0 for v in values
-    ):
+    # (to the bit: no value rounded, and none a negative zero, 0x8000 in
+    # half-precision, whose sign the comparison would not see)
+    if struct.unpack(shape, packed) != tuple(values) or _NEGATIVE_ZERO in array("H", packed):
         return None
     return packed
 
@@ -178,10 +186,11 @@ def encode(rows: Sequence[tuple[Any, ...]]) -> bytes:
         # Rated games alone (most chunks): kind, side, after, games after
         # and note are those ``whole_row`` gives.
         _, pos, seat, entry, _, s, p, k, before, change, games = zip(*rows, strict=True)
+        seats = _int_column(seat)  # (the side column too)
         return b"".join((
             _HEAD.pack(_FORMAT, len(rows)),
-            _int_column(pos), _int_column(seat), _int_column(entry), b"B\x00",
-            _int_column(seat), _float_column(s), _float_column(p), _float_column(k),
+            _int_column(pos), seats, _int_column(entry), b"B\x00",
+            seats, _float_column(s), _float_column(p), _float_column(k),
             b"d" + array("d", before).tobytes(), b"d" + array("d", change).tobytes(),
             _int_column(games),
         ))  # fmt: skip
