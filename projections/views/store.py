@@ -17,6 +17,7 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Mapping
 from datetime import date
+from operator import attrgetter
 from typing import Any
 
 import msgspec
@@ -34,17 +35,33 @@ from projections.views.player_numbers import PlayerNumbers
 #: took, a high-water mark a long-running follower kept (``bench/soak.py``).
 #: A page is one indexed range read: smaller pages cost no measurable time.
 ENTRY_PAGE = 2000
-#: A checkpoint holds every player's state once in this many.
+#: A checkpoint holds every player's state once in this many at least, and
+#: once the checkpoints since the last whole one hold as many bytes as it:
+#: a restore then reads at most some twice a whole one's states, and a
+#: ladder of many players (100,000: 4% of them in each checkpoint of 2,000
+#: games) does not save them all every 16,000 games.
 WHOLE_EVERY = 8
 
 _decode_data = msgspec.json.Decoder(dict[str, Any]).decode
 _pack = msgspec.msgpack.Encoder().encode
+_RATING, _GAMES = attrgetter("rating"), attrgetter("games")
+_LAST_PLAYED, _RATED_SINCE = attrgetter("last_played"), attrgetter("rated_since")
+_EXTRA = attrgetter("extra")
 _unpack = msgspec.msgpack.Decoder(
     tuple[list[int], list[float], list[int], list[int], list[int], list[dict[str, float] | None]]
 ).decode
 #: A family's state beyond a rating, as ``view_standings.state`` holds it.
 _encode_state = msgspec.json.Encoder().encode
 _decode_state = msgspec.json.Decoder(dict[str, float]).decode
+
+
+class WholeDue(msgspec.Struct):
+    """What decides a ladder's next whole checkpoint: the checkpoints and
+    their bytes since the last whole one, and that one's bytes."""
+
+    checkpoints: int
+    bytes: int = 0
+    whole_bytes: int = 0
 
 
 class ReplayProgress(msgspec.Struct):
@@ -165,7 +182,7 @@ class LadderStore:
         self.numbers = numbers
         #: Checkpoints saved since the last whole one (None: not read yet;
         #: ``fresh`` views have none: the first is whole).
-        self._since_whole: int | None = WHOLE_EVERY if fresh else None
+        self._since_whole: WholeDue | None = WholeDue(WHOLE_EVERY) if fresh else None
         #: Appending: the players changed since the last checkpoint of an
         #: earlier run are in history rows after it (read at the next one).
         self.appending = False
@@ -256,9 +273,10 @@ class LadderStore:
     ) -> None:
         """Save the states at ``key``: those in ``changed`` (and, when
         appending, those changed by earlier runs), or all of them."""
-        if self._since_whole is None:
-            self._since_whole = self._deltas_since_whole(key)
-        whole = self._since_whole + 1 >= WHOLE_EVERY
+        due = self._since_whole
+        if due is None:
+            due = self._since_whole = self._deltas_since_whole(key)
+        whole = due.checkpoints + 1 >= WHOLE_EVERY and due.bytes >= due.whole_bytes
         if not whole and self.appending:
             last = self.conn.execute(
                 "SELECT MAX(pos) FROM view_checkpoints WHERE ladder=? AND key<?",
@@ -269,17 +287,22 @@ class LadderStore:
             ids = self.numbers.by_number
             changed = changed | {ids[n] for n in earlier}
         self.appending = False
-        players = states if whole else [p for p in changed if p in states]
         numbers = self.numbers.by_id
-        picked = [(numbers[p], states[p]) for p in players]
+        if whole:
+            players, picked = list(states), list(states.values())
+        else:
+            players = [p for p in changed if p in states]
+            picked = list(map(states.__getitem__, players))
+        # (each column in one C-level pass where it can be: a whole
+        # checkpoint of a ladder of 100,000 players is 100,000 states)
         blob = _pack(
             (
-                [n for n, _ in picked],
-                [s.rating for _, s in picked],
-                [s.games for _, s in picked],
-                [s.last_played.toordinal() if s.last_played else 0 for _, s in picked],
-                [s.rated_since.toordinal() if s.rated_since else 0 for _, s in picked],
-                [s.extra for _, s in picked],
+                list(map(numbers.__getitem__, players)),
+                list(map(_RATING, picked)),
+                list(map(_GAMES, picked)),
+                [d.toordinal() if d else 0 for d in map(_LAST_PLAYED, picked)],
+                [d.toordinal() if d else 0 for d in map(_RATED_SINCE, picked)],
+                list(map(_EXTRA, picked)),
             )
         )
         self.conn.execute(
@@ -287,20 +310,27 @@ class LadderStore:
             "DO UPDATE SET pos=excluded.pos, whole=excluded.whole, states=excluded.states",
             (self.ladder, key, pos, 1 if whole else 0, blob),
         )
-        self._since_whole = 0 if whole else self._since_whole + 1
+        if whole:
+            self._since_whole = WholeDue(0, 0, len(blob))
+        else:
+            due.checkpoints += 1
+            due.bytes += len(blob)
 
-    def _deltas_since_whole(self, key: str) -> int:
-        """Checkpoints before ``key`` since the last whole one (a whole one is
-        due when there is none)."""
-        flags = [
-            whole
-            for (whole,) in self.conn.execute(
-                "SELECT whole FROM view_checkpoints WHERE ladder=? AND key<? "
-                "ORDER BY key DESC LIMIT ?",
-                (self.ladder, key, WHOLE_EVERY),
-            )
-        ]
-        return flags.index(1) if 1 in flags else WHOLE_EVERY
+    def _deltas_since_whole(self, key: str) -> WholeDue:
+        """The checkpoints before ``key`` since the last whole one (a whole
+        one is due when there is none)."""
+        due = WholeDue(0)
+        for whole, size in self.conn.execute(
+            "SELECT whole, length(states) FROM view_checkpoints WHERE ladder=? AND key<? "
+            "ORDER BY key DESC",
+            (self.ladder, key),
+        ):
+            if whole:
+                due.whole_bytes = size
+                return due
+            due.checkpoints += 1
+            due.bytes += size
+        return WholeDue(WHOLE_EVERY)
 
     def clear_after(self, key: str | None, pos: int) -> None:
         """Forget history after place ``pos`` and checkpoints after ``key``
