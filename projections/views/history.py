@@ -124,17 +124,16 @@ def whole_row(row: tuple[Any, ...]) -> tuple[Any, ...]:
 _FORMAT = 1
 _HEAD = struct.Struct("<BI")
 _COLUMN = struct.Struct("<c")
-_INT_CODES = (("b", 1 << 7), ("h", 1 << 15), ("i", 1 << 31), ("q", 1 << 63))
 
 
 def _int_column(values: Sequence[int]) -> bytes:
     low, high = min(values), max(values)
-    # (the narrowest code that holds them: ``_INT_CODES``, as tests check)
-    if -128 <= low and high < 128:
+    # (the narrowest array code that holds them)
+    if low >= -(1 << 7) and high < 1 << 7:
         code = "b"
-    elif -32768 <= low and high < 32768:
+    elif low >= -(1 << 15) and high < 1 << 15:
         code = "h"
-    elif -2147483648 <= low and high < 2147483648:
+    elif low >= -(1 << 31) and high < 1 << 31:
         code = "i"
     else:
         code = "q"
