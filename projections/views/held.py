@@ -77,10 +77,10 @@ class Spilled:
 
 class Held:
     """Every ladder's held entries by key (``ladders``: the projector adds
-    and removes them there), spilled past ``budget`` entries (``BUDGET``) (``spill_if_over``)."""
+    and removes them there), their games spilled once more than ``BUDGET``
+    entries are held (``spill_if_over``)."""
 
-    def __init__(self, budget: int | None = None) -> None:
-        self.budget = BUDGET if budget is None else budget
+    def __init__(self) -> None:
         #: Ladder number -> its entries held in memory, by key.
         self.ladders: dict[int, dict[str, Entry | Duel]] = {}
         self._runs: dict[int, list[Run]] = {}
@@ -108,8 +108,8 @@ class Held:
 
     def spill_if_over(self) -> None:
         """Write every ladder's held games out as a sorted run once more
-        than ``budget`` entries are held."""
-        if sum(map(len, self.ladders.values())) <= self.budget:
+        than ``BUDGET`` entries are held."""
+        if sum(map(len, self.ladders.values())) <= BUDGET:
             return
         if self._file is None:
             # (closed by ``close``: it outlives this call)
