@@ -59,10 +59,6 @@ class Spilled:
         streams = [self._read(i, run) for i, run in enumerate(self._runs)]
         return heapq.merge(*streams, self._held, key=_KEY)
 
-    def rulesets(self) -> list[Entry]:
-        """The ladder's rulesets in effective order (held: never spilled)."""
-        return [e for e in self._held if type(e) is not Duel and e.kind == "ruleset"]
-
     def _read(self, index: int, run: Run) -> Iterator[Entry | Duel]:
         stale, file = self._stale, self._file
         for offset, length in run.chunks:

@@ -67,8 +67,8 @@ def replay_ladders(
         problem = replay_ladder(store, key, merges, ordered, state)
         if problem is not None:
             warnings.append(problem)
-        rulesets = store.rulesets() if ordered is None else _rulesets(ordered)
         del ordered
+        rulesets = store.rulesets()
         warnings += [f"ladder {state.name!r}: {w}" for w in problems.version_warnings(rulesets)]
     return warnings
 
@@ -111,7 +111,9 @@ def _replay(
     merges: Mapping[str, str],
     ordered: Ordered | None,
 ) -> None:
-    rulesets = store.rulesets() if ordered is None else _rulesets(ordered)
+    # (Read from the views however the entries come: a few rows, where a
+    # look through a held timeline is one of every game.)
+    rulesets = store.rulesets()
     # Any period rated per event (not only the rules at the frontier) forbids
     # restarting inside one of its events.
     per_event = any(_load(r).per_event for r in rulesets)
@@ -188,12 +190,6 @@ def _players_of(entries: list[Entry | Duel], merges: Mapping[str, str]) -> set[s
             for side in entry.data.sides:
                 players.update(merges.get(p, p) for p in side)
     return players
-
-
-def _rulesets(ordered: Ordered) -> list[Entry]:
-    if type(ordered) is Spilled:
-        return ordered.rulesets()
-    return [e for e in ordered if type(e) is not Duel and e.kind == "ruleset"]
 
 
 def _spans(ordered: Ordered) -> list[tuple[str, str, str]]:
