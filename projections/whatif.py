@@ -191,6 +191,17 @@ def rules_tried(
     return sorted([*entries, marker], key=lambda e: e.key)
 
 
+def in_force_point(history: LadderHistory, points: list[dict[str, Any]]) -> int | None:
+    """The first of ``points`` (each a set of overrides) that leaves every
+    ruleset of ``history`` as it is: under it the ladder is tried under the
+    rules in force. None when none does."""
+    rulesets = [e for e in history.entries if e.kind == "ruleset"]
+    for at, point in enumerate(points):
+        if all(_override(e, point, None).data == e.data for e in rulesets):
+            return at
+    return None
+
+
 class _Scalar(Exception):
     """A family whose maths serves plain numbers only (``with_values``)."""
 

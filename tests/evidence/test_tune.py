@@ -42,6 +42,20 @@ def test_the_best_point_is_the_best_of_separate_evaluations(cli: Cli) -> None:
     assert low <= report["gain"] <= high
 
 
+def test_the_rules_in_force_on_the_grid_are_scored_as_evaluate_scores_them(cli: Cli) -> None:
+    # K 24 and divisor 400 (the club's rules) are a point of this grid: tune
+    # takes their predictions from the grid's replay rather than replaying
+    # them again, and must take that point's, not another's.
+    load(cli, "Chess Club")
+    report = cli.json("tune", "Chess Club", "--vary", "k=10:40:2", "--vary",
+                      "divisor=300:500:100", "--train-until", "2025-02-01")  # fmt: skip
+    in_force = by_rules(cli.json("evaluate", "Chess Club", "--from", "2025-02-01"))
+    assert report["in_force"] == pytest.approx(in_force["rules in force"]["log_loss"], abs=1e-12)
+    grid = {g["point"]: g["log_loss"] for g in report["grid"]}
+    assert report["in_force"] == pytest.approx(grid["k=24 divisor=400"], abs=1e-12)
+    assert report["in_force"] != pytest.approx(grid["k=10 divisor=300"], abs=1e-6)
+
+
 def test_the_printed_command_adopts_the_best_point(cli: Cli) -> None:
     load(cli, "Chess Club")
     out = cli.ok("tune", "Chess Club", "--vary", "k=10:40:2", "--effective", "2025-01-01")
