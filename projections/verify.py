@@ -51,6 +51,10 @@ COMPARED: dict[str, str] = {
         "LEFT JOIN view_ladders l ON l.n = a.ladder ORDER BY a.seq"
     ),
     "view_tracking": "SELECT name, position FROM view_tracking ORDER BY name",
+    "view_event_spans": (
+        "SELECT l.id, s.event, s.first, s.last FROM view_event_spans s "
+        "LEFT JOIN view_ladders l ON l.n = s.ladder ORDER BY 1, 2"
+    ),
 }
 
 

@@ -59,6 +59,9 @@ CREATE TABLE view_games (
     facts_n INTEGER NOT NULL, recording INTEGER NOT NULL, source_row INTEGER, reason TEXT);
 CREATE TABLE view_events (
     n INTEGER PRIMARY KEY, topic TEXT NOT NULL, state BLOB NOT NULL);
+CREATE TABLE view_event_spans (
+    ladder INTEGER NOT NULL, event TEXT NOT NULL, first TEXT NOT NULL, last TEXT NOT NULL,
+    PRIMARY KEY (ladder, event)) WITHOUT ROWID;
 """
 #: Its secondary indexes (built after a rebuild or a first import fills it).
 INDEX_DDL = """
@@ -68,6 +71,9 @@ TABLE = "view_games"
 #: The game events applied to views with no event store beside them (empty
 #: otherwise): where their facts are read from.
 EVENTS = "view_events"
+#: Each event's span (keys of its first and last game) in a ladder rated
+#: per event, as its last replay found them (``keep_spans``).
+SPANS = "view_event_spans"
 
 #: A game's row as the projector holds it (a list), in this order (``key``
 #: whole: ``write`` splits it, ``_columns`` joins it).
@@ -356,17 +362,64 @@ def last_played(conn: Database, ladder: int, before: str) -> tuple[str, str | No
     return (row[0], row[1]) if row else None
 
 
-def event_spans(conn: Database, ladder: int) -> list[tuple[str, str, str]]:
+def event_spans(
+    conn: Database, ladder: int, after: str | None = None, at: bool = False
+) -> list[tuple[str, str, str]]:
     """(event, key of its first game, key of its last game) of a ladder's
-    events (games not voided)."""
+    events (games not voided): of its games after key ``after`` alone when
+    given (``at``: at or after it)."""
+    later, params = _compared(">=" if at else ">", after) if after else ("1=1", [])
     return [
         (event, lo, hi)
         for event, lo, hi in conn.execute(
             f"SELECT g.event, MIN({_key(conn)}), MAX({_key(conn)}) FROM view_games g "
-            "WHERE g.ladder=? AND g.status<>'voided' AND g.event IS NOT NULL GROUP BY g.event",
-            (ladder,),
+            f"WHERE g.ladder=? AND {later} AND g.status<>'voided' AND g.event IS NOT NULL "
+            "GROUP BY g.event",
+            (ladder, *params),
         ).fetchall()
     ]
+
+
+def kept_spans(conn: Database, ladder: int, events: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """The spans ``keep_spans`` kept of these events of a ladder (by event:
+    first key, last key)."""
+    found: dict[str, tuple[str, str]] = {}
+    for at in range(0, len(events), _BATCH):
+        part = events[at : at + _BATCH]
+        found.update(
+            (event, (first, last))
+            for event, first, last in conn.execute(
+                f"SELECT event, first, last FROM {SPANS} WHERE ladder=? "
+                f"AND event IN ({','.join('?' * len(part))})",
+                (ladder, *part),
+            ).fetchall()
+        )
+    return found
+
+
+def keep_spans(
+    conn: Database, ladder: int, after: str | None, spans: list[tuple[str, str, str]]
+) -> None:
+    """Keep ``spans``, every event of a ladder after key ``after`` (all its
+    events when None), in place of those kept of the events after it; the
+    ladder marked as keeping them (a row with no event, ``spans_kept``)."""
+    conn.execute(f"DELETE FROM {SPANS} WHERE ladder=? AND first>?", (ladder, after or ""))
+    conn.executemany(
+        f"INSERT INTO {SPANS} (ladder, event, first, last) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT (ladder, event) DO UPDATE SET first=excluded.first, last=excluded.last",
+        [(ladder, "", "", ""), *((ladder, *span) for span in spans)],
+    )
+
+
+def spans_kept(conn: Database, ladder: int) -> bool:
+    """Whether the ladder's events' spans are kept (``keep_spans``)."""
+    found = conn.execute(f"SELECT 1 FROM {SPANS} WHERE ladder=? AND event=''", (ladder,))
+    return found.fetchone() is not None
+
+
+def forget_spans(conn: Database, ladder: int) -> None:
+    """Keep no span of the ladder's events (nor the mark that they are)."""
+    conn.execute(f"DELETE FROM {SPANS} WHERE ladder=?", (ladder,))
 
 
 def pages(conn: Database, ladder: int, before: str) -> Iterator[tuple]:

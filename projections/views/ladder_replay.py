@@ -117,9 +117,20 @@ def _replay(
     # Any period rated per event (not only the rules at the frontier) forbids
     # restarting inside one of its events.
     per_event = any(_load(r).per_event for r in rulesets)
+    # Every period rated per event (AdlG's ladders): each replay keeps the
+    # spans of the events after its restart. A stored checkpoint is then
+    # inside no event as of the last replay, so only the events a change
+    # gave games (at or after its key) can straddle one: a change costs a
+    # look at the games after it, not at every game of the ladder.
+    kept = per_event and all(_load(r).per_event for r in rulesets)
+    had_spans = kept and ordered is None and store.spans_kept()
     spans: list[tuple[str, str, str]] = []
-    if per_event:  # (a look at every game of the ladder)
-        spans = store.event_spans() if ordered is None else _spans(ordered)
+    if ordered is not None:
+        spans = _spans(ordered) if per_event else []
+    elif had_spans:
+        spans = store.changed_spans(from_key)
+    elif per_event:  # (a look at every game of the ladder)
+        spans = store.event_spans()
     ends = {event: last for event, _, last in spans}
     family = _family_at(rulesets, state.frontier) if state.frontier else None
     appending = family is not None and from_key > state.frontier and not family.per_event
@@ -147,6 +158,14 @@ def _replay(
         family = None if after is None else _family_at(rulesets, after)
         since = 0
         store.clear_after(after, pos)
+        if had_spans:  # the events after the restart, whole (none straddles it)
+            later = store.event_spans(after)
+            ends = {event: last for event, _, last in later}
+            store.keep_spans(after, later)
+        elif kept:  # every event's, as found above
+            store.keep_spans(None, spans)
+        else:
+            store.forget_spans()
 
     if appended is not None:
         entries: Iterable[Entry | Duel] = appended

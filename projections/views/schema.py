@@ -79,6 +79,7 @@ TABLES = (
     "view_players",
     games.TABLE,
     games.EVENTS,
+    games.SPANS,
     "view_recordings",
     "view_entries",
     "view_checkpoints",

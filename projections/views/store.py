@@ -227,9 +227,37 @@ class LadderStore:
     def rulesets(self, upto: str | None = None) -> list[Entry]:
         return ruleset_entries(self.conn, self.ladder, upto)
 
-    def event_spans(self) -> list[tuple[str, str, str]]:
-        """(event, key of its first game, key of its last game)."""
-        return kept_games.event_spans(self.conn, self.ladder)
+    def event_spans(self, after: str | None = None) -> list[tuple[str, str, str]]:
+        """(event, key of its first game, key of its last game), of the
+        games after key ``after`` alone when given."""
+        return kept_games.event_spans(self.conn, self.ladder, after)
+
+    def changed_spans(self, since: str) -> list[tuple[str, str, str]]:
+        """The spans of the events with a game at or after key ``since``
+        (where a change not replayed yet put its games): each as kept at the
+        last replay (``keep_spans``), widened to those games."""
+        recent = kept_games.event_spans(self.conn, self.ladder, since, at=True)
+        kept = kept_games.kept_spans(self.conn, self.ladder, [event for event, _, _ in recent])
+        spans = []
+        for event, first, last in recent:
+            was = kept.get(event)
+            spans.append(
+                (event, min(first, was[0]), max(last, was[1])) if was else (event, first, last)
+            )
+        return spans
+
+    def keep_spans(self, after: str | None, spans: list[tuple[str, str, str]]) -> None:
+        """Keep the spans of the ladder's events after key ``after`` (all
+        when None): every event's, as a replay from there finds them."""
+        kept_games.keep_spans(self.conn, self.ladder, after, spans)
+
+    def spans_kept(self) -> bool:
+        """Whether the spans of the ladder's events are kept."""
+        return kept_games.spans_kept(self.conn, self.ladder)
+
+    def forget_spans(self) -> None:
+        """Keep no span of the ladder's events."""
+        kept_games.forget_spans(self.conn, self.ladder)
 
     # -- checkpoints ----------------------------------------------------------
     def checkpoints_before(self, key: str) -> list[tuple[str, int]]:

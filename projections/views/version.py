@@ -4,4 +4,4 @@ the modules that define the tables (``schema`` imports the games' and the
 histories' modules)."""
 
 #: Bump when the view tables change shape (or what their rows hold).
-VERSION = 20
+VERSION = 21
