@@ -30,9 +30,13 @@ import msgspec
 from projections.replay import Duel, Entry
 
 #: How many entries a rebuild holds before it spills its games (about 240
-#: bytes a game held: some 300 MB at this many, with the rest of a rebuild;
-#: 10M games held took 3 GB).
+#: bytes a duel held: some 300 MB at this many, with the rest of a rebuild;
+#: 10M games held took 3 GB) ...
 BUDGET = 1_250_000
+#: ... each entry other than a duel counted as this many (a game of several
+#: sides or players, its facts held whole: some 860 bytes a BGA game; 1M of
+#: them held took a rebuild to 960 MB).
+OTHER_WEIGHT = 4
 #: Games in one pickled chunk of a run (what the merge holds of each run).
 CHUNK = 20_000
 
@@ -73,12 +77,17 @@ class Spilled:
 
 class Held:
     """Every ladder's held entries by key (``ladders``: the projector adds
-    and removes them there), their games spilled once more than ``BUDGET``
-    entries are held (``spill_if_over``)."""
+    and removes them there, counting in ``others`` those that are not
+    duels), their games spilled once more than ``BUDGET`` entries are held
+    (``spill_if_over``)."""
 
     def __init__(self) -> None:
         #: Ladder number -> its entries held in memory, by key.
         self.ladders: dict[int, dict[str, Entry | Duel]] = {}
+        #: Entries other than duels added since the last spill (each weighs
+        #: ``OTHER_WEIGHT``; one taken out again still counts: a spill comes
+        #: a little early, never late).
+        self.others = 0
         self._runs: dict[int, list[Run]] = {}
         #: Ladder -> key of a game taken out -> how many of its runs were
         #: written before (their copy of that key is stale).
@@ -104,8 +113,10 @@ class Held:
 
     def spill_if_over(self) -> None:
         """Write every ladder's held games out as a sorted run once more
-        than ``BUDGET`` entries are held."""
-        if sum(map(len, self.ladders.values())) <= BUDGET:
+        than ``BUDGET`` entries are held (an entry other than a duel
+        weighing ``OTHER_WEIGHT``)."""
+        count = sum(map(len, self.ladders.values()))
+        if count + self.others * (OTHER_WEIGHT - 1) <= BUDGET:
             return
         if self._file is None:
             # (closed by ``close``: it outlives this call)
@@ -131,6 +142,8 @@ class Held:
             self._runs.setdefault(ladder, []).append(Run(chunks))
             for entry in games:
                 del held[entry.key]
+        # What stays held is every ladder's entries other than games (a few).
+        self.others = sum(map(len, self.ladders.values()))
 
     def take(self, ladder: int) -> list[Entry | Duel] | Spilled:
         """A ladder's entries in effective order, given up by the holder: a

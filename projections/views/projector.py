@@ -473,6 +473,7 @@ class Projector:
             else:
                 strings = self._strings
                 on = facts.date
+                entries.others += 1
                 held[key] = Entry(key, "game", game[N], gid,
                                   strings.get(on) or strings.setdefault(on, on),
                                   self._play(facts, sides))  # fmt: skip
@@ -696,6 +697,7 @@ class Projector:
                 (entry.n, ladder, entry.key, entry.kind, entry.id, entry.date, data)
             )
         if self.entries is not None:
+            self.entries.others += 1
             self.entries.ladder(ladder)[entry.key] = entry
         self._touch(ladder, entry.key)
 

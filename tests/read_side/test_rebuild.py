@@ -137,3 +137,32 @@ def test_a_rebuild_past_what_it_holds_spills_its_games_and_builds_the_same(
     conn = b.views()
     views.rebuild(conn, b.recorder)
     assert verify.checksum(conn) == verify.checksum(whole)
+
+
+def test_a_game_held_whole_weighs_more_than_a_duel(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A game held whole (no event and round: not a ``Duel``; a game of
+    several players) counts as ``OTHER_WEIGHT`` duels against the budget:
+    24 of them spill where 24 duels do not."""
+    from projections.views import held as holding
+
+    spilled: list[bool] = []
+    spill_if_over = holding.Held.spill_if_over
+
+    def noted(self: holding.Held) -> None:
+        spill_if_over(self)
+        spilled.append(bool(self._runs))
+
+    monkeypatch.setattr(holding, "BUDGET", 30)
+    monkeypatch.setattr(holding.Held, "spill_if_over", noted)
+    whole = ledger()  # 24 games with no event
+    duels = Builder()
+    duels.player("Ann", "Ben", "Cat")
+    duels.ladder("Club")
+    for day in range(1, 25):
+        pair = (("Ann", "Ben"), ("Ben", "Cat"), ("Cat", "Ann"))[day % 3]
+        duels.game("Club", date(2025, 1, day), *pair, event="Cup", round=day)
+    views.in_memory(duels.recorder)
+    assert spilled and not any(spilled)
+    spilled.clear()
+    views.in_memory(whole.recorder)
+    assert any(spilled)
