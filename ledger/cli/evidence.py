@@ -11,7 +11,9 @@ import msgspec
 from ledger.cli.context import Ledger, family_needed, format_option, pass_ledger
 from ledger.cli.help import TranslatedCommand
 from ledger.cli.params import DATE, SETTING, VARY, as_dict
+from ledger.cli.progress import ProgressBar
 from ledger.cli.reports import note_unrated
+from ledger.kernel.translation import N_
 from projections.formats import render
 
 #: Grid points a table shows (the best first); json and csv give them all.
@@ -116,8 +118,13 @@ def tune(
     from projections.evidence.tune import GridPoint, tune
 
     on = effective or datetime.now(UTC).date()
-    with family_needed(f"ladder {ladder_name!r}"):
-        report = tune(led.conn, ladder_name, list(varies), on, train_until, start, end, seed)
+    with (
+        family_needed(f"ladder {ladder_name!r}"),
+        ProgressBar(N_("rating the grid's points"), 2, led.t) as progress,
+    ):
+        report = tune(
+            led.conn, ladder_name, list(varies), on, train_until, start, end, seed, progress
+        )
     if fmt == "json":
         click.echo(render(report, fmt))
         return

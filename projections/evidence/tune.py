@@ -212,23 +212,44 @@ class Grid(msgspec.Struct):
     at_once: bool
 
 
+#: ``progress(points done, points)``, told after each replay of one grid point.
+Progress = Callable[[int, int], None]
+
+
 def score_grid(
     history: LadderHistory,
     points: list[dict[str, Any]],
     start: date | None = None,
     end: date | None = None,
+    progress: Progress | None = None,
 ) -> Grid:
     """Each grid point's predictions of the games from ``start`` to ``end``
     (the ladder replayed over its whole history under the rules in force
     with the point's values): in one replay when the family's maths takes
-    arrays, else one replay per point."""
+    arrays, else one replay per point (each told to ``progress``)."""
     at_once = _at_once(history, points, start, end)
-    each = at_once or [scored_under(history, v, None, start, end).predictions for v in points]
+    each = at_once or _one_by_one(history, points, start, end, progress)
     return Grid(
         [_point(values, scored) for values, scored in zip(points, each, strict=True)],
         each,
         at_once is not None,
     )
+
+
+def _one_by_one(
+    history: LadderHistory,
+    points: list[dict[str, Any]],
+    start: date | None,
+    end: date | None,
+    progress: Progress | None,
+) -> list[Predictions]:
+    """Each grid point's predictions, from a replay of its own."""
+    each = []
+    for done, values in enumerate(points, start=1):
+        each.append(scored_under(history, values, None, start, end).predictions)
+        if progress is not None:
+            progress(done, len(points))
+    return each
 
 
 def tune(
@@ -240,14 +261,16 @@ def tune(
     start: date | None = None,
     end: date | None = None,
     seed: int = bootstrap.SEED,
+    progress: Progress | None = None,
 ) -> Tuning:
     """Score every grid point on the games from ``train_until`` (and inside
     ``start``..``end``); the games before only warm the ratings. Records
-    nothing."""
+    nothing. ``progress`` hears of each point replayed on its own (a
+    family whose maths takes no arrays: a replay per point)."""
     points = grid(varies)
     history = history_of(conn, ladder)
     low = max(d for d in (start, train_until) if d) if start or train_until else None
-    scores = score_grid(history, points, low, end)
+    scores = score_grid(history, points, low, end, progress)
     # The rules in force are most often a point of the grid (K 20 in
     # 10:40:2): their predictions are that point's, not a replay more (a
     # third of ``tune`` at 1M games).

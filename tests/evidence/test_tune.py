@@ -187,3 +187,29 @@ def test_maths_that_serves_numbers_only_falls_back_to_a_replay_per_point(cli: Cl
     assert _grid_against_separate(cli, "Chess Club", ["k=16:32:16"])["at_once"] is False
     load(cli, "BGA Carcassonne")
     assert _grid_against_separate(cli, "BGA Carcassonne", ["k=20:40:20"])["at_once"] is False
+
+
+def test_a_replay_per_point_tells_its_progress() -> None:
+    """Maths that serves numbers only (integer ratings rounded) replays
+    each grid point on its own, each told to ``progress``; one replay for
+    the whole grid tells nothing."""
+    from datetime import date
+
+    from projections.evidence.tune import score_grid
+    from projections.whatif import history_of
+    from tests.read_side.ledger_builder import Builder
+
+    def scored(params: dict[str, object]) -> tuple[bool, list[tuple[int, int]]]:
+        b = Builder()
+        b.ladder("Club", "elo", params)
+        b.player("Ann", "Ben", "Cat")
+        for day in range(1, 7):
+            pair = (("Ann", "Ben"), ("Ben", "Cat"), ("Cat", "Ann"))[day % 3]
+            b.game("Club", date(2025, 1, day), *pair)
+        told: list[tuple[int, int]] = []
+        points = [{"k": k} for k in (10, 20, 30)]
+        grid = score_grid(history_of(b.views(), "Club"), points, progress=lambda *a: told.append(a))
+        return grid.at_once, told
+
+    assert scored({"integer": True, "rounding": "half-up"}) == (False, [(1, 3), (2, 3), (3, 3)])
+    assert scored({}) == (True, [])
