@@ -29,6 +29,11 @@ originator_version)``), whose first record's position is the game's
 number. Throwaway views in memory (time travel, verify, a preview), which
 have no event store beside them, look along their ids instead.
 
+A ladder rated per event also keeps each event's span (the keys of its
+first and last game, ``view_event_spans``), written by each replay for the
+events after its restart (``keep_spans``): a change then finds a checkpoint
+no event straddles from the games after it, not from every game.
+
 Callers get rows as tuples in the column orders named below, a game's
 facts as ``source.Facts`` (players by id; the replay, what it needs of
 them: ``replay.Play``), or, where a table for people
