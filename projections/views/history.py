@@ -783,9 +783,14 @@ class Rows:
                 self._compared[player] = _Stored([chunk[1:] for chunk in theirs])
             self._seen.update(self._compared)
             return
+        # Along the index by last place, as the count above: those chunks
+        # are all dealt with here. (``+first``: the index by first place,
+        # which SQLite may otherwise pick, holds every chunk begun before
+        # ``pos``, most of the ladder's near its end: 71 ms of a 0.18 s
+        # ``record`` at the end of 1M AdlG games.)
         straddling = conn.execute(
             "SELECT player, first, data FROM view_history_chunks WHERE ladder=? AND last>? "
-            "AND first<=?",
+            "AND +first<=?",
             (ladder, pos, pos),
         ).fetchall()
         conn.execute(  # (along the index by last place: first > pos implies last > pos)
