@@ -529,9 +529,13 @@ def rows_by_place(
             "SELECT MAX(last) FROM view_history_chunks WHERE ladder=?", (ladder,)
         ).fetchone()
         upto = found[0] if found and found[0] is not None else after
-    # Chunks begun at or before ``after`` that reach past it.
+    # Chunks begun at or before ``after`` that reach past it, along the index
+    # by last place (``+first``): every chunk it visits is read below anyway,
+    # where the index by first place would visit every chunk begun before
+    # ``after`` (a site brought up to date after a game: the whole ladder's).
     carry = conn.execute(
-        "SELECT player, last, data FROM view_history_chunks WHERE ladder=? AND last>? AND first<=?",
+        "SELECT player, last, data FROM view_history_chunks WHERE ladder=? AND last>? "
+        "AND +first<=?",
         (ladder, after, after),
     ).fetchall()
     lo = after + 1
