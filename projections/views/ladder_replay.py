@@ -248,7 +248,7 @@ def _restart_checkpoint(
     event from the states before it began)."""
     checkpoints = store.checkpoints_before(from_key)
     if not spans:
-        return checkpoints[0] if checkpoints else None
+        return next(checkpoints, None)
     for key, pos in checkpoints:
         if not any(first <= key < last for _, first, last in spans):
             return key, pos

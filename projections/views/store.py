@@ -169,6 +169,10 @@ def ruleset_in_force(conn: Database, ladder: int, key: str) -> dict[str, Any] | 
     return _decode_data(row[0]) if row else None
 
 
+#: Checkpoints read at a time when looking for a restart.
+CHECKPOINT_PAGE = 64
+
+
 class LadderStore:
     """One ladder's derived rows: checkpoints, history, standings and its
     replay state. ``numbers``: player ids and the views' numbers, each
@@ -260,15 +264,20 @@ class LadderStore:
         kept_games.forget_spans(self.conn, self.ladder)
 
     # -- checkpoints ----------------------------------------------------------
-    def checkpoints_before(self, key: str) -> list[tuple[str, int]]:
-        """(key, pos) of the checkpoints before ``key``, latest first."""
-        return [
-            (k, pos)
-            for k, pos in self.conn.execute(
-                "SELECT key, pos FROM view_checkpoints WHERE ladder=? AND key<? ORDER BY key DESC",
-                (self.ladder, key),
-            ).fetchall()
-        ]
+    def checkpoints_before(self, key: str) -> Iterator[tuple[str, int]]:
+        """(key, pos) of the checkpoints before ``key``, latest first, read
+        a page at a time (a restart most often takes the first; a ladder
+        rated per event has a checkpoint at each event's close)."""
+        while True:
+            page = self.conn.tuples(
+                "SELECT key, pos FROM view_checkpoints WHERE ladder=? AND key<? "
+                "ORDER BY key DESC LIMIT ?",
+                (self.ladder, key, CHECKPOINT_PAGE),
+            )
+            yield from page
+            if len(page) < CHECKPOINT_PAGE:
+                return
+            key = page[-1][0]
 
     def restore(self, key: str) -> dict[str, PlayerState]:
         """The states saved at checkpoint ``key``."""

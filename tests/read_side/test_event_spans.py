@@ -12,7 +12,7 @@ import pytest
 
 from projections import verify, views
 from projections.db import Database
-from projections.views import games, ladder_replay
+from projections.views import games, ladder_replay, store
 from tests.read_side.ledger_builder import Builder
 
 DAY = [date(2025, 3, d) for d in range(1, 8)]
@@ -21,6 +21,9 @@ DAY = [date(2025, 3, d) for d in range(1, 8)]
 @pytest.fixture(autouse=True)
 def small_checkpoints(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(ladder_replay, "CHECKPOINT_EVERY", 2)
+    # A restart looks through the checkpoints a page at a time: one a page
+    # here, so that going back past several is going through pages.
+    monkeypatch.setattr(store, "CHECKPOINT_PAGE", 1)
 
 
 def _club() -> Builder:
@@ -82,3 +85,16 @@ def test_an_elo_ladder_keeps_no_spans() -> None:
     b.game("Club", DAY[0], "Ann", "Ben", event="Cup", round=1, sequence=1)
     conn = b.views()
     assert conn.execute("SELECT COUNT(*) FROM view_event_spans").fetchone()[0] == 0
+
+
+def test_a_restart_looks_through_every_checkpoint_a_page_at_a_time() -> None:
+    b = _club()
+    for seq, day in enumerate(DAY, start=1):
+        b.game("Club", day, "Ann", "Cat", sequence=seq)
+        b.game("Club", day, "Ben", "Dan", sequence=seq + 10)
+    conn = b.views()
+    every = conn.execute("SELECT key, pos FROM view_checkpoints ORDER BY key DESC").fetchall()
+    assert len(every) >= 3
+    ladder = store.LadderStore(conn, 1, store.PlayerNumbers(conn))
+    assert list(ladder.checkpoints_before("\x7f")) == [tuple(r) for r in every]
+    assert list(ladder.checkpoints_before(every[1][0])) == [tuple(r) for r in every[2:]]
