@@ -44,7 +44,8 @@ def test_a_chunk_with_an_adjustment_is_held_whole_and_encodes_back() -> None:
     data = history.encode([*rows, adjust])
     held = history.held_rows(data, 1, 7)
     assert [len(row) for row in held] == [17] * 4
-    assert held[-1].after == 1600.0 and held[-1].note == "fix"
+    last = history.Row._make(held[-1])  # (held as a replay makes rows: plain tuples)
+    assert last.after == 1600.0 and last.note == "fix"
     assert history.encode(held) == data
     assert history.cut(data, 19) is not None
     assert history.held_rows(history.cut(data, 19)[0], 1, 7) == _plain(3)

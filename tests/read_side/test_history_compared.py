@@ -277,3 +277,31 @@ def test_rows_are_the_same_only_as_stored() -> None:
     state = (*history.whole_row(row)[:16], {"u": 0.0, "v": 1.0})
     assert history._same([state], [(*state[:16], {"v": 1.0, "u": 0.0})])
     assert not history._same([state], [(*state[:16], {"u": -0.0, "v": 1.0})])
+
+
+def test_rows_equal_as_stored_are_told_in_one_call_whatever_their_shape(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A family that rounds its changes (AdlG) makes ints where a float
+    column keeps floats, and a row rated per event comes back whole: both
+    are still told the same as the stored rows without the value-by-value
+    comparison (``_bits``), which stays for what differs only to the bit."""
+    short = [
+        (1, 3, 0, 7, 2, 1.0, 0.5, 20.0, 1500, 10, 0),
+        (1, 9, 1, 8, 2, 0.0, 0.5, 20.0, 1510, -10, 1),
+    ]
+    whole = [
+        (1, 3, 0, 7, 2, "game", 0, 1.0, 0.5, 20.0, 1500, 0, 1500, 0, 1, "rated at the close", None)
+    ]
+    for rows in (short, whole):
+        stored = history.held_rows(history.encode(rows), 1, 2)
+        monkeypatch.setattr(history, "_bits", _no_bits)
+        assert history._same(rows, stored)
+        monkeypatch.undo()
+    differ = [(1, 3, 0, 7, 2, 1.0, 0.5, 20.0, 1500, -0.0, 0)]
+    stored = history.held_rows(history.encode([(*differ[0][:9], 0.0, 0)]), 1, 2)
+    assert not history._same(differ, stored)  # (-0.0 is not 0.0 as stored)
+
+
+def _no_bits(value: Any) -> Any:
+    raise AssertionError("compared value by value")
