@@ -116,13 +116,14 @@ def _replay(
     rulesets = store.rulesets()
     # Any period rated per event (not only the rules at the frontier) forbids
     # restarting inside one of its events.
-    per_event = any(_load(r).per_event for r in rulesets)
+    rated_per_event = [_load(r).per_event for r in rulesets]
+    per_event = any(rated_per_event)
     # Every period rated per event (AdlG's ladders): each replay keeps the
     # spans of the events after its restart. A stored checkpoint is then
     # inside no event as of the last replay, so only the events a change
     # gave games (at or after its key) can straddle one: a change costs a
     # look at the games after it, not at every game of the ladder.
-    kept = per_event and all(_load(r).per_event for r in rulesets)
+    kept = per_event and all(rated_per_event)
     had_spans = kept and ordered is None and store.spans_kept()
     spans: list[tuple[str, str, str]] = []
     if ordered is not None:
