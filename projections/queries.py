@@ -13,7 +13,7 @@ floating-point noise) share a rank, and the next rank skips as many places.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
@@ -158,6 +158,12 @@ def game_row(conn: Database, ref: str) -> Row:
 
 def names(conn: Database) -> dict[str, str]:
     return dict(conn.execute("SELECT id, name FROM view_players").fetchall())
+
+
+def names_of(conn: Database, pids: Sequence[str]) -> dict[str, str]:
+    """The names of these players (by id), read for them alone."""
+    marks, params = conn.in_list(pids)
+    return dict(conn.execute(f"SELECT id, name FROM view_players WHERE id IN {marks}", params))
 
 
 def player_name(conn: Database, pid: str) -> str:
@@ -327,7 +333,7 @@ def explain(conn: Database, ref: str) -> Explanation:
     }
     return explanation(
         lrow["name"], game["id"], short(game["id"]), game["status"], facts, ruleset, family,
-        sides, rows, names(conn), before,
+        sides, rows, names_of(conn, [p for side in sides for p in side]), before,
     )  # fmt: skip
 
 

@@ -568,8 +568,22 @@ def last_rows(conn: Database, ladder: int, upto: int) -> Iterator[list[Row]]:
 
 
 def entry_rows(conn: Database, ladder: int, entry: int, players: Iterable[int]) -> list[Row]:
-    """The rows of one entry (by number) of these players, by seat."""
-    found = [r for p in set(players) for r in player_rows(conn, ladder, p) if r.entry == entry]
+    """The rows of one entry (by number) of these players, by seat.
+
+    Each player's chunks are looked through latest first (a game just
+    recorded, the one most often explained, is in the last), by their entry
+    column alone: only the chunk holding the entry is decoded into rows,
+    never a long career's."""
+    found = []
+    for p in set(players):
+        for (data,) in conn.execute(
+            "SELECT data FROM view_history_chunks WHERE ladder=? AND player=? "
+            "ORDER BY first DESC",
+            (ladder, p),
+        ):
+            if entry in columns(data)[1][2]:
+                found += [r for r in decode(data, ladder, p) if r.entry == entry]
+                break
     found.sort(key=_place)
     return found
 
