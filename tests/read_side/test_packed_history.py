@@ -320,3 +320,25 @@ def test_a_state_column_of_halves_reads_back() -> None:
     ]  # fmt: skip
     back = history.decode(history.encode(rows), 3, 7)
     assert [r.state for r in back] == [row[-1] for row in rows]
+
+
+def test_an_entrys_rows_are_found_in_any_chunk_decoding_only_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``entry_rows`` (what ``explain`` reads) finds a game in a long
+    career's first chunk as in its last, and decodes one chunk a player."""
+    b, _ = club(2 * history.CHUNK + 10)
+    conn = b.views()
+    ladder, player = club_n(conn), ann(conn)
+    every = history.player_rows(conn, ladder, player)
+    decode = history.decode
+    for row in (every[3], every[history.CHUNK + 5], every[-1]):
+        decoded: list[int] = []
+        monkeypatch.setattr(
+            history, "decode", lambda data, *a: decoded.append(a[1]) or decode(data, *a)
+        )
+        found = history.entry_rows(conn, ladder, row.entry, [player])
+        monkeypatch.undo()
+        assert found == [row]
+        assert decoded == [player]
+    assert history.entry_rows(conn, ladder, max(r.entry for r in every) + 1, [player]) == []
