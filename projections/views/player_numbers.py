@@ -62,7 +62,7 @@ class PlayerNumbers:
         assert self._conn is not None
         self._reads += len(missing)
         if self._reads > SINGLE:
-            rows = self._conn.execute("SELECT id, n FROM view_players").fetchall()
+            rows = self._conn.tuples("SELECT id, n FROM view_players")
             self._whole = True
         else:
             marks, params = self._conn.in_list(missing)

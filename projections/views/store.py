@@ -290,19 +290,21 @@ class LadderStore:
             chain.append(blob)
             if whole:
                 break
-        unpacked = [_unpack(blob) for blob in reversed(chain)]
+        # The latest checkpoint first: each player's state is made once, from
+        # the last one to save it (a whole checkpoint and its deltas hold
+        # some players many times over), each day once (players share them).
+        unpacked = [_unpack(blob) for blob in chain]
         self.numbers.fetch_numbers(n for columns in unpacked for n in columns[0])
         ids = self.numbers.by_number
+        days = _Ordinals()
         states: dict[str, PlayerState] = {}
         for columns in unpacked:
             for n, rating, games, last, since, extra in zip(*columns, strict=True):
-                states[ids[n]] = PlayerState(
-                    rating=rating,
-                    games=games,
-                    last_played=date.fromordinal(last) if last else None,
-                    rated_since=date.fromordinal(since) if since else None,
-                    extra=extra,
-                )
+                player = ids[n]
+                if player in states:
+                    continue
+                # (positional: rating, games, last played, rated since, extra)
+                states[player] = PlayerState(rating, games, days[last], days[since], extra)
         return states
 
     def save_checkpoint(
@@ -417,22 +419,23 @@ class LadderStore:
         self.numbers.fetch(states)
         numbers = self.numbers.by_id
         ladder = self.ladder
+        iso = _Days()
         rows = [
             (
                 ladder,
                 numbers[p],
                 s.rating,
                 s.games,
-                _iso(s.last_played),
-                _iso(s.rated_since),
+                iso[s.last_played],
+                iso[s.rated_since],
                 None if s.extra is None else _encode_state(s.extra).decode(),
             )
             for p, s in states.items()
         ]  # fmt: skip
         if replace:
             stored = {
-                row[1]: tuple(row)
-                for row in self.conn.execute(
+                row[1]: row
+                for row in self.conn.tuples(
                     "SELECT ladder, player, rating, games, last_played, rated_since, state "
                     "FROM view_standings WHERE ladder=?",
                     (ladder,),
@@ -466,3 +469,19 @@ class LadderStore:
 
 def _iso(value: date | None) -> str | None:
     return value.isoformat() if value else None
+
+
+class _Ordinals(dict):  # type: ignore[type-arg]
+    """Each day by its ordinal (0: none), made once (players share days)."""
+
+    def __missing__(self, ordinal: int) -> date | None:
+        day = self[ordinal] = date.fromordinal(ordinal) if ordinal else None
+        return day
+
+
+class _Days(dict):  # type: ignore[type-arg]
+    """Each day's ISO text, made once (a ladder's standings share few days)."""
+
+    def __missing__(self, day: date | None) -> str | None:
+        text = self[day] = _iso(day)
+        return text
