@@ -332,13 +332,13 @@ def test_an_entrys_rows_are_found_in_any_chunk_decoding_only_its_own(
     ladder, player = club_n(conn), ann(conn)
     every = history.player_rows(conn, ladder, player)
     decode = history.decode
+    decoded: list[int] = []  # (the player of each chunk decoded)
+    monkeypatch.setattr(
+        history, "decode", lambda data, *a: decoded.append(a[1]) or decode(data, *a)
+    )
     for row in (every[3], every[history.CHUNK + 5], every[-1]):
-        decoded: list[int] = []
-        monkeypatch.setattr(
-            history, "decode", lambda data, *a: decoded.append(a[1]) or decode(data, *a)
-        )
-        found = history.entry_rows(conn, ladder, row.entry, [player])
-        monkeypatch.undo()
-        assert found == [row]
+        decoded.clear()
+        assert history.entry_rows(conn, ladder, row.entry, [player]) == [row]
         assert decoded == [player]
+    monkeypatch.undo()
     assert history.entry_rows(conn, ladder, max(r.entry for r in every) + 1, [player]) == []
