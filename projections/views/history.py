@@ -577,8 +577,7 @@ def entry_rows(conn: Database, ladder: int, entry: int, players: Iterable[int]) 
     found = []
     for p in set(players):
         for (data,) in conn.execute(
-            "SELECT data FROM view_history_chunks WHERE ladder=? AND player=? "
-            "ORDER BY first DESC",
+            "SELECT data FROM view_history_chunks WHERE ladder=? AND player=? ORDER BY first DESC",
             (ladder, p),
         ):
             if entry in columns(data)[1][2]:
