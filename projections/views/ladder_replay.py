@@ -134,7 +134,16 @@ def _replay(
         spans = store.event_spans()
     ends = {event: last for event, _, last in spans}
     family = _family_at(rulesets, state.frontier) if state.frontier else None
-    appending = family is not None and from_key > state.frontier and not family.per_event
+    # After the frontier the replay continues from the standings, unless the
+    # frontier's rules rate per event and an event given games by the change
+    # began before it: that event is rated again whole, from a checkpoint
+    # before it. (Every event of the games replayed is closed at the
+    # frontier, which a replay reaches only at the ladder's end.)
+    appending = (
+        family is not None
+        and from_key > state.frontier
+        and (not family.per_event or all(first > state.frontier for _, first, _ in spans))
+    )
     appended: Iterable[Entry | Duel] | None = None
     if appending:
         after: str | None = state.frontier
@@ -142,16 +151,19 @@ def _replay(
         players = None
         if ordered is None:
             # A few games after the frontier (``ledger record``): only their
-            # players' states are read, unless a checkpoint may fall among
-            # them (it saves other players' states too).
+            # players' states are read (a checkpoint among them reads the
+            # others it saves: ``LadderStore.partial``).
             stream = store.entries(after)
             head = list(islice(stream, CHECKPOINT_EVERY))
-            if since + len(head) < CHECKPOINT_EVERY - 1:
+            if len(head) < CHECKPOINT_EVERY:  # (every entry appended)
                 appended, players = head, _players_of(head, merges)
             else:
                 appended = chain(head, stream)
         states = store.standings(players)
         store.appending = True
+        store.partial = players is not None
+        if kept:  # the events after the frontier: all of them began after it
+            store.keep_spans(after, spans)
     else:
         restart = _restart_checkpoint(store, from_key, spans if per_event else None)
         after, pos = restart if restart is not None else (None, 0)

@@ -190,6 +190,10 @@ class LadderStore:
         #: Appending: the players changed since the last checkpoint of an
         #: earlier run are in history rows after it (read at the next one).
         self.appending = False
+        #: The replay's states are those of the players its entries name
+        #: alone (an append: ``standings(players)``); a checkpoint reads the
+        #: others it saves from the standings, theirs as of the frontier.
+        self.partial = False
         #: The history rows of this replay, written in chunks (``history``).
         self.history = history.Rows(conn, ladder, fresh)
 
@@ -307,6 +311,18 @@ class LadderStore:
                 states[player] = PlayerState(rating, games, days[last], days[since], extra)
         return states
 
+    def _add_unread(self, states: dict[str, PlayerState], players: set[str] | None) -> None:
+        """Add to a partial replay's ``states`` those of ``players`` (all
+        when None) it holds none of: untouched by the replay, their states
+        are their standings, as of the frontier it continued from."""
+        if players is None:
+            for player, state in self.standings().items():
+                states.setdefault(player, state)
+            return
+        missing = [p for p in players if p not in states]
+        if missing:
+            states.update(self.standings(missing))
+
     def save_checkpoint(
         self, key: str, pos: int, states: dict[str, PlayerState], changed: set[str]
     ) -> None:
@@ -317,15 +333,21 @@ class LadderStore:
             due = self._since_whole = self._deltas_since_whole(key)
         whole = due.checkpoints + 1 >= WHOLE_EVERY and due.bytes >= due.whole_bytes
         if not whole and self.appending:
-            last = self.conn.execute(
-                "SELECT MAX(pos) FROM view_checkpoints WHERE ladder=? AND key<?",
+            # (the place of the checkpoint before: places grow with keys, so
+            # one step along the key index, not a scan of every checkpoint)
+            found = self.conn.execute(
+                "SELECT pos FROM view_checkpoints WHERE ladder=? AND key<? ORDER BY key DESC "
+                "LIMIT 1",
                 (self.ladder, key),
-            ).fetchone()[0]
-            earlier = history.players_after(self.conn, self.ladder, last or 0)
+            ).fetchone()
+            earlier = history.players_after(self.conn, self.ladder, found[0] if found else 0)
             self.numbers.fetch_numbers(earlier)
             ids = self.numbers.by_number
             changed = changed | {ids[n] for n in earlier}
         self.appending = False
+        if self.partial:
+            self._add_unread(states, None if whole else changed)
+            self.partial = not whole
         numbers = self.numbers.by_id
         if whole:
             players, picked = list(states), list(states.values())

@@ -1,8 +1,11 @@
 """A game recorded after a ladder's frontier reads only its players' states
-(``ledger record`` costs the same on a ladder of 10 or 10,000 players),
-unless a checkpoint may fall among the appended games: then every state is
-read, as a checkpoint saves other players' states too. Either way the views
-are those a rebuild gives."""
+(``ledger record`` costs the same on a ladder of 10 or 10,000 players); a
+checkpoint falling among the appended games reads the other states it saves
+then (every player's, or those changed since the checkpoint before it).
+A ladder rated per event appends a game that opens an event after the
+frontier the same way; a game of an event begun before it restarts the
+replay before that event. Either way the views are those a rebuild gives,
+and so are those of a restart from the checkpoints the appends saved."""
 
 from __future__ import annotations
 
@@ -58,23 +61,75 @@ def test_an_append_reads_its_players_states_alone(reads: list[Any], family: str)
     b.player(*NAMES)
     conn = b.views()
     heard = []
+    ids = []
     for i in range(3 * EVERY):
         a, other = NAMES[i % len(NAMES)], NAMES[(i + 1) % len(NAMES)]
-        b.game("Club", date(2025, 1, 1) + timedelta(days=i), a, other, RESULTS[family],
-               game_id=uuid.UUID(int=i + 1), sequence=1)  # fmt: skip
+        on = date(2025, 1, 1) + timedelta(days=i)
+        gid = b.game(
+            "Club", on, a, other, RESULTS[family], game_id=uuid.UUID(int=i + 1), sequence=1
+        )
+        ids.append(gid)
         reads.clear()
         views.catch_up(conn, b.recorder)
         heard.append((a, other, list(reads)))
-    # The first game has no frontier to append after: a replay from the start.
-    partial = [(a, o, r) for a, o, r in heard[1:] if r != [None]]
-    assert partial, heard
-    for a, other, asked in partial:
-        assert asked == [{str(b.players[a]), str(b.players[other])}], (a, other, asked)
-    # A checkpoint falls every EVERY games: those appends read every state.
-    assert any(r == [None] for _, _, r in heard[1:]), heard
+    for a, other, asked in heard:
+        assert asked[0] == {str(b.players[a]), str(b.players[other])}, (a, other, asked)
+    # A checkpoint falls every EVERY games: it reads the states it saves
+    # that the append does not hold, every player's for a whole one.
+    assert any(len(asked) > 1 for _, _, asked in heard[1:]), heard
     fresh = views.in_memory(b.recorder)
     assert verify.compare_views(conn, fresh) == []
     assert verify.checksum(conn) == verify.checksum(fresh)
+    # A correction of each game in turn, the last first, restarts from the
+    # checkpoints the appends saved: their states are a rebuild's.
+    other = {"elo": {"result": "b"}, "battle-empire": {"result": "b", "margin": "decisive"}}
+    for gid in reversed(ids):
+        b.correct(gid, result=other[family])
+        views.catch_up(conn, b.recorder)
+        fresh = views.in_memory(b.recorder)
+        assert verify.compare_views(conn, fresh) == [], gid
+        assert verify.checksum(conn) == verify.checksum(fresh)
+
+
+def test_a_ladder_rated_per_event_appends_a_new_event_and_restarts_an_old_one(
+    reads: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """AdlG: a game opening an event after the frontier is appended (its
+    players' states read, no checkpoint restored); one more game of an event
+    begun before the frontier restarts before that event."""
+    restored: list[str] = []
+    restore = LadderStore.restore
+    monkeypatch.setattr(
+        LadderStore, "restore", lambda self, key: restored.append(key) or restore(self, key)
+    )
+    b = Builder()
+    b.ladder("Club", "adlg")
+    b.player(*NAMES)
+    conn = b.views()
+    ids = []
+    for i in range(3 * EVERY):
+        a, other = NAMES[i % len(NAMES)], NAMES[(i + 2) % len(NAMES)]
+        on = date(2025, 1, 1) + timedelta(days=i)
+        ids.append(b.game("Club", on, a, other, {"result": "a"}, event=f"Cup {i}", sequence=1))
+        reads.clear()
+        restored.clear()
+        views.catch_up(conn, b.recorder)
+        assert restored == [] and reads[0] == {str(b.players[a]), str(b.players[other])}
+    # A second game of an event begun before the frontier: rated with it.
+    on = date(2025, 1, 12)
+    b.game("Club", on, "Ann", "Fay", {"result": "draw"}, event="Cup 10", round=2, sequence=1)
+    restored.clear()
+    views.catch_up(conn, b.recorder)
+    assert restored, "an event begun before the frontier is rated again whole"
+    fresh = views.in_memory(b.recorder)
+    assert verify.compare_views(conn, fresh) == []
+    assert verify.checksum(conn) == verify.checksum(fresh)
+    for gid in ids[::-3]:  # restarts from the checkpoints the appends saved
+        b.correct(gid, result={"result": "b"})
+        views.catch_up(conn, b.recorder)
+        fresh = views.in_memory(b.recorder)
+        assert verify.compare_views(conn, fresh) == [], gid
+        assert verify.checksum(conn) == verify.checksum(fresh)
 
 
 def test_a_catch_up_reads_the_rows_of_the_players_it_names(made: list[Any]) -> None:
