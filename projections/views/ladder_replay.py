@@ -15,7 +15,9 @@ after the restart place from the views.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+from functools import partial
 from itertools import chain, islice
+from typing import NamedTuple
 
 from ledger.families.base import Family
 from ledger.families.registry import load_family
@@ -90,7 +92,10 @@ def replay_ladder(
     Appending after the ladder's frontier continues from the current standings
     (cost independent of the ladder's size). Any earlier change restarts from
     the last checkpoint before it, so it costs the entries after that
-    checkpoint, not the ladder's size.
+    checkpoint, not the ladder's size. Either way, when those entries are
+    few games, only the states of their players (and, restarting, of the
+    players with rows after the checkpoint) are read and written, not the
+    ladder's every player's.
     """
     state = store.state() if state is None else state
     try:
@@ -145,6 +150,9 @@ def _replay(
         and (not family.per_event or all(first > state.frontier for _, first, _ in spans))
     )
     appended: Iterable[Entry | Duel] | None = None
+    # The players with rows after the restart, before the replay (a restart
+    # holding only the states its entries need: None when it holds all).
+    earlier: set[str] | None = None
     if appending:
         after: str | None = state.frontier
         pos, since = state.frontier_pos, state.since_checkpoint
@@ -152,24 +160,34 @@ def _replay(
         if ordered is None:
             # A few games after the frontier (``ledger record``): only their
             # players' states are read (a checkpoint among them reads the
-            # others it saves: ``LadderStore.partial``).
-            stream = store.entries(after)
-            head = list(islice(stream, CHECKPOINT_EVERY))
-            if len(head) < CHECKPOINT_EVERY:  # (every entry appended)
-                appended, players = head, _players_of(head, merges)
-            else:
-                appended = chain(head, stream)
+            # others it saves: ``LadderStore.unread``).
+            appended, players = _ahead(store, after, merges)
         states = store.standings(players)
         store.appending = True
-        store.partial = players is not None
+        if players is not None:
+            store.unread = store.standings
         if kept:  # the events after the frontier: all of them began after it
             store.keep_spans(after, spans)
     else:
         restart = _restart_checkpoint(store, from_key, spans if per_event else None)
         after, pos = restart if restart is not None else (None, 0)
-        states = {} if after is None else store.restore(after)
         family = None if after is None else _family_at(rulesets, after)
         since = 0
+        players = None
+        if after is not None and ordered is None:
+            appended, players = _ahead(store, after, merges)
+        if after is None:
+            states = {}
+        elif players is None:
+            states = store.restore(after)
+        else:
+            # A few games after the checkpoint (a game of an event begun
+            # before the frontier, a correction near the end): the states
+            # of their players and of those with rows after it, whose
+            # standings it rewrites; every other player's is unchanged.
+            earlier = store.players_after(pos)
+            states = store.restore(after, players | earlier)
+            store.unread = partial(store.restore, after)
         store.clear_after(after, pos)
         if had_spans:  # the events after the restart, whole (none straddles it)
             later = store.event_spans(after)
@@ -204,9 +222,36 @@ def _replay(
     store.finish_history()
     if appending:
         store.put_standings({p: states[p] for p in replay.touched}, replace=False)
+    elif earlier is not None:
+        written = replay.touched | earlier
+        store.put_standings(
+            {p: states[p] for p in written if p in states}, replace=False, compared=True
+        )
+        store.forget_standings(p for p in earlier if p not in states)
     else:
         store.put_standings(states, replace=True)
     store.replayed(last_key, replay.pos, replay.since_checkpoint)
+
+
+class _Ahead(NamedTuple):
+    """The entries after a key, read ahead (``_ahead``)."""
+
+    #: Every entry when they are few (a list), else the first ones chained
+    #: to the rest.
+    entries: Iterable[Entry | Duel]
+    #: The players they rate (merges followed) when they are few and all
+    #: games; None otherwise (every player's state may be needed).
+    players: set[str] | None
+
+
+def _ahead(store: LadderStore, after: str | None, merges: Mapping[str, str]) -> _Ahead:
+    """A ladder's entries after key ``after``, the first ``CHECKPOINT_EVERY``
+    read to know whether they are few and whose states they need."""
+    stream = store.entries(after)
+    head = list(islice(stream, CHECKPOINT_EVERY))
+    if len(head) < CHECKPOINT_EVERY:  # (every entry after it)
+        return _Ahead(head, _players_of(head, merges))
+    return _Ahead(chain(head, stream), None)
 
 
 def _players_of(entries: list[Entry | Duel], merges: Mapping[str, str]) -> set[str] | None:

@@ -15,7 +15,7 @@ last whole one.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from datetime import date
 from operator import attrgetter
 from typing import Any
@@ -35,6 +35,8 @@ from projections.views.player_numbers import PlayerNumbers
 #: took, a high-water mark a long-running follower kept (``bench/soak.py``).
 #: A page is one indexed range read: smaller pages cost no measurable time.
 ENTRY_PAGE = 2000
+#: Players whose stored standings one statement reads (``put_standings``).
+STANDINGS_PAGE = 256
 #: A checkpoint holds every player's state once in this many at least, and
 #: once the checkpoints since the last whole one hold as many bytes as it:
 #: a restore then reads at most some twice a whole one's states, and a
@@ -190,10 +192,12 @@ class LadderStore:
         #: Appending: the players changed since the last checkpoint of an
         #: earlier run are in history rows after it (read at the next one).
         self.appending = False
-        #: The replay's states are those of the players its entries name
-        #: alone (an append: ``standings(players)``); a checkpoint reads the
-        #: others it saves from the standings, theirs as of the frontier.
-        self.partial = False
+        #: Where the states of players a replay holds none of come from,
+        #: when it holds only those its entries name (None: it holds every
+        #: player's): the standings for an append, the checkpoint it
+        #: restarted from for a restart. Untouched by the replay, their
+        #: states are those; a checkpoint reads the ones it saves.
+        self.unread: Callable[[Iterable[str] | None], dict[str, PlayerState]] | None = None
         #: The history rows of this replay, written in chunks (``history``).
         self.history = history.Rows(conn, ladder, fresh)
 
@@ -283,8 +287,9 @@ class LadderStore:
                 return
             key = page[-1][0]
 
-    def restore(self, key: str) -> dict[str, PlayerState]:
-        """The states saved at checkpoint ``key``."""
+    def restore(self, key: str, players: Iterable[str] | None = None) -> dict[str, PlayerState]:
+        """The states saved at checkpoint ``key`` (of ``players`` alone,
+        when given)."""
         chain = []
         for whole, blob in self.conn.execute(
             "SELECT whole, states FROM view_checkpoints WHERE ladder=? AND key<=? "
@@ -298,12 +303,20 @@ class LadderStore:
         # the last one to save it (a whole checkpoint and its deltas hold
         # some players many times over), each day once (players share them).
         unpacked = [_unpack(blob) for blob in chain]
-        self.numbers.fetch_numbers(n for columns in unpacked for n in columns[0])
+        wanted: set[int] | None = None
+        if players is None:
+            self.numbers.fetch_numbers(n for columns in unpacked for n in columns[0])
+        else:
+            players = list(players)
+            self.numbers.fetch(players)
+            wanted = {self.numbers.by_id[p] for p in players if p in self.numbers.by_id}
         ids = self.numbers.by_number
         days = _Ordinals()
         states: dict[str, PlayerState] = {}
         for columns in unpacked:
             for n, rating, games, last, since, extra in zip(*columns, strict=True):
+                if wanted is not None and n not in wanted:
+                    continue
                 player = ids[n]
                 if player in states:
                     continue
@@ -313,15 +326,15 @@ class LadderStore:
 
     def _add_unread(self, states: dict[str, PlayerState], players: set[str] | None) -> None:
         """Add to a partial replay's ``states`` those of ``players`` (all
-        when None) it holds none of: untouched by the replay, their states
-        are their standings, as of the frontier it continued from."""
+        when None) it holds none of, from ``unread``."""
+        assert self.unread is not None
         if players is None:
-            for player, state in self.standings().items():
+            for player, state in self.unread(None).items():
                 states.setdefault(player, state)
             return
         missing = [p for p in players if p not in states]
         if missing:
-            states.update(self.standings(missing))
+            states.update(self.unread(missing))
 
     def save_checkpoint(
         self, key: str, pos: int, states: dict[str, PlayerState], changed: set[str]
@@ -345,9 +358,10 @@ class LadderStore:
             ids = self.numbers.by_number
             changed = changed | {ids[n] for n in earlier}
         self.appending = False
-        if self.partial:
+        if self.unread is not None:
             self._add_unread(states, None if whole else changed)
-            self.partial = not whole
+            if whole:
+                self.unread = None
         numbers = self.numbers.by_id
         if whole:
             players, picked = list(states), list(states.values())
@@ -401,6 +415,12 @@ class LadderStore:
             "DELETE FROM view_checkpoints WHERE ladder=? AND key>?", (self.ladder, key or "")
         )
 
+    def players_after(self, pos: int) -> set[str]:
+        """The players with a history row after place ``pos``."""
+        numbers = history.players_after(self.conn, self.ladder, pos)
+        self.numbers.fetch_numbers(numbers)
+        return {self.numbers.by_number[n] for n in numbers}
+
     # -- standings and history ------------------------------------------------
     def standings(self, players: Iterable[str] | None = None) -> dict[str, PlayerState]:
         """Every player's state (a rated player's row of the standings), or
@@ -434,10 +454,13 @@ class LadderStore:
             for player, rating, games, last, since, extra in rows
         }
 
-    def put_standings(self, states: Mapping[str, PlayerState], replace: bool) -> None:
-        """Write these players' standings (``replace``: and only theirs).
-        Replacing, only the rows that differ from those stored are written
-        (a replay from a checkpoint near the end changes few players')."""
+    def put_standings(
+        self, states: Mapping[str, PlayerState], replace: bool, compared: bool = False
+    ) -> None:
+        """Write these players' standings (``replace``: and only theirs, every
+        other player's deleted). Replacing or ``compared``, only the rows
+        that differ from those stored are written (a replay from a
+        checkpoint near the end changes few players')."""
         self.numbers.fetch(states)
         numbers = self.numbers.by_id
         ladder = self.ladder
@@ -454,21 +477,15 @@ class LadderStore:
             )
             for p, s in states.items()
         ]  # fmt: skip
-        if replace:
-            stored = {
-                row[1]: row
-                for row in self.conn.tuples(
-                    "SELECT ladder, player, rating, games, last_played, rated_since, state "
-                    "FROM view_standings WHERE ladder=?",
-                    (ladder,),
-                )
-            }
-            kept = {row[1] for row in rows}
-            gone = [(ladder, player) for player in stored if player not in kept]
-            if gone:
-                self.conn.executemany(
-                    "DELETE FROM view_standings WHERE ladder=? AND player=?", gone
-                )
+        if replace or compared:
+            stored = self._stored_standings(None if replace else [row[1] for row in rows])
+            if replace:
+                kept = {row[1] for row in rows}
+                gone = [(ladder, player) for player in stored if player not in kept]
+                if gone:
+                    self.conn.executemany(
+                        "DELETE FROM view_standings WHERE ladder=? AND player=?", gone
+                    )
             # (a rating of zero is written again: == does not tell -0.0 from 0.0)
             rows = [row for row in rows if not row[2] or stored.get(row[1]) != row]
         self.conn.executemany(
@@ -478,6 +495,29 @@ class LadderStore:
             "state = excluded.state",
             rows,
         )
+
+    def _stored_standings(self, players: list[int] | None) -> dict[int, tuple[Any, ...]]:
+        """The stored standings rows of these players (by number; every
+        player's when None), as ``put_standings`` makes them."""
+        sql = (
+            "SELECT ladder, player, rating, games, last_played, rated_since, state "
+            "FROM view_standings WHERE ladder=?"
+        )
+        if players is None:
+            return {row[1]: row for row in self.conn.tuples(sql, (self.ladder,))}
+        stored = {}
+        for at in range(0, len(players), STANDINGS_PAGE):
+            marks, padded = self.conn.in_list(players[at : at + STANDINGS_PAGE])
+            for row in self.conn.tuples(f"{sql} AND player IN {marks}", (self.ladder, *padded)):
+                stored[row[1]] = row
+        return stored
+
+    def forget_standings(self, players: Iterable[str]) -> None:
+        """Delete these players' standings (they have no state any more)."""
+        numbers = self.numbers.by_id
+        gone = [(self.ladder, numbers[p]) for p in players if p in numbers]
+        if gone:
+            self.conn.executemany("DELETE FROM view_standings WHERE ladder=? AND player=?", gone)
 
     def put_history(self, rows: list[HistoryRow]) -> None:
         """Add history rows (in effective order) to the ladder's packed

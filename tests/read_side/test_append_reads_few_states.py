@@ -96,11 +96,18 @@ def test_a_ladder_rated_per_event_appends_a_new_event_and_restarts_an_old_one(
 ) -> None:
     """AdlG: a game opening an event after the frontier is appended (its
     players' states read, no checkpoint restored); one more game of an event
-    begun before the frontier restarts before that event."""
-    restored: list[str] = []
+    begun before the frontier restarts before that event, restoring the
+    states of the players of the games it replays and of those with rows
+    after the checkpoint alone."""
+    restored: list[Any] = []  # (key, players asked for: None for all)
     restore = LadderStore.restore
     monkeypatch.setattr(
-        LadderStore, "restore", lambda self, key: restored.append(key) or restore(self, key)
+        LadderStore,
+        "restore",
+        lambda self, key, players=None: (
+            restored.append((key, None if players is None else set(players)))
+            or restore(self, key, players)
+        ),
     )
     b = Builder()
     b.ladder("Club", "adlg")
@@ -120,7 +127,9 @@ def test_a_ladder_rated_per_event_appends_a_new_event_and_restarts_an_old_one(
     b.game("Club", on, "Ann", "Fay", {"result": "draw"}, event="Cup 10", round=2, sequence=1)
     restored.clear()
     views.catch_up(conn, b.recorder)
-    assert restored, "an event begun before the frontier is rated again whole"
+    ((_, asked),) = restored  # an event begun before the frontier is rated again whole
+    # (the Cup 10 games, Eve v Ann and Ann v Fay, and Cup 11's, Fay v Ben)
+    assert asked == {str(b.players[p]) for p in ("Ann", "Ben", "Eve", "Fay")}
     fresh = views.in_memory(b.recorder)
     assert verify.compare_views(conn, fresh) == []
     assert verify.checksum(conn) == verify.checksum(fresh)
