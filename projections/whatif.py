@@ -19,7 +19,7 @@ from projections import queries
 from projections.db import Database
 from projections.replay import Duel, Entry, EntryFailed, Replay, event_ends, resolve_merges
 from projections.timeline import sort_key
-from projections.views import ladder_entries
+from projections.views import every_ladder_entry
 
 
 class WhatIfLine(msgspec.Struct):
@@ -148,7 +148,7 @@ def history_of(conn: Database, ladder: str) -> LadderHistory:
     merges = resolve_merges(
         dict(conn.execute("SELECT id, merged_into FROM view_players WHERE merged_into IS NOT NULL"))
     )
-    return LadderHistory(row["name"], list(ladder_entries(conn, row["n"], None)), merges)
+    return LadderHistory(row["name"], every_ladder_entry(conn, row["n"]), merges)
 
 
 def replay_under(

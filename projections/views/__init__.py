@@ -51,6 +51,7 @@ _WHERE = {
     "VERSION": "schema",
     "connect": "schema",
     "LadderStore": "store",
+    "every_ladder_entry": "store",
     "ladder_entries": "store",
     "ladder_number": "store",
     "ruleset_entries": "store",
@@ -70,6 +71,7 @@ __all__ = [
     "catch_up",
     "catch_up_report",
     "connect",
+    "every_ladder_entry",
     "in_memory",
     "is_current",
     "ladder_entries",
@@ -115,6 +117,7 @@ if TYPE_CHECKING:
     from projections.views.schema import TABLES, VERSION, connect
     from projections.views.store import (
         LadderStore,
+        every_ladder_entry,
         ladder_entries,
         ladder_number,
         ruleset_entries,

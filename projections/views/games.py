@@ -459,6 +459,33 @@ def timeline_page(
     return [(key, n, game_play(topic, state)) for key, n, topic, state in rows]
 
 
+def timeline_as_recorded(
+    conn: Database, ladder: int, size: int
+) -> Iterator[list[tuple[str, int, Play]]]:
+    """Pages of (key, n, play) of every game of a ladder not voided, in the
+    order of their numbers (first recorded first), not effective order: a
+    whole ladder read this way visits its events about in the order they
+    are stored, where effective order seeks one a game. (``+g.ladder``:
+    along the numbers, not the key index, which SQLite would otherwise
+    take for the ladder and then sort the whole ladder for every page.)"""
+    from projections.views.source import game_play
+
+    last = 0
+    while True:
+        rows = conn.tuples(
+            f"SELECT {_key(conn, joined=True)}, g.n, e.topic, e.state FROM view_games g"
+            f"{_join(conn, 'e', 'g.facts_n')} WHERE +g.ladder=? AND g.n>? "
+            "AND g.status<>'voided' ORDER BY g.n LIMIT ?",
+            (ladder, last, size),
+        )
+        if not rows:
+            return
+        yield [(key, n, game_play(topic, state)) for key, n, topic, state in rows]
+        if len(rows) < size:
+            return
+        last = rows[-1][1]
+
+
 def details(conn: Database, numbers: Iterable[int]) -> Iterator[tuple]:
     """(n, key, id, date, event, round, status, facts) of the games with
     these numbers, ``facts`` the ``GameEvent`` holding them (not decoded:

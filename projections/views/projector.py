@@ -44,7 +44,7 @@ from projections.views.held import Held
 from projections.views.player_numbers import PlayerNumbers
 from projections.views.problems import START
 from projections.views.said import said
-from projections.views.store import ReplayProgress, ladder_entries
+from projections.views.store import ReplayProgress, every_ladder_entry
 
 KIND_NAMES = {
     ev.LadderOpened: "ladder opened",
@@ -193,7 +193,7 @@ class Projector:
         for row in self.ladders.values():
             ladder = row[0]
             held = self.entries.ladder(ladder)
-            for entry in ladder_entries(self.conn, ladder, None, self._numbers):
+            for entry in every_ladder_entry(self.conn, ladder, self._numbers):
                 held[entry.key] = entry
             self._loaded[ladder] = frozenset(held)
 

@@ -24,7 +24,7 @@ import msgspec
 
 from ledger.families.base import PlayerState
 from projections.db import Database
-from projections.replay import Duel, Entry, HistoryRow, game_entry
+from projections.replay import Duel, Entry, HistoryRow, Play, game_entry
 from projections.views import games as kept_games
 from projections.views import history
 from projections.views.player_numbers import PlayerNumbers
@@ -35,6 +35,9 @@ from projections.views.player_numbers import PlayerNumbers
 #: took, a high-water mark a long-running follower kept (``bench/soak.py``).
 #: A page is one indexed range read: smaller pages cost no measurable time.
 ENTRY_PAGE = 2000
+#: Games read per page by ``every_ladder_entry`` (which holds them all
+#: anyway): what is in flight besides them is one page's rows as read.
+WHOLE_PAGE = 20_000
 #: Players whose stored standings one statement reads (``put_standings``).
 STANDINGS_PAGE = 256
 #: A checkpoint holds every player's state once in this many at least, and
@@ -103,19 +106,8 @@ def ladder_entries(
     replay of a large ladder holds only one page in memory. ``players``:
     the numbers the caller holds, those the entries name fetched into it
     (None: every player's read)."""
-    if players is None:
-        players = PlayerNumbers.given(
-            {pid: n for n, pid in conn.execute("SELECT n, id FROM view_players").fetchall()}
-        )
-    others = [
-        _entry(r)
-        for r in conn.execute(
-            "SELECT n, key, kind, id, date, data FROM view_entries WHERE ladder=? AND key>? "
-            "ORDER BY key",
-            (ladder, after or ""),
-        ).fetchall()
-    ]
-    players.fetch(e.data["player"] for e in others if e.kind == "adjust")
+    players = _numbers(conn, players)
+    others = _other_entries(conn, ladder, after, players)
     # The other entries are few: each is put in its place in a page of games
     # by bisection, not compared with every game.
     at, count = 0, len(others)
@@ -130,6 +122,56 @@ def ladder_entries(
     yield from others[at:]
 
 
+def every_ladder_entry(
+    conn: Database, ladder: int, players: PlayerNumbers | None = None
+) -> list[Entry | Duel]:
+    """Every entry of a ladder, as ``ladder_entries`` gives them after no
+    key, held whole (``whatif``, ``tune``, a projector holding timelines):
+    its games read in the order they were recorded, which visits their
+    events about in the order they are stored rather than seeking one a
+    game along the key index (1M games: 1.2 s against 2.7-5.9 s), then
+    sorted into effective order."""
+    players = _numbers(conn, players)
+    entries: list[Entry | Duel] = _other_entries(conn, ladder, None, players)
+    for page in kept_games.timeline_as_recorded(conn, ladder, WHOLE_PAGE):
+        entries += _game_entries(page, players)
+    entries.sort(key=_key)
+    return entries
+
+
+def _numbers(conn: Database, players: PlayerNumbers | None) -> PlayerNumbers:
+    """The numbers the caller holds, else every player's, read."""
+    if players is not None:
+        return players
+    return PlayerNumbers.given(
+        {pid: n for n, pid in conn.execute("SELECT n, id FROM view_players").fetchall()}
+    )
+
+
+def _other_entries(
+    conn: Database, ladder: int, after: str | None, players: PlayerNumbers
+) -> list[Entry]:
+    """A ladder's entries other than games (rulesets, adjustments, season
+    closes) after a key (or all), in effective order."""
+    others = [
+        _entry(r)
+        for r in conn.execute(
+            "SELECT n, key, kind, id, date, data FROM view_entries WHERE ladder=? AND key>? "
+            "ORDER BY key",
+            (ladder, after or ""),
+        ).fetchall()
+    ]
+    players.fetch(e.data["player"] for e in others if e.kind == "adjust")
+    return others
+
+
+def _game_entries(page: list[tuple[str, int, Play]], players: PlayerNumbers) -> list[Entry | Duel]:
+    """A page of games as a rebuild holds them, the numbers of the players
+    they name fetched (the replay writes history by number)."""
+    players.fetch(p for _, _, play in page for side in play.sides for p in side)
+    return [game_entry(key, n, play) for key, n, play in page]
+
+
 def _game_pages(
     conn: Database, ladder: int, after: str | None, players: PlayerNumbers
 ) -> Iterator[list[Entry | Duel]]:
@@ -140,9 +182,7 @@ def _game_pages(
         page = kept_games.timeline_page(conn, ladder, last, ENTRY_PAGE)
         if not page:
             return
-        # The replay writes history by number: the numbers of the players named.
-        players.fetch(p for _, _, play in page for side in play.sides for p in side)
-        yield [game_entry(key, n, play) for key, n, play in page]
+        yield _game_entries(page, players)
         if len(page) < ENTRY_PAGE:
             return
         last = page[-1][0]
