@@ -38,7 +38,7 @@ ENTRY_PAGE = 2000
 #: Games read per page by ``every_ladder_entry`` (which holds them all
 #: anyway): what is in flight besides them is one page's rows as read.
 WHOLE_PAGE = 20_000
-#: Players whose stored standings one statement reads (``put_standings``).
+#: Players whose stored standings one statement reads (``_stored_standings``).
 STANDINGS_PAGE = 256
 #: A checkpoint holds every player's state once in this many at least, and
 #: once the checkpoints since the last whole one hold as many bytes as it:
@@ -465,11 +465,7 @@ class LadderStore:
     def standings(self, players: Iterable[str] | None = None) -> dict[str, PlayerState]:
         """Every player's state (a rated player's row of the standings), or
         only those of ``players`` (ids; those not rated yet are left out)."""
-        sql = (
-            "SELECT player, rating, games, last_played, rated_since, state FROM view_standings "
-            "WHERE ladder=?"
-        )
-        params: tuple[Any, ...] = (self.ladder,)
+        wanted = None
         if players is not None:
             players = list(players)
             self.numbers.fetch(players)
@@ -477,11 +473,8 @@ class LadderStore:
             wanted = sorted(numbers[p] for p in players if p in numbers)
             if not wanted:
                 return {}
-            marks, padded = self.conn.in_list(wanted)
-            sql += f" AND player IN {marks}"
-            params += padded
-        rows = self.conn.execute(sql, params).fetchall()
-        self.numbers.fetch_numbers(row[0] for row in rows)
+        rows = self._stored_standings(wanted).values()
+        self.numbers.fetch_numbers(row[1] for row in rows)
         ids = self.numbers.by_number
         return {
             ids[player]: PlayerState(
@@ -491,7 +484,7 @@ class LadderStore:
                 rated_since=date.fromisoformat(since) if since else None,
                 extra=_decode_state(extra) if extra else None,
             )
-            for player, rating, games, last, since, extra in rows
+            for _, player, rating, games, last, since, extra in rows
         }
 
     def put_standings(
@@ -521,11 +514,7 @@ class LadderStore:
             stored = self._stored_standings(None if replace else [row[1] for row in rows])
             if replace:
                 kept = {row[1] for row in rows}
-                gone = [(ladder, player) for player in stored if player not in kept]
-                if gone:
-                    self.conn.executemany(
-                        "DELETE FROM view_standings WHERE ladder=? AND player=?", gone
-                    )
+                self._delete_standings([player for player in stored if player not in kept])
             # (a rating of zero is written again: == does not tell -0.0 from 0.0)
             rows = [row for row in rows if not row[2] or stored.get(row[1]) != row]
         self.conn.executemany(
@@ -538,7 +527,8 @@ class LadderStore:
 
     def _stored_standings(self, players: list[int] | None) -> dict[int, tuple[Any, ...]]:
         """The stored standings rows of these players (by number; every
-        player's when None), as ``put_standings`` makes them."""
+        player's when None), as ``put_standings`` makes them, a page of
+        players a statement."""
         sql = (
             "SELECT ladder, player, rating, games, last_played, rated_since, state "
             "FROM view_standings WHERE ladder=?"
@@ -555,9 +545,15 @@ class LadderStore:
     def forget_standings(self, players: Iterable[str]) -> None:
         """Delete these players' standings (they have no state any more)."""
         numbers = self.numbers.by_id
-        gone = [(self.ladder, numbers[p]) for p in players if p in numbers]
-        if gone:
-            self.conn.executemany("DELETE FROM view_standings WHERE ladder=? AND player=?", gone)
+        self._delete_standings([numbers[p] for p in players if p in numbers])
+
+    def _delete_standings(self, players: list[int]) -> None:
+        """Delete the standings of these players (by number)."""
+        if players:
+            self.conn.executemany(
+                "DELETE FROM view_standings WHERE ladder=? AND player=?",
+                [(self.ladder, n) for n in players],
+            )
 
     def put_history(self, rows: list[HistoryRow]) -> None:
         """Add history rows (in effective order) to the ladder's packed
