@@ -139,6 +139,13 @@ class Database:
         return self
 
     @contextmanager
+    def scattered_reads(self) -> Iterator[None]:
+        """``for_scattered_reads`` for the block alone (a long read back in
+        a process that goes on: a follower's resident size stays its own);
+        nothing to set by default."""
+        yield
+
+    @contextmanager
     def filling_whole(self) -> Iterator[None]:
         """Settings while views are filled whole (a rebuild, a first import:
         rows appended, indexes built once at the end); nothing by default."""
@@ -225,6 +232,12 @@ class SQLiteDatabase(Database):
         """Pages read through a memory map rather than one read() each."""
         self.conn.execute(f"PRAGMA mmap_size={MMAP_BYTES}")
         return self
+
+    @contextmanager
+    def scattered_reads(self) -> Iterator[None]:
+        """The memory map for the block, as it was after."""
+        with sqlite_pragmas.changed(self.conn.cursor(), mmap_size=MMAP_BYTES):
+            yield
 
     @contextmanager
     def filling_whole(self) -> Iterator[None]:

@@ -24,7 +24,10 @@ def changed(cursor: Any, **settings: int) -> Iterator[dict[str, int]]:
     before: dict[str, int] = {}
     for name, value in settings.items():
         cursor.execute(f"PRAGMA {name}")
-        old = int(cursor.fetchone()[0])
+        row = cursor.fetchone()
+        if row is None:  # none here (an in-memory database maps no file)
+            continue
+        old = int(row[0])
         try:
             cursor.execute(f"PRAGMA {name} = {int(value)}")
         except sqlite3.OperationalError:
@@ -34,6 +37,8 @@ def changed(cursor: Any, **settings: int) -> Iterator[dict[str, int]]:
         yield before
     finally:
         for name, old in before.items():
-            # (refused now if the block opened the temporary database)
-            with suppress(sqlite3.OperationalError):
+            # (refused now if the block opened the temporary database;
+            # nothing to put back on a connection closed meanwhile: a
+            # reader of pages left unfinished until after the close)
+            with suppress(sqlite3.OperationalError, sqlite3.ProgrammingError):
                 cursor.execute(f"PRAGMA {name} = {old}")

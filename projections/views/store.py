@@ -176,8 +176,25 @@ def _game_pages(
     conn: Database, ladder: int, after: str | None, players: PlayerNumbers
 ) -> Iterator[list[Entry | Duel]]:
     """A ladder's games not voided after a key (or all), a page at a time
-    (none empty), in effective order."""
-    last = after or ""
+    (none empty), in effective order. Past the first page (a correction far
+    back, not a game recorded at the end) the events are read through a
+    memory map (``Database.scattered_reads``): in effective order they are
+    scattered over the file, one read() a page otherwise (1M elo games, a
+    correction 50% back: 1.3 -> 0.2 s of system time)."""
+    pages = _games_after(conn, ladder, after or "", players)
+    first = next(pages, None)
+    if first is None:
+        return
+    yield first
+    if len(first) == ENTRY_PAGE:  # (more may follow)
+        with conn.scattered_reads():
+            yield from pages
+
+
+def _games_after(
+    conn: Database, ladder: int, last: str, players: PlayerNumbers
+) -> Iterator[list[Entry | Duel]]:
+    """``_game_pages``' pages, read as they come."""
     while True:
         page = kept_games.timeline_page(conn, ladder, last, ENTRY_PAGE)
         if not page:
