@@ -5,6 +5,7 @@ follower) is left as it was, even when the read stops half-way."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import date, timedelta
 from pathlib import Path
 
@@ -28,7 +29,7 @@ def _mapped(conn: SQLiteDatabase) -> int:
 
 
 @pytest.fixture
-def club(tmp_path: Path) -> tuple[SQLiteDatabase, int]:
+def club(tmp_path: Path) -> Iterator[tuple[SQLiteDatabase, int]]:
     b = Builder()
     b.player("Ann", "Ben")
     b.ladder("Club")
@@ -36,7 +37,8 @@ def club(tmp_path: Path) -> tuple[SQLiteDatabase, int]:
         b.game("Club", date(2025, 1, 1) + timedelta(days=i), "Ann", "Ben", sequence=1)
     conn = _views_on_file(b, tmp_path / "views.db")
     ladder = conn.execute("SELECT n FROM view_ladders WHERE name='Club'").fetchone()[0]
-    return conn, ladder
+    yield conn, ladder
+    conn.close()
 
 
 def test_a_long_read_back_maps_the_file_past_its_first_page_and_unmaps_after(
