@@ -136,6 +136,26 @@ def test_a_graded_ladder_loads_its_own_family_alone(tmp_path: Path) -> None:
     assert not families & {f"ledger.families.{n}" for n in others}
 
 
+#: What recording a game never loads: another family (a built-in's check
+#: is known by where its class is, ``registry.BUILT_IN_CLASSES``), nor the
+#: modules of bulk work: a spill file (tempfile), the held timelines'
+#: runs (pickle), the heap given back (ctypes), PostgreSQL's build aside
+#: (secrets).
+RECORD_NEVER = (
+    "ledger.families.adlg", "ledger.families.battle_empire", "ledger.families.bga",
+    "ledger.families.battletech", "ledger.families.glicko2", "ledger.families.weng_lin",
+    "tempfile", "pickle", "ctypes", "secrets",
+)  # fmt: skip
+
+
+def test_recording_a_game_loads_its_family_alone_and_nothing_of_bulk_work(club: str) -> None:
+    modules = loaded("--db", club, "record", "Club", "--date", "2025-01-06", "--side", "Ann",
+                     "--side", "Bob", "--result", "b")  # fmt: skip
+    assert "ledger.write.game_input" in modules  # the probe recorded the game
+    assert "ledger.families.elo" in modules
+    assert not {m for m in modules for n in RECORD_NEVER if m == n or m.startswith(n + ".")}
+
+
 def test_naming_the_families_imports_none() -> None:
     done = subprocess.run(
         [sys.executable, "-c", "import sys; from ledger.families import registry; "

@@ -70,6 +70,24 @@ BUILT_IN = _BuiltIn({
     "weng-lin": _Entry("ledger.families.weng_lin:WengLinFamily", grades=False),
 })  # fmt: skip
 
+
+class _BuiltInClasses:
+    """The built-in family classes, known by where they are: ``cls in
+    BUILT_IN_CLASSES`` imports no family (a subclass elsewhere, a
+    community's own, is not one of them)."""
+
+    def __init__(self, built_in: _BuiltIn) -> None:
+        self._paths = frozenset(entry.path for entry in built_in.entries.values())
+
+    def __contains__(self, cls: object) -> bool:
+        path = f"{getattr(cls, '__module__', '')}:{getattr(cls, '__qualname__', '')}"
+        return path in self._paths
+
+
+#: ``type(family) in BUILT_IN_CLASSES``: whether a family is a built-in's
+#: own class (a record's check reads this, loading no other family).
+BUILT_IN_CLASSES = _BuiltInClasses(BUILT_IN)
+
 #: The entry-point group a package registers its families in.
 ENTRY_POINT_GROUP = "ledger.families"
 #: Modules trusted from the environment (comma-separated).

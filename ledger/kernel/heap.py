@@ -8,7 +8,6 @@ mark of the work before it (``bench/soak.py``, ``bench/bench.py``'s import).
 
 from __future__ import annotations
 
-import ctypes
 import functools
 from typing import Any
 
@@ -23,6 +22,8 @@ def give_back() -> None:
 
 @functools.cache
 def _malloc_trim() -> Any:
+    import ctypes  # (here: only bulk work gives the heap back)
+
     try:
         return ctypes.CDLL(None).malloc_trim
     except (OSError, AttributeError):  # not glibc

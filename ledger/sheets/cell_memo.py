@@ -31,7 +31,7 @@ stays bounded whatever the sheet.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from datetime import date
 from operator import itemgetter
 from typing import Any
@@ -88,7 +88,7 @@ class CellMemo:
         sides: Sequence[str],
         outcome: Sequence[str],
         default_ladder: str | None,
-        pure: frozenset[type],
+        pure: Container[type],
     ) -> None:
         """``sides``: the side columns present, in order; ``outcome``: the
         neutral, result and attribute columns present; ``pure``: the family

@@ -17,7 +17,7 @@ from uuid import UUID
 import msgspec
 
 from ledger.families.base import Family
-from ledger.families.registry import BUILT_IN
+from ledger.families.registry import BUILT_IN_CLASSES
 from ledger.kernel import bounds
 from ledger.kernel import events as ev
 from ledger.kernel.errors import Invalid
@@ -316,7 +316,7 @@ def build_facts(
 #: The built-in family classes: their checks read a game's shape and result
 #: only (never its date, players or ids), so one check stands for every game
 #: alike. A community's own family (a subclass too) is checked game by game.
-PURE_CHECKS = frozenset(BUILT_IN.values())
+PURE_CHECKS = BUILT_IN_CLASSES
 
 
 class GameChecks:

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import contextlib
 import marshal
-import tempfile
 from collections.abc import Iterator
 from operator import itemgetter
 from typing import IO
@@ -64,6 +63,8 @@ class EventSpill:
         """Write the batch being filled to the file."""
         try:
             if self.file is None:
+                import tempfile  # (here: a game or a short sheet makes no file)
+
                 self.file = tempfile.TemporaryFile(prefix="ledger-import-")  # noqa: SIM115 - see close
             self._rows.sort(key=_KEY)
             data = marshal.dumps(self._rows)

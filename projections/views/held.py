@@ -19,8 +19,6 @@ run.
 from __future__ import annotations
 
 import heapq
-import pickle
-import tempfile
 from collections.abc import Iterator
 from operator import attrgetter
 from typing import IO
@@ -64,6 +62,8 @@ class Spilled:
         return heapq.merge(*streams, self._held, key=_KEY)
 
     def _read(self, index: int, run: Run) -> Iterator[Entry | Duel]:
+        import pickle  # (here, as below: only a rebuild past its budget spills)
+
         stale, file = self._stale, self._file
         for offset, length in run.chunks:
             file.seek(offset)
@@ -118,6 +118,9 @@ class Held:
         count = sum(map(len, self.ladders.values()))
         if count + self.others * (OTHER_WEIGHT - 1) <= BUDGET:
             return
+        import pickle
+        import tempfile
+
         if self._file is None:
             # (closed by ``close``: it outlives this call)
             self._file = tempfile.TemporaryFile(prefix="ledger-rebuild-")  # noqa: SIM115

@@ -21,7 +21,6 @@ stay as they were.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -95,6 +94,8 @@ def aside(db: Database) -> Iterator[Aside]:
     schema and all, if it raises."""
     main = db.execute("SELECT current_schema()").fetchone()[0]
     kept = main.encode()[:40].decode(errors="ignore")
+    import secrets  # (here: a catch-up on PostgreSQL builds nothing aside)
+
     side = f"{kept}{SUFFIX}{secrets.token_hex(4)}"
     db.execute("BEGIN")
     try:
