@@ -7,6 +7,7 @@ ladder, later rules, a merge); a short catch-up afterwards appends as before."""
 
 from __future__ import annotations
 
+import tempfile
 from datetime import date, timedelta
 from typing import Any
 
@@ -98,13 +99,16 @@ def test_a_very_long_first_import_spills_its_games(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(holding, "BUDGET", 2)
     monkeypatch.setattr(runner, "Projector", spy)
     files: list[Any] = []
-    opened = holding.tempfile.TemporaryFile
+    opened = tempfile.TemporaryFile
 
     def spill_file(**kwargs: Any) -> Any:
-        files.append(opened(**kwargs))
-        return files[-1]
+        made_file = opened(**kwargs)
+        if kwargs.get("prefix") == "ledger-rebuild-":  # (the timelines' spill)
+            files.append(made_file)
+        return made_file
 
-    monkeypatch.setattr(holding.tempfile, "TemporaryFile", spill_file)
+    # (the module ``held`` loads when it first spills: patched where it is)
+    monkeypatch.setattr(tempfile, "TemporaryFile", spill_file)
     b = Builder()
     b.ladder("Club")
     b.player(*NAMES)
