@@ -447,16 +447,8 @@ def timeline_page(
     """(key, n, play) of up to ``size`` games of a ladder not voided after
     key ``after``, in effective order: what the replay needs of each
     (``source.game_play``; its id ends its key)."""
-    from projections.views.source import game_play
-
     later, params = _compared(">", after)
-    rows = conn.tuples(
-        f"SELECT {_key(conn, joined=True)}, g.n, e.topic, e.state FROM view_games g"
-        f"{_join(conn, 'e', 'g.facts_n')} WHERE g.ladder=? AND {later} "
-        "AND g.status<>'voided' ORDER BY g.key, g.gid LIMIT ?",
-        (ladder, *params, size),
-    )
-    return [(key, n, game_play(topic, state)) for key, n, topic, state in rows]
+    return _plays(conn, f"g.ladder=? AND {later}", "g.key, g.gid", (ladder, *params, size))
 
 
 def timeline_as_recorded(
@@ -468,22 +460,32 @@ def timeline_as_recorded(
     are stored, where effective order seeks one a game. (``+g.ladder``:
     along the numbers, not the key index, which SQLite would otherwise
     take for the ladder and then sort the whole ladder for every page.)"""
-    from projections.views.source import game_play
-
     last = 0
     while True:
-        rows = conn.tuples(
-            f"SELECT {_key(conn, joined=True)}, g.n, e.topic, e.state FROM view_games g"
-            f"{_join(conn, 'e', 'g.facts_n')} WHERE +g.ladder=? AND g.n>? "
-            "AND g.status<>'voided' ORDER BY g.n LIMIT ?",
-            (ladder, last, size),
-        )
-        if not rows:
+        page = _plays(conn, "+g.ladder=? AND g.n>?", "g.n", (ladder, last, size))
+        if not page:
             return
-        yield [(key, n, game_play(topic, state)) for key, n, topic, state in rows]
-        if len(rows) < size:
+        yield page
+        if len(page) < size:
             return
-        last = rows[-1][1]
+        last = page[-1][1]
+
+
+def _plays(
+    conn: Database, where: str, order: str, params: tuple[Any, ...]
+) -> list[tuple[str, int, Play]]:
+    """(key, n, play) of a ladder's games not voided where ``where`` holds,
+    in ``order``, up to the limit ending ``params``: each game's play
+    decoded from the event holding its facts (``source.game_play``)."""
+    from projections.views.source import game_play
+
+    rows = conn.tuples(
+        f"SELECT {_key(conn, joined=True)}, g.n, e.topic, e.state FROM view_games g"
+        f"{_join(conn, 'e', 'g.facts_n')} WHERE {where} AND g.status<>'voided' "
+        f"ORDER BY {order} LIMIT ?",
+        params,
+    )
+    return [(key, n, game_play(topic, state)) for key, n, topic, state in rows]
 
 
 def details(conn: Database, numbers: Iterable[int]) -> Iterator[tuple]:

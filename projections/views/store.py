@@ -410,10 +410,7 @@ class LadderStore:
                 "LIMIT 1",
                 (self.ladder, key),
             ).fetchone()
-            earlier = history.players_after(self.conn, self.ladder, found[0] if found else 0)
-            self.numbers.fetch_numbers(earlier)
-            ids = self.numbers.by_number
-            changed = changed | {ids[n] for n in earlier}
+            changed = changed | self.players_after(found[0] if found else 0)
         self.appending = False
         if self.unread is not None:
             self._add_unread(states, None if whole else changed)
