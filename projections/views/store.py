@@ -23,6 +23,7 @@ from typing import Any
 import msgspec
 
 from ledger.families.base import PlayerState
+from ledger.kernel import collection
 from projections.db import Database
 from projections.replay import Duel, Entry, HistoryRow, Play, game_entry
 from projections.views import games as kept_games
@@ -130,12 +131,16 @@ def every_ladder_entry(
     its games read in the order they were recorded, which visits their
     events about in the order they are stored rather than seeking one a
     game along the key index (1M games: 1.2 s against 2.7-5.9 s), then
-    sorted into effective order."""
-    players = _numbers(conn, players)
-    entries: list[Entry | Duel] = _other_entries(conn, ladder, None, players)
-    for page in kept_games.timeline_as_recorded(conn, ladder, WHOLE_PAGE):
-        entries += _game_entries(page, players)
-    entries.sort(key=_key)
+    sorted into effective order. With the cyclic garbage collector paused
+    (``collection``): each page's rows, alive while the entries grow, would
+    otherwise set off full collections that free nothing (1M elo games: 17
+    of them, ``whatif`` 6.8 -> 6.3 s)."""
+    with collection.paused():
+        players = _numbers(conn, players)
+        entries: list[Entry | Duel] = _other_entries(conn, ladder, None, players)
+        for page in kept_games.timeline_as_recorded(conn, ladder, WHOLE_PAGE):
+            entries += _game_entries(page, players)
+        entries.sort(key=_key)
     return entries
 
 

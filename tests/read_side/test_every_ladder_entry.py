@@ -39,3 +39,35 @@ def test_a_whole_ladder_read_at_once_is_the_paged_read_in_effective_order(
     assert [e.key for e in whole] == sorted(e.key for e in whole)
     assert len([e for e in whole if getattr(e, "kind", "game") == "game"]) == 19  # 20, one voided
     assert any(getattr(e, "kind", "game") == "ruleset" for e in whole)
+
+
+def test_a_whole_ladder_is_read_with_the_cyclic_collector_paused_then_as_it_was(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import gc
+
+    b = Builder()
+    b.player("Ann", "Ben")
+    b.ladder("Club")
+    for i in range(5):
+        b.game("Club", date(2025, 1, 1) + timedelta(days=i), "Ann", "Ben", sequence=1)
+    conn = b.views()
+    club = conn.execute("SELECT n FROM view_ladders WHERE name='Club'").fetchone()[0]
+    read_pages = store._game_entries
+    collecting: list[bool] = []
+
+    def page(*args: object) -> object:
+        collecting.append(gc.isenabled())
+        return read_pages(*args)
+
+    monkeypatch.setattr(store, "_game_entries", page)
+    assert gc.isenabled()
+    assert len(store.every_ladder_entry(conn, club)) == 6  # the ruleset and five games
+    assert collecting == [False]
+    assert gc.isenabled()  # (as it was)
+    gc.disable()
+    try:
+        store.every_ladder_entry(conn, club)
+        assert not gc.isenabled()  # (a caller's own pause stands)
+    finally:
+        gc.enable()
