@@ -95,8 +95,9 @@ def _entry(row: Any) -> Entry:
     return Entry(key, kind, n, entry_id, on, _decode_data(data))
 
 
-def _key(entry: Entry | Duel) -> str:
-    return entry.key
+#: An entry's key (``Entry`` or ``Duel``), read in C: a whole ladder's
+#: entries are sorted by it (1M: 0.42 -> 0.34 s against a function).
+_key: Callable[[Entry | Duel], str] = attrgetter("key")
 
 
 def ladder_entries(
