@@ -31,6 +31,7 @@ from typing import IO, Any
 
 import msgspec
 
+from ledger.kernel import collection
 from ledger.kernel.errors import Invalid
 from ledger.kernel.identity import short
 from ledger.kernel.translation import Message
@@ -379,7 +380,16 @@ def export_ladder(
     """Write a ladder's tables: csv into the directory ``output`` (games.csv,
     changes.csv, players.csv), parquet the same way (games.parquet, ...),
     json to ``output`` or ``out``, xlsx to ``output``. Writes nothing
-    anywhere else."""
+    anywhere else. Runs with the cyclic garbage collector paused
+    (``collection``: a ladder's rows held, none of them freed meanwhile; 1M
+    elo games in csv: 156 full collections, 70-77 -> 56-62 s CPU)."""
+    with collection.paused():
+        return _export_ladder(conn, ladder, fmt, output, out)
+
+
+def _export_ladder(
+    conn: Database, ladder: str, fmt: str, output: Path | None, out: IO[str] | None
+) -> ExportReport:
     if fmt not in FORMATS:
         raise Invalid(
             Message(

@@ -15,7 +15,7 @@ from typing import Any
 
 import msgspec
 
-from ledger.kernel import chain
+from ledger.kernel import chain, collection
 from projections import views
 from projections.db import Database
 from projections.reads import entry_details
@@ -240,11 +240,15 @@ def ladder_findings(fresh: Database) -> tuple[list[str], list[str]]:
 
 
 def verify(conn: Database, recorder: Any, published: str | None = None) -> VerifyReport:
-    """The chain, the views against a rebuild, and each ladder's replay."""
-    problems = check_chain(conn, recorder, published)
-    fresh = views.in_memory(recorder)
-    problems += compare_views(conn, fresh)
-    ladder_problems, warnings = ladder_findings(fresh)
+    """The chain, the views against a rebuild, and each ladder's replay.
+    Runs with the cyclic garbage collector paused (``collection``: every
+    view's rows held twice, none of them freed meanwhile; 1M elo games: 80
+    full collections, 129 -> 108 s CPU)."""
+    with collection.paused():
+        problems = check_chain(conn, recorder, published)
+        fresh = views.in_memory(recorder)
+        problems += compare_views(conn, fresh)
+        ladder_problems, warnings = ladder_findings(fresh)
     seq, head = chain.head(conn)
     return VerifyReport(
         events=seq,
