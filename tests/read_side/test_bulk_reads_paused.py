@@ -58,3 +58,17 @@ def test_verify_runs_with_the_collector_paused(club: Cli, monkeypatch: pytest.Mo
     assert seen == [False]
     assert gc.isenabled()
     assert "problem" not in out.lower(), out
+
+
+def test_rows_are_rendered_with_the_collector_paused(monkeypatch: pytest.MonkeyPatch) -> None:
+    from projections import formats, queries
+
+    seen = _watched(monkeypatch, formats, "csv_text")
+    assert gc.isenabled()
+    row = queries.StandingRow(
+        rank=1, player="Ann", rating=1516.0, grade=None, games=1, last_played="2025-01-01"
+    )
+    text = formats.render([row], "csv", kind=queries.StandingRow)
+    assert seen == [False]
+    assert gc.isenabled()
+    assert text.splitlines()[1].startswith("1,Ann,1516")
