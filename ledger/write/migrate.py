@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from eventsourcing.persistence import StoredEvent
 
+from ledger.kernel import collection
 from ledger.kernel.errors import Conflict, Invalid
 from ledger.kernel.pager import pages
 from ledger.kernel.translation import Message
@@ -32,21 +33,22 @@ def copy_events(
             Message("the target already holds events: migrate only into an empty ledger")
         )
     copied = 0
-    for notes in pages(source.recorder, 0, BATCH):
-        target.recorder.insert_events(
-            [
-                StoredEvent(
-                    originator_id=n.originator_id,
-                    originator_version=n.originator_version,
-                    topic=n.topic,
-                    state=bytes(n.state),
-                )
-                for n in notes
-            ]
-        )
-        copied += len(notes)
-        if progress is not None:
-            progress(len(notes))
+    with collection.paused():  # (pages of events made and freed: no cycle among them)
+        for notes in pages(source.recorder, 0, BATCH):
+            target.recorder.insert_events(
+                [
+                    StoredEvent(
+                        originator_id=n.originator_id,
+                        originator_version=n.originator_version,
+                        topic=n.topic,
+                        state=bytes(n.state),
+                    )
+                    for n in notes
+                ]
+            )
+            copied += len(notes)
+            if progress is not None:
+                progress(len(notes))
     head, expected = target.recorder.chain_head(), source.recorder.chain_head()
     if head != expected:
         raise Invalid(

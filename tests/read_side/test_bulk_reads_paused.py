@@ -72,3 +72,28 @@ def test_rows_are_rendered_with_the_collector_paused(monkeypatch: pytest.MonkeyP
     assert seen == [False]
     assert gc.isenabled()
     assert text.splitlines()[1].startswith("1,Ann,1516")
+
+
+def test_a_migration_checks_and_copies_with_the_collector_paused(
+    club: Cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    from ledger.kernel import chain
+    from ledger.write import migrate
+
+    if club.postgres:
+        pytest.skip("the check and the copy are the same code whatever the stores")
+    checked = _watched(monkeypatch, chain, "link")  # (the source's chain, event by event)
+    inner = migrate.pages
+    copied: list[bool] = []
+
+    def pages(*args: Any, **kwargs: Any) -> Any:
+        for page in inner(*args, **kwargs):
+            copied.append(gc.isenabled())
+            yield page
+
+    monkeypatch.setattr(migrate, "pages", pages)
+    assert gc.isenabled()
+    club.ok("migrate", "--from", club.db, "--to", str(tmp_path / "copy.db"))
+    assert checked and set(checked) == {False}
+    assert copied and set(copied) == {False}
+    assert gc.isenabled()
