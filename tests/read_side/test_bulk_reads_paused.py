@@ -95,3 +95,16 @@ def test_a_migration_checks_and_copies_with_the_collector_paused(
     assert checked and set(checked) == {False}
     assert copied and set(copied) == {False}
     assert gc.isenabled()
+
+
+def test_a_site_is_built_with_the_collector_paused(
+    club: Cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Any
+) -> None:
+    from projections.site import build
+
+    seen = _watched(monkeypatch, build.SiteBuilder, "build")
+    assert gc.isenabled()
+    club.ok("site", "build", str(tmp_path / "site"))
+    assert seen == [False]
+    assert gc.isenabled()
+    assert (tmp_path / "site" / "index.html").is_file()
