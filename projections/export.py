@@ -374,6 +374,7 @@ def write_xlsx(tables_: list[Table], path: Path) -> dict[str, int]:
     return counts
 
 
+@collection.paused()
 def export_ladder(
     conn: Database, ladder: str, fmt: str, output: Path | None, out: IO[str] | None = None
 ) -> ExportReport:
@@ -383,13 +384,6 @@ def export_ladder(
     anywhere else. Runs with the cyclic garbage collector paused
     (``collection``: a ladder's rows held, none of them freed meanwhile; 1M
     elo games in csv: 156 full collections, 70-77 -> 56-62 s CPU)."""
-    with collection.paused():
-        return _export_ladder(conn, ladder, fmt, output, out)
-
-
-def _export_ladder(
-    conn: Database, ladder: str, fmt: str, output: Path | None, out: IO[str] | None
-) -> ExportReport:
     if fmt not in FORMATS:
         raise Invalid(
             Message(

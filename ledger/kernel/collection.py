@@ -1,11 +1,12 @@
 """Cyclic garbage collection paused for a block of bulk work.
 
-An import, a catch-up or rebuild, a ladder read whole for a replay in
-memory (``whatif``, ``tune``, the evidence) and a table for people each
-make many small objects that form no cycle (rows, ids, timeline entries)
-and free none of them while they run: every collection they would trigger
-walks all the objects the process holds to free nothing. They run inside
-``paused``.
+Bulk work (an import, a catch-up or rebuild, a ladder read whole for a
+replay in memory, an export, ``verify`` and the chain's check, a
+migration's copy, a site build, rows rendered for people or scripts) makes
+many small objects that form no cycle (rows, ids, timeline entries) and
+frees none of them while it runs: every collection it would trigger walks
+all the objects the process holds to free nothing. It runs inside
+``paused``, as a ``with`` block or as a decorator of its entry point.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from ledger.write.application import LedgerApplication
 BATCH = 2000
 
 
+@collection.paused()  # (pages of events made and freed: no cycle among them)
 def copy_events(
     source: LedgerApplication,
     target: LedgerApplication,
@@ -33,22 +34,21 @@ def copy_events(
             Message("the target already holds events: migrate only into an empty ledger")
         )
     copied = 0
-    with collection.paused():  # (pages of events made and freed: no cycle among them)
-        for notes in pages(source.recorder, 0, BATCH):
-            target.recorder.insert_events(
-                [
-                    StoredEvent(
-                        originator_id=n.originator_id,
-                        originator_version=n.originator_version,
-                        topic=n.topic,
-                        state=bytes(n.state),
-                    )
-                    for n in notes
-                ]
-            )
-            copied += len(notes)
-            if progress is not None:
-                progress(len(notes))
+    for notes in pages(source.recorder, 0, BATCH):
+        target.recorder.insert_events(
+            [
+                StoredEvent(
+                    originator_id=n.originator_id,
+                    originator_version=n.originator_version,
+                    topic=n.topic,
+                    state=bytes(n.state),
+                )
+                for n in notes
+            ]
+        )
+        copied += len(notes)
+        if progress is not None:
+            progress(len(notes))
     head, expected = target.recorder.chain_head(), source.recorder.chain_head()
     if head != expected:
         raise Invalid(

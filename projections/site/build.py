@@ -646,6 +646,7 @@ def _period_change(rows: list[tuple], period: tuple[str, str]) -> float:
     return rows[-1][14] - start
 
 
+@collection.paused()
 def build_site(
     conn: Database,
     out_dir: Path,
@@ -668,5 +669,4 @@ def build_site(
             Message("OUT_DIR {out_dir}: expected a directory, found a file", out_dir=out_dir)
         )
     out_dir.mkdir(parents=True, exist_ok=True)
-    with collection.paused():
-        return SiteBuilder(conn, out_dir, ladders, lang, title, as_of, progress).build()
+    return SiteBuilder(conn, out_dir, ladders, lang, title, as_of, progress).build()
