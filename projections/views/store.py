@@ -25,7 +25,7 @@ import msgspec
 from ledger.families.base import PlayerState
 from ledger.kernel import collection
 from projections.db import Database
-from projections.replay import Duel, Entry, HistoryRow, Play, game_entry
+from projections.replay import Duel, Entry, HistoryRow
 from projections.views import games as kept_games
 from projections.views import history
 from projections.views.player_numbers import PlayerNumbers
@@ -171,11 +171,23 @@ def _other_entries(
     return others
 
 
-def _game_entries(page: list[tuple[str, int, Play]], players: PlayerNumbers) -> list[Entry | Duel]:
-    """A page of games as a rebuild holds them, the numbers of the players
-    they name fetched (the replay writes history by number)."""
-    players.fetch(p for _, _, play in page for side in play.sides for p in side)
-    return [game_entry(key, n, play) for key, n, play in page]
+def _game_entries(page: list[Entry | Duel], players: PlayerNumbers) -> list[Entry | Duel]:
+    """A page of game entries, the numbers of the players they name fetched
+    (the replay writes history by number)."""
+    players.fetch(_named(page))
+    return page
+
+
+def _named(page: list[Entry | Duel]) -> Iterator[str]:
+    """The players a page of game entries names (read only when their
+    numbers are not all held)."""
+    for entry in page:
+        if type(entry) is Duel:
+            yield entry.a
+            yield entry.b
+        else:
+            for side in entry.data.sides:
+                yield from side
 
 
 def _game_pages(
@@ -208,7 +220,7 @@ def _games_after(
         yield _game_entries(page, players)
         if len(page) < ENTRY_PAGE:
             return
-        last = page[-1][0]
+        last = page[-1].key
 
 
 def ruleset_entries(conn: Database, ladder: int, upto: str | None = None) -> list[Entry]:

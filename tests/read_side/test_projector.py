@@ -76,6 +76,6 @@ def test_the_projector_keys_each_game_as_game_key_does() -> None:
     ]  # fmt: skip
     conn = b.views()
     ladder = conn.execute("SELECT n FROM view_ladders").fetchone()[0]
-    keys = [key for key, _, _ in games.timeline_page(conn, ladder, "", 100)]
+    keys = [entry.key for entry in games.timeline_page(conn, ladder, "", 100)]
     assert sorted(keys) == keys
     assert set(keys) == {game_key(str(gid), b.facts[gid]) for gid in made}
