@@ -73,8 +73,7 @@ _FEW = len(_ORDINALS)
 N, LADDER, KEY, STATUS, EVENT, ROUND, VERSION, FACTS_N = range(8)
 _NO_ATTRIBUTES: dict[str, float] = {}
 _CORRECTED = ev.GameCorrected.TOPIC
-_GAME_MARKERS = source.CURRENT_GAMES
-_decode_note = source.decode_note
+_current_note = source.current_note
 
 
 def _text(data: Any) -> str:
@@ -215,16 +214,24 @@ class Projector:
     ) -> bool:
         """Apply one stored event (unless recorded after ``known_at``);
         returns whether it was applied."""
-        marker = _GAME_MARKERS.get(topic)
-        own = self._own_events
-        if marker is not None and known_at is None and state.rfind(marker) >= 0:
-            if own is not None:
-                own.append((seq, topic, state))
-            self.game_note(seq, _decode_note(state), topic)  # the bulk of any store
-            return True
-        event = source.decode(topic, state)
+        if known_at is not None:  # (a game too is read whole: when it was recorded)
+            return self._apply_event(seq, topic, state, source.decode(topic, state), known_at)
+        note = _current_note(topic, state)
+        if note is None:  # any other event, or a game of an older shape
+            return self._apply_event(seq, topic, state, ev.decode(topic, state))
+        if self._own_events is not None:
+            self._own_events.append((seq, topic, state))
+        self.game_note(seq, note, topic)  # the bulk of any store
+        return True
+
+    def _apply_event(
+        self, seq: int, topic: str, state: bytes, event: Any, known_at: datetime | None = None
+    ) -> bool:
+        """``apply_stored`` of an event decoded (unless recorded after
+        ``known_at``)."""
         if known_at is not None and _recorded_at(event) > known_at:
             return False
+        own = self._own_events
         if own is not None and topic in source.GAME_TOPICS:
             own.append((seq, topic, state))
         if type(event) is source.GameNote:  # the bulk of any store
@@ -389,19 +396,17 @@ class Projector:
 
     def apply_page(self, page: list[source.Stored]) -> None:
         """``apply_stored`` of each event of a page (none left out)."""
-        markers, decode = _GAME_MARKERS, _decode_note
-        apply, game_note = self.apply_stored, self.game_note
+        current, decode = _current_note, ev.decode
+        apply, game_note = self._apply_event, self.game_note
         own = self._own_events
         for seq, topic, state in page:
-            marker = markers.get(topic)
-            # The bulk of any store; its class version ends it (``ev.encode``):
-            # found from the end, not after a scan of the whole event.
-            if marker is not None and state.rfind(marker) >= 0:
+            note = current(topic, state)
+            if note is not None:  # the bulk of any store
                 if own is not None:
                     own.append((seq, topic, state))
-                game_note(seq, decode(state), topic)
-            else:
-                apply(seq, topic, state)
+                game_note(seq, note, topic)
+            else:  # any other event, or a game of an older shape
+                apply(seq, topic, state, decode(topic, state))
 
     def game_note(self, seq: int, note: source.GameNote, topic: str) -> None:
         """Apply a game recorded (again, after a void) or corrected, as a
