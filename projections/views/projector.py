@@ -66,11 +66,12 @@ KIND_NAMES = {
 _json = msgspec.json.Encoder()
 
 #: A game's key (``timeline.game_key``): date, event, round, order, id.
-_GAME_KEY = SEP.join(("%s", "2", "%s", "%s", "%s", "%s"))
+#: A game's key up to its id (``timeline.game_key``, less SEP and the id).
+_GAME_HEAD = SEP.join(("%s", "2", "%s", "%s", "%s"))
 _FEW = len(_ORDINALS)
 
 # Positions in a game's row (``games.COLUMNS``, in order).
-N, LADDER, KEY, STATUS, EVENT, ROUND, VERSION, FACTS_N = range(8)
+N, LADDER, KEY, GID, STATUS, EVENT, ROUND, VERSION, FACTS_N = range(9)
 _NO_ATTRIBUTES: dict[str, float] = {}
 _CORRECTED = ev.GameCorrected.TOPIC
 _current_note = source.current_note
@@ -433,19 +434,21 @@ class Projector:
         order = facts.sequence if facts.sequence is not None else facts.table
         # (``timeline.game_key``, inline: once a game)
         round_, order = facts.round or 0, order or 0
-        key = _GAME_KEY % (
+        head = _GAME_HEAD % (
             facts.date, facts.event or "",
             _ORDINALS[round_] if round_ < _FEW else ordinal(round_),
             _ORDINALS[order] if order < _FEW else ordinal(order),
-            gid.replace("-", ""),
         )  # fmt: skip
+        digits = gid.replace("-", "")
+        key = head + SEP + digits
+        gid_bytes = bytes.fromhex(digits)  # (as the row is written: ``games.COLUMNS``)
         corrected = topic == _CORRECTED
         if corrected or note.originator_version > 1:
             game = self._game(gid)
             self._drop_entry(game)
             # Its facts now those of this event (its line's facts too).
             game[LADDER:FACTS_N + 1] = [
-                ladder, key, "corrected" if corrected else "recorded", facts.event,
+                ladder, head, gid_bytes, "corrected" if corrected else "recorded", facts.event,
                 facts.round, note.originator_version, seq,
             ]  # fmt: skip
             self._audit[seq] = [
@@ -458,8 +461,8 @@ class Projector:
             recording = self._recording(seq, (note.recorded_at, note.recorded_by,
                                                where.file if where else None))  # fmt: skip
             game = [
-                seq, ladder, key, "recorded", facts.event, facts.round, 1, seq, recording,
-                where.row if where else None, note.reason,
+                seq, ladder, head, gid_bytes, "recorded", facts.event, facts.round, 1, seq,
+                recording, where.row if where else None, note.reason,
             ]  # fmt: skip
             self._games[gid] = game
             self._new_games.append(game)
@@ -690,7 +693,7 @@ class Projector:
 
     def _drop_entry(self, game: list[Any]) -> None:
         """Remove a game's current timeline entry (none when voided)."""
-        ladder, key = game[LADDER], game[KEY]
+        ladder, key = game[LADDER], games.whole_key(game)
         if self.entries is not None:
             self.entries.drop(ladder, key)
         self._touch(ladder, key)
