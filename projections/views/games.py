@@ -53,7 +53,7 @@ from projections.db import Database, Row, stream
 from projections.timeline import RANK, SEP
 
 if TYPE_CHECKING:
-    from projections.replay import Duel, Entry
+    from projections.replay import Duel, Entry, Shared
     from projections.views.source import Facts
 
 #: The games' table (created with the other view tables).
@@ -443,11 +443,15 @@ def pages(conn: Database, ladder: int, before: str) -> Iterator[tuple]:
 
 
 # -- games read in effective order -------------------------------------------
-def timeline_page(conn: Database, ladder: int, after: str, size: int) -> list[Entry | Duel]:
+def timeline_page(
+    conn: Database, ladder: int, after: str, size: int, shared: Shared | None = None
+) -> list[Entry | Duel]:
     """The timeline entries (``replay.game_entry``) of up to ``size`` games
-    of a ladder not voided after key ``after``, in effective order."""
+    of a ladder not voided after key ``after``, in effective order (their
+    values one object each in ``shared``: pages read one after another)."""
     later, params = _compared(">", after)
-    return _entries(conn, f"g.ladder=? AND {later}", "g.key, g.gid", (ladder, *params, size))
+    where = f"g.ladder=? AND {later}"
+    return _entries(conn, where, "g.key, g.gid", (ladder, *params, size), shared)
 
 
 def timeline_as_recorded(conn: Database, ladder: int, size: int) -> Iterator[list[Entry | Duel]]:
@@ -458,9 +462,11 @@ def timeline_as_recorded(conn: Database, ladder: int, size: int) -> Iterator[lis
     (``+g.ladder``: along the numbers, not the key index, which SQLite
     would otherwise take for the ladder and then sort the whole ladder for
     every page.)"""
-    last = 0
+    from projections.replay import Shared
+
+    last, shared = 0, Shared()
     while True:
-        page = _entries(conn, "+g.ladder=? AND g.n>?", "g.n", (ladder, last, size))
+        page = _entries(conn, "+g.ladder=? AND g.n>?", "g.n", (ladder, last, size), shared)
         if not page:
             return
         yield page
@@ -469,7 +475,9 @@ def timeline_as_recorded(conn: Database, ladder: int, size: int) -> Iterator[lis
         last = page[-1].n
 
 
-def _entries(conn: Database, where: str, order: str, params: tuple[Any, ...]) -> list[Entry | Duel]:
+def _entries(
+    conn: Database, where: str, order: str, params: tuple[Any, ...], shared: Shared | None
+) -> list[Entry | Duel]:
     """The timeline entries of a ladder's games not voided where ``where``
     holds, in ``order``, up to the limit ending ``params``: each built as
     its row is read, from the play decoded from the event holding its facts
@@ -484,7 +492,7 @@ def _entries(conn: Database, where: str, order: str, params: tuple[Any, ...]) ->
         f"ORDER BY {order} LIMIT ?",
         params,
     )
-    return [game_entry(key, n, game_play(topic, state)) for key, n, topic, state in rows]
+    return [game_entry(key, n, game_play(topic, state), shared) for key, n, topic, state in rows]
 
 
 def details(conn: Database, numbers: Iterable[int]) -> Iterator[tuple]:

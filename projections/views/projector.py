@@ -26,7 +26,6 @@ summary when asked).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from contextlib import suppress
 from datetime import datetime
 from typing import Any
 
@@ -36,7 +35,7 @@ from ledger.kernel import events as ev
 from ledger.kernel.identity import name_key
 from ledger.kernel.translation import Message
 from projections.db import Database
-from projections.replay import Duel, Entry, Play, is_duel
+from projections.replay import Duel, Entry, Play, Shared, is_duel
 from projections.timeline import ORDINALS as _ORDINALS
 from projections.timeline import SEP, ordinal, sort_key
 from projections.views import games, history, source
@@ -117,8 +116,7 @@ class Projector:
         self._loaded: dict[int, frozenset[str]] = {}
         self._rebuild = timeline
         self._strings: dict[str, str] = {}
-        self._results: dict[tuple[Any, ...], dict[str, Any]] = {}
-        self._codes: dict[str, dict[str, Any]] = {}
+        self._shared = Shared()
         #: Player id -> (number, the side (id,) of that player alone).
         self._solo: dict[str, tuple[int, tuple[str]]] = {}
         # Ladders are few: all of them are held, written when changed. A
@@ -477,7 +475,9 @@ class Projector:
                 # Most games: a compact duel (``replay.Duel``), its id, date,
                 # event and round those of its key; as ``replay.game_entry``
                 # reads one back.
-                held[key] = Duel(key, game[N], sides[0][0], sides[1][0], self._result(facts.result))
+                held[key] = Duel(
+                    key, game[N], sides[0][0], sides[1][0], self._shared.result(facts.result)
+                )
             else:
                 strings = self._strings
                 on = facts.date
@@ -652,24 +652,12 @@ class Projector:
         """One object for equal strings the timeline holds many of."""
         return text if text is None else self._strings.setdefault(text, text)
 
-    def _result(self, result: dict[str, Any]) -> dict[str, Any]:
-        """One object for equal results the timeline holds many of."""
-        code = result.get("result") if len(result) == 1 else None
-        if type(code) is str:  # {"result": code}: most results
-            shared = self._codes.get(code)
-            if shared is None:
-                shared = self._codes[code] = result
-            return shared
-        with suppress(TypeError):  # lists in it (unit lists, ranks): kept as it is
-            result = self._results.setdefault(tuple(result.items()), result)
-        return result
-
     def _play(self, facts: source.Facts, sides: tuple[tuple[str, ...], ...]) -> Play:
         """A game as the timeline holds it: small, its values shared."""
         event = facts.event
         if event is not None:
             event = self._strings.setdefault(event, event)
-        return Play(sides, self._result(facts.result), event, facts.round, facts.neutral,
+        return Play(sides, self._shared.result(facts.result), event, facts.round, facts.neutral,
                     facts.attributes or _NO_ATTRIBUTES)  # fmt: skip
 
     def _name(self, pid: str | None) -> str:

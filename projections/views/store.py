@@ -25,7 +25,7 @@ import msgspec
 from ledger.families.base import PlayerState
 from ledger.kernel import collection
 from projections.db import Database
-from projections.replay import Duel, Entry, HistoryRow
+from projections.replay import Duel, Entry, HistoryRow, Shared
 from projections.views import games as kept_games
 from projections.views import history
 from projections.views.player_numbers import PlayerNumbers
@@ -213,8 +213,9 @@ def _games_after(
     conn: Database, ladder: int, last: str, players: PlayerNumbers
 ) -> Iterator[list[Entry | Duel]]:
     """``_game_pages``' pages, read as they come."""
+    shared = Shared()
     while True:
-        page = kept_games.timeline_page(conn, ladder, last, ENTRY_PAGE)
+        page = kept_games.timeline_page(conn, ladder, last, ENTRY_PAGE, shared)
         if not page:
             return
         yield _game_entries(page, players)

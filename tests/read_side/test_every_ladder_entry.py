@@ -10,6 +10,7 @@ from datetime import date, timedelta
 
 import pytest
 
+from projections.replay import Duel
 from projections.views import store
 from tests.read_side.ledger_builder import Builder
 
@@ -71,3 +72,31 @@ def test_a_whole_ladder_is_read_with_the_cyclic_collector_paused_then_as_it_was(
         assert not gc.isenabled()  # (a caller's own pause stands)
     finally:
         gc.enable()
+
+
+def test_a_timeline_read_holds_each_player_id_and_result_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Read whole or a page at a time, every duel of a player holds the one
+    string of their id, and equal results one dict, across pages: a ladder
+    of 1M games held whole holds 10,000 ids, not 2M (``replay.Shared``)."""
+    b = Builder()
+    b.player("Ann", "Ben")
+    b.ladder("Club")
+    for i in range(6):
+        on = date(2025, 1, 1) + timedelta(days=i)
+        result = {"result": "a" if i % 2 else "b"}
+        b.game("Club", on, "Ann", "Ben", result, event="Open", round=1, sequence=1)
+    conn = b.views()
+    club = conn.execute("SELECT n FROM view_ladders WHERE name='Club'").fetchone()[0]
+    monkeypatch.setattr(store, "WHOLE_PAGE", 4)  # (pages end inside the ladder)
+    monkeypatch.setattr(store, "ENTRY_PAGE", 4)
+    for read in (
+        store.every_ladder_entry(conn, club),
+        list(store.ladder_entries(conn, club, None)),
+    ):
+        duels = [e for e in read if type(e) is Duel]
+        assert len(duels) == 6
+        assert len({id(d.a) for d in duels}) == len({id(d.b) for d in duels}) == 1
+        assert len({id(d.result) for d in duels}) == 2
+        assert sorted(d.result["result"] for d in duels) == ["a", "a", "a", "b", "b", "b"]
