@@ -87,9 +87,12 @@ SPANS = "view_event_spans"
 COLUMNS = (
     "n, ladder, key, gid, status, event, round, version, facts_n, recording, source_row, reason"
 )
+_NAMES = [column.strip() for column in COLUMNS.split(",")]
+_KEY, _GID = _NAMES.index("key"), _NAMES.index("gid")
+#: SQL reading a game's row (``g``) as the projector holds it.
+_HELD = ", ".join(f"g.{column}" for column in _NAMES)
 #: Those a reader gets (``by_ref``): the key whole, no id's bytes.
-_READ = [column.strip() for column in COLUMNS.split(",") if column.strip() != "gid"]
-_KEY, _GID = 2, 3
+_READ = [column for column in _NAMES if column != "gid"]
 #: Numbers read per statement (well under any driver's limit on parameters).
 _BATCH = 500
 
@@ -156,12 +159,11 @@ def game_for_update(
 ) -> list[Any] | None:
     """A game's row (``COLUMNS``) by number or else by id, to be changed
     and written back by ``write``; None when there is none."""
-    columns = ", ".join(f"g.{c.strip()}" for c in COLUMNS.split(","))
     if n is not None:
-        found = conn.execute(f"SELECT {columns} FROM view_games g WHERE n=?", (n,)).fetchone()
+        found = conn.execute(f"SELECT {_HELD} FROM view_games g WHERE n=?", (n,)).fetchone()
         return list(found) if found is not None else None
     digits = _digits(gid or "")
-    found = _games_between(conn, digits, digits, columns, 1) if len(digits) == 32 else []
+    found = _games_between(conn, digits, digits, _HELD, 1) if len(digits) == 32 else []
     return list(found[0]) if found else None
 
 
