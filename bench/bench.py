@@ -20,8 +20,9 @@ PostgreSQL database given with --db) and measures:
 6. ``ledger correct`` of a game 1% and 50% from the end, as a share of the
    rebuild;
 7. ``ledger standings`` / ``ledger history`` vs ``ledger --version``, and
-   the floor under a ranking: ``bench/ranking_floor.py``, the same ranking
-   printed by the standard library alone (SQLite);
+   the floor under each: ``bench/ranking_floor.py`` and
+   ``bench/history_floor.py``, the same ranking and history printed by the
+   standard library alone (SQLite);
 8. ``whatif`` over the whole ladder, against the rebuild;
    ``tune`` of a 16-point K grid (every game scored), against the rebuild;
 9. the database's size, table by table, against the events' own.
@@ -804,6 +805,8 @@ def bench_size(n: int, opts: argparse.Namespace, workdir: Path, small: Store | N
             cli["python"] = median_time([[sys.executable, "-c", "pass"]] * reps)
             floor = [sys.executable, str(ROOT / "bench" / "ranking_floor.py"), str(store.path)]
             cli["ranking_floor"] = median_time([[*floor, ladder]] * reps)
+            floor = [sys.executable, str(ROOT / "bench" / "history_floor.py"), str(store.path)]
+            cli["history_floor"] = median_time([[*floor, ladder, names[0]]] * reps)
         say(f"[{n:,}] record at the end ({reps} runs), and on the 1k ladder")
         cli["record"] = median_time(
             [[*led, "record", ladder, *record_args(family, names, t)] for t in range(1, reps + 1)]
@@ -1016,13 +1019,15 @@ def lines_for(fig: dict[str, Any]) -> list[Line]:
         line(f"ledger {cmd}", f"{t['s']:.2f} s ({t['s'] / start['s']:.2f}x start-up)",
              f"{t['cpu_s']:.2f} s ({t['cpu_s'] / start['cpu_s']:.2f}x)", TARGETS[cmd],
              t["s"] <= CLI_X * start["s"], t["cpu_s"] <= CLI_X * start["cpu_s"])  # fmt: skip
-    floor = cli.get("ranking_floor")
-    if floor is not None:
-        # The least a command printing the whole ranking could take: the
-        # ledger's start-up plus the stdlib script's work beyond Python's.
+    for cmd, script in (("standings", "ranking_floor"), ("history", "history_floor")):
+        floor = cli.get(script)
+        if floor is None:
+            continue
+        # The least the command could take: the ledger's start-up plus the
+        # stdlib script's work beyond Python's.
         bare = {t: floor[t] - cli["python"][t] for t in ("s", "cpu_s")}
         least = {t: (start[t] + bare[t]) / start[t] for t in ("s", "cpu_s")}
-        line("  standings floor (bench/ranking_floor.py)",
+        line(f"  {cmd} floor (bench/{script}.py)",
              f"{floor['s']:.2f} s; start-up + its work: {least['s']:.2f}x",
              f"{floor['cpu_s']:.2f} s; {least['cpu_s']:.2f}x")  # fmt: skip
     return out
