@@ -71,13 +71,16 @@ def main(path: str, ladder: str, player: str) -> None:
         )
     )
     lines = [f"{player} in {ladder}"]
-    for _, _, entry, _, side, s, p, k, before, change, _ in rows:
+    for _, _, entry, kind, side, s, p, k, before, change, _ in rows:
+        if kind != 0:  # (an adjustment or a season's close: left out, as in a floor)
+            continue
         key, facts = games[int(entry)]  # (key: the date, then the short id)
         against = ", ".join(
             names[pid] for at, ids_ in enumerate(facts["sides"]) if at != side for pid in ids_
         )
         code = facts["result"].get("result")
-        result = "drew" if code == "draw" else "won" if code == "ab"[int(side)] else "lost"
+        won = side < 2 and code == "ab"[int(side)]  # (a two-sided result's code)
+        result = "drew" if code == "draw" else "won" if won else "lost"
         lines.append(
             "  ".join((
                 key[:10], key[10:], facts.get("event") or "",
