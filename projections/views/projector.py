@@ -648,10 +648,6 @@ class Projector:
                 self._numbers.add(pid, row[0])
         return row
 
-    def _shared(self, text: str | None) -> str | None:
-        """One object for equal strings the timeline holds many of."""
-        return text if text is None else self._strings.setdefault(text, text)
-
     def _play(self, facts: source.Facts, sides: tuple[tuple[str, ...], ...]) -> Play:
         """A game as the timeline holds it: small, its values shared."""
         event = facts.event
